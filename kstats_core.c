@@ -1,0 +1,206 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * kstats histogram core: entry lifetime and the recording hot path.
+ *
+ * Samples go into per-CPU log-linear slots: a power-of-two bucket given
+ * by fls64(value >> frac_bits), split into 2^frac_bits linear slots, so
+ * that every slot spans at most 2^-frac_bits of its lower edge.
+ */
+#define pr_fmt(fmt) KBUILD_MODNAME ": " fmt
+
+#include <linux/ctype.h>
+#include <linux/err.h>
+#include <linux/module.h>
+#include <linux/mutex.h>
+#include <linux/slab.h>
+#include <linux/smp.h>
+#include <linux/cpu.h>
+#include <linux/string.h>
+#include "kstats_internal.h"
+
+#if IS_ENABLED(CONFIG_KUNIT)
+#include <kunit/visibility.h>
+#else
+#define EXPORT_SYMBOL_IF_KUNIT(symbol)
+#endif
+
+LIST_HEAD(kstats_list);
+DEFINE_MUTEX(kstats_mutex);
+
+static bool kstats_name_valid(const char *name)
+{
+	size_t len = strnlen(name, KSTATS_NAME_MAX + 1);
+	size_t i;
+
+	if (!len || len > KSTATS_NAME_MAX || name[0] == '_')
+		return false;
+	if (!strcmp(name, ".") || !strcmp(name, ".."))
+		return false;
+	for (i = 0; i < len; i++)
+		if (!isalnum(name[i]) && !strchr("_.:-", name[i]))
+			return false;
+	return true;
+}
+
+static struct kstats *kstats_find(const char *name)
+{
+	struct kstats *ks;
+
+	lockdep_assert_held(&kstats_mutex);
+	list_for_each_entry(ks, &kstats_list, list)
+		if (!strcmp(ks->name, name))
+			return ks;
+	return NULL;
+}
+
+struct kstats *kstats_new(const char *name, u8 frac_bits)
+{
+	struct kstats *ks;
+	int ret;
+
+	if (!name || !kstats_name_valid(name) ||
+	    frac_bits > KSTATS_MAX_FRAC_BITS)
+		return ERR_PTR(-EINVAL);
+
+	ks = kzalloc(sizeof(*ks), GFP_KERNEL);
+	if (!ks)
+		return ERR_PTR(-ENOMEM);
+	strscpy(ks->name, name, sizeof(ks->name));
+	ks->frac_bits = frac_bits;
+	ks->nr_slots = kstats_nr_slots(frac_bits);
+	ks->slots = __alloc_percpu(ks->nr_slots * sizeof(struct kstats_slot),
+				   __alignof__(struct kstats_slot));
+	if (!ks->slots) {
+		ret = -ENOMEM;
+		goto err_free;
+	}
+	ks->active = true;
+
+	mutex_lock(&kstats_mutex);
+	if (kstats_find(name)) {
+		ret = -EEXIST;
+		goto err_unlock;
+	}
+	ret = kstats_fs_add(ks);
+	if (ret)
+		goto err_unlock;
+	list_add_tail(&ks->list, &kstats_list);
+	mutex_unlock(&kstats_mutex);
+	return ks;
+
+err_unlock:
+	mutex_unlock(&kstats_mutex);
+	free_percpu(ks->slots);
+err_free:
+	kfree(ks);
+	return ERR_PTR(ret);
+}
+EXPORT_SYMBOL_GPL(kstats_new);
+
+void kstats_delete(struct kstats *ks)
+{
+	if (IS_ERR_OR_NULL(ks))
+		return;
+	mutex_lock(&kstats_mutex);
+	list_del(&ks->list);
+	mutex_unlock(&kstats_mutex);
+	/* Waits for file operations in flight; later ones get -EIO. */
+	kstats_fs_remove(ks);
+	free_percpu(ks->slots);
+	kfree(ks);
+}
+EXPORT_SYMBOL_GPL(kstats_delete);
+
+/*
+ * Out of line part of kstats_record(). It checks the state again, for
+ * callers that come here directly. notrace: kstats must never trace itself.
+ */
+notrace void __kstats_record(struct kstats *ks, u64 val)
+{
+	if (READ_ONCE(ks->active))
+		kstats_add_sample(ks, val);
+}
+EXPORT_SYMBOL_GPL(__kstats_record);
+
+void kstats_start(struct kstats *ks)
+{
+	WRITE_ONCE(ks->active, true);
+}
+EXPORT_SYMBOL_GPL(kstats_start);
+
+void kstats_stop(struct kstats *ks)
+{
+	WRITE_ONCE(ks->active, false);
+}
+EXPORT_SYMBOL_GPL(kstats_stop);
+
+static void kstats_reset_local(void *arg)
+{
+	struct kstats *ks = arg;
+
+	memset(this_cpu_ptr(ks->slots), 0,
+	       ks->nr_slots * sizeof(struct kstats_slot));
+}
+
+void kstats_reset(struct kstats *ks)
+{
+	int cpu;
+
+	might_sleep();
+	cpus_read_lock();
+	on_each_cpu(kstats_reset_local, ks, 1);
+	/* Nobody records on an offline CPU. */
+	for_each_possible_cpu(cpu)
+		if (!cpu_online(cpu))
+			memset(per_cpu_ptr(ks->slots, cpu), 0,
+			       ks->nr_slots * sizeof(struct kstats_slot));
+	cpus_read_unlock();
+}
+EXPORT_SYMBOL_GPL(kstats_reset);
+
+/*
+ * Mean of @count samples in @slot whose scaled offsets add up to @sum.
+ * Clamped to the slot, since a lockless copy may hold the sum of a sample
+ * whose count is not there yet.
+ */
+u64 kstats_slot_mean(unsigned int slot, unsigned int frac_bits,
+		     u64 sum, u64 count)
+{
+	u64 lo = kstats_slot_lo(slot, frac_bits);
+	u64 width = kstats_slot_width(slot, frac_bits);
+	unsigned int shift = kstats_sum_shift(slot >> frac_bits);
+	u64 q;
+
+	if (!count)
+		return lo;
+	q = div64_u64(sum, count);
+	if (q >= width >> shift)
+		return lo + width - 1;
+	/* The remainder is below count, so this cannot overflow. */
+	return lo + (q << shift) +
+	       mul_u64_u64_div_u64(sum - q * count, BIT_ULL(shift), count);
+}
+EXPORT_SYMBOL_IF_KUNIT(kstats_slot_mean);
+
+static int __init kstats_init(void)
+{
+	return kstats_fs_init();
+}
+
+static void __exit kstats_exit(void)
+{
+	struct kstats *ks, *tmp;
+
+	/* Users of the API hold a module reference; only leaks remain. */
+	list_for_each_entry_safe(ks, tmp, &kstats_list, list) {
+		pr_warn("%s: entry was not deleted by its creator\n", ks->name);
+		kstats_delete(ks);
+	}
+	kstats_fs_exit();
+}
+
+module_init(kstats_init);
+module_exit(kstats_exit);
+MODULE_DESCRIPTION("Per-CPU log-linear histograms of kernel code runtimes");
+MODULE_AUTHOR("The kstats developers");
+MODULE_LICENSE("GPL");

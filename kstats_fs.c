@@ -1,0 +1,331 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * kstats debugfs front end: one text file per entry, plus _control.
+ *
+ * Opening an entry copies its counters once; the whole read is then
+ * formatted from that copy, so totals and CDFs agree with each other
+ * while recording goes on.
+ */
+#define pr_fmt(fmt) KBUILD_MODNAME ": " fmt
+
+#include <linux/cpumask.h>
+#include <linux/debugfs.h>
+#include <linux/fs.h>
+#include <linux/mm.h>
+#include <linux/mutex.h>
+#include <linux/seq_file.h>
+#include <linux/slab.h>
+#include <linux/string.h>
+#include <linux/uaccess.h>
+#include "kstats_internal.h"
+
+#define KSTATS_P_SCALE	1000000	/* p is printed with six decimals */
+#define KSTATS_CMD_MAX	16	/* longest entry command, with newline */
+
+static struct dentry *kstats_root;
+
+/* One output line: a (slot, CPU) pair, or a slot total when cpu < 0. */
+struct kstats_line {
+	u16 slot;
+	s16 cpu;
+	u64 count;
+	u64 avg;
+	u64 p;		/* cumulative fraction, in KSTATS_P_SCALE units */
+};
+
+struct kstats_snapshot {
+	unsigned int nr_lines;
+	unsigned int nr_cpus;	/* possible CPUs, for the totals lines */
+	struct kstats_line lines[];
+};
+
+/*
+ * Copy the counters of every possible CPU, then build the output lines:
+ * for each non-empty slot, its CPU lines in CPU order, then its total.
+ */
+static struct kstats_snapshot *kstats_snapshot(struct kstats *ks)
+{
+	unsigned int nr_slots = ks->nr_slots, ncpu = 0, n = 0, i, c, slot;
+	struct kstats_snapshot *snap = NULL;
+	struct kstats_slot *raw;
+	u64 *cpu_total, *cpu_cum, total = 0, cum = 0;
+	int *cpu_id;
+	int cpu;
+
+	raw = kvcalloc(array_size(num_possible_cpus(), nr_slots),
+		       sizeof(*raw), GFP_KERNEL);
+	cpu_total = kcalloc(num_possible_cpus(), sizeof(u64), GFP_KERNEL);
+	cpu_cum = kcalloc(num_possible_cpus(), sizeof(u64), GFP_KERNEL);
+	cpu_id = kcalloc(num_possible_cpus(), sizeof(int), GFP_KERNEL);
+	if (!raw || !cpu_total || !cpu_cum || !cpu_id)
+		goto out;
+
+	for_each_possible_cpu(cpu) {
+		struct kstats_slot *src = per_cpu_ptr(ks->slots, cpu);
+		struct kstats_slot *dst = raw + ncpu * nr_slots;
+
+		for (slot = 0; slot < nr_slots; slot++) {
+			/* Sum first, as the writer adds it first. */
+			dst[slot].sum = READ_ONCE(src[slot].sum);
+			dst[slot].count = READ_ONCE(src[slot].count);
+			cpu_total[ncpu] += dst[slot].count;
+			if (dst[slot].count)
+				n++;
+		}
+		total += cpu_total[ncpu];
+		cpu_id[ncpu++] = cpu;
+	}
+
+	/* Each non-empty slot also gets a totals line. */
+	for (slot = 0; slot < nr_slots; slot++)
+		for (c = 0; c < ncpu; c++)
+			if (raw[c * nr_slots + slot].count) {
+				n++;
+				break;
+			}
+
+	snap = kvzalloc(struct_size(snap, lines, n), GFP_KERNEL);
+	if (!snap)
+		goto out;
+	snap->nr_cpus = ncpu;
+
+	for (i = 0, slot = 0; slot < nr_slots; slot++) {
+		u64 slot_count = 0, slot_sum = 0;
+
+		for (c = 0; c < ncpu; c++) {
+			struct kstats_slot *s = &raw[c * nr_slots + slot];
+			struct kstats_line *l;
+
+			if (!s->count)
+				continue;
+			cpu_cum[c] += s->count;
+			slot_count += s->count;
+			slot_sum += s->sum;
+			l = &snap->lines[i++];
+			l->slot = slot;
+			l->cpu = cpu_id[c];
+			l->count = s->count;
+			l->avg = kstats_slot_mean(slot, ks->frac_bits,
+						  s->sum, s->count);
+			l->p = mul_u64_u64_div_u64(cpu_cum[c], KSTATS_P_SCALE,
+						   cpu_total[c]);
+		}
+		if (slot_count) {
+			struct kstats_line *l = &snap->lines[i++];
+
+			cum += slot_count;
+			l->slot = slot;
+			l->cpu = -1;
+			l->count = slot_count;
+			l->avg = kstats_slot_mean(slot, ks->frac_bits,
+						  slot_sum, slot_count);
+			l->p = mul_u64_u64_div_u64(cum, KSTATS_P_SCALE, total);
+		}
+	}
+	snap->nr_lines = i;
+out:
+	kfree(cpu_id);
+	kfree(cpu_cum);
+	kfree(cpu_total);
+	kvfree(raw);
+	return snap;
+}
+
+static void *kstats_seq_start(struct seq_file *m, loff_t *pos)
+{
+	struct kstats_snapshot *snap = m->private;
+
+	return *pos < snap->nr_lines ? &snap->lines[*pos] : NULL;
+}
+
+static void *kstats_seq_next(struct seq_file *m, void *v, loff_t *pos)
+{
+	++*pos;
+	return kstats_seq_start(m, pos);
+}
+
+static void kstats_seq_stop(struct seq_file *m, void *v)
+{
+}
+
+static int kstats_seq_show(struct seq_file *m, void *v)
+{
+	struct kstats_snapshot *snap = m->private;
+	const struct kstats_line *l = v;
+	bool totals = l->cpu < 0;
+
+	seq_printf(m, "slot %-3u CPU%c %-4u count %8llu avg %8llu p %c.%06llu\n",
+		   l->slot, totals ? 'S' : ' ',
+		   totals ? snap->nr_cpus : l->cpu, l->count, l->avg,
+		   l->p >= KSTATS_P_SCALE ? '1' : '0',
+		   l->p % KSTATS_P_SCALE);
+	return 0;
+}
+
+static const struct seq_operations kstats_seq_ops = {
+	.start = kstats_seq_start,
+	.next = kstats_seq_next,
+	.stop = kstats_seq_stop,
+	.show = kstats_seq_show,
+};
+
+static int kstats_open(struct inode *inode, struct file *file)
+{
+	struct kstats_snapshot *snap;
+	int ret;
+
+	/* A write-only open needs no copy. */
+	if (!(file->f_mode & FMODE_READ))
+		return 0;
+	snap = kstats_snapshot(inode->i_private);
+	if (!snap)
+		return -ENOMEM;
+	ret = seq_open(file, &kstats_seq_ops);
+	if (ret) {
+		kvfree(snap);
+		return ret;
+	}
+	((struct seq_file *)file->private_data)->private = snap;
+	return 0;
+}
+
+/* Runs even after the entry is gone: it must only touch the file's data. */
+static int kstats_release(struct inode *inode, struct file *file)
+{
+	struct seq_file *m = file->private_data;
+
+	if (!(file->f_mode & FMODE_READ))
+		return 0;
+	kvfree(m->private);
+	return seq_release(inode, file);
+}
+
+static ssize_t kstats_write(struct file *file, const char __user *ubuf,
+			    size_t count, loff_t *ppos)
+{
+	struct kstats *ks = file_inode(file)->i_private;
+	char buf[KSTATS_CMD_MAX];
+	size_t len = count;
+
+	if (count >= sizeof(buf)) {
+		pr_warn_ratelimited("%s: command too long (%zu bytes)\n",
+				    ks->name, count);
+		return -EINVAL;
+	}
+	if (copy_from_user(buf, ubuf, count))
+		return -EFAULT;
+	buf[count] = '\0';
+	if (len && buf[len - 1] == '\n')
+		buf[--len] = '\0';
+
+	if (!strcasecmp(buf, "start")) {
+		kstats_start(ks);
+	} else if (!strcasecmp(buf, "stop")) {
+		kstats_stop(ks);
+	} else if (!strcasecmp(buf, "reset")) {
+		kstats_reset(ks);
+	} else {
+		pr_warn_ratelimited("%s: unknown command '%*pE', expected start, stop or reset\n",
+				    ks->name, (int)len, buf);
+		return -EINVAL;
+	}
+	return count;
+}
+
+static loff_t kstats_llseek(struct file *file, loff_t offset, int whence)
+{
+	if (!(file->f_mode & FMODE_READ))
+		return -ESPIPE;
+	return seq_lseek(file, offset, whence);
+}
+
+static ssize_t kstats_read(struct file *file, char __user *ubuf,
+			   size_t count, loff_t *ppos)
+{
+	if (!(file->f_mode & FMODE_READ))
+		return -EBADF;
+	return seq_read(file, ubuf, count, ppos);
+}
+
+static const struct file_operations kstats_entry_fops = {
+	.owner = THIS_MODULE,
+	.open = kstats_open,
+	.read = kstats_read,
+	.write = kstats_write,
+	.llseek = kstats_llseek,
+	.release = kstats_release,
+};
+
+int kstats_fs_add(struct kstats *ks)
+{
+	struct dentry *d;
+
+	/* debugfs's full proxy gives the removal protection we rely on. */
+	d = debugfs_create_file(ks->name, 0644, kstats_root, ks,
+				&kstats_entry_fops);
+	if (IS_ERR(d))
+		return PTR_ERR(d);
+	ks->dentry = d;
+	return 0;
+}
+
+void kstats_fs_remove(struct kstats *ks)
+{
+	debugfs_remove(ks->dentry);
+}
+
+/* _control: one line per entry, "name N origin O bits B state S". */
+static void *kstats_control_start(struct seq_file *m, loff_t *pos)
+{
+	mutex_lock(&kstats_mutex);
+	return seq_list_start(&kstats_list, *pos);
+}
+
+static void *kstats_control_next(struct seq_file *m, void *v, loff_t *pos)
+{
+	return seq_list_next(v, &kstats_list, pos);
+}
+
+static void kstats_control_stop(struct seq_file *m, void *v)
+{
+	mutex_unlock(&kstats_mutex);
+}
+
+static int kstats_control_show(struct seq_file *m, void *v)
+{
+	const struct kstats *ks = list_entry(v, struct kstats, list);
+
+	seq_printf(m, "name %s origin kernel bits %u state %s\n", ks->name,
+		   ks->frac_bits, READ_ONCE(ks->active) ? "running" : "stopped");
+	return 0;
+}
+
+static const struct seq_operations kstats_control_sops = {
+	.start = kstats_control_start,
+	.next = kstats_control_next,
+	.stop = kstats_control_stop,
+	.show = kstats_control_show,
+};
+
+DEFINE_SEQ_ATTRIBUTE(kstats_control);
+
+int kstats_fs_init(void)
+{
+	struct dentry *d;
+
+	kstats_root = debugfs_create_dir("kstats", NULL);
+	if (IS_ERR(kstats_root))
+		return PTR_ERR(kstats_root);
+	d = debugfs_create_file("_control", 0444, kstats_root, NULL,
+				&kstats_control_fops);
+	if (IS_ERR(d)) {
+		debugfs_remove(kstats_root);
+		return PTR_ERR(d);
+	}
+	return 0;
+}
+
+void kstats_fs_exit(void)
+{
+	debugfs_remove(kstats_root);
+}

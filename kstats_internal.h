@@ -1,0 +1,123 @@
+/* SPDX-License-Identifier: GPL-2.0 */
+/*
+ * kstats internals shared by the histogram core, the debugfs front end and
+ * the KUnit test. Not part of the API.
+ */
+#ifndef _KSTATS_INTERNAL_H
+#define _KSTATS_INTERNAL_H
+
+#include <linux/bitops.h>
+#include <linux/list.h>
+#include <linux/math64.h>
+#include <linux/percpu.h>
+#include <linux/preempt.h>
+#include "kstats.h"
+
+/*
+ * Each sample adds its offset from the slot's lower edge to the slot sum,
+ * shifted right just enough to stay below 2^KSTATS_SUM_BITS. The mean is
+ * thus exact for values below 2^(KSTATS_SUM_BITS + 1 + frac_bits), keeps
+ * at least KSTATS_SUM_BITS significant bits above, and a sum cannot
+ * overflow before 2^(64 - KSTATS_SUM_BITS) samples land in one slot.
+ */
+#define KSTATS_SUM_BITS		20
+
+struct kstats_slot {
+	u64 sum;	/* scaled offsets from the slot's lower edge */
+	u64 count;
+};
+
+/* Bucket of @val: 0 for the linear region, else 1 + (msb - frac_bits). */
+static inline unsigned int kstats_bucket(u64 val, unsigned int frac_bits)
+{
+	return fls64(val >> frac_bits);
+}
+
+/*
+ * Slot of @val: in bucket 0 the value itself, else the bucket followed by
+ * the frac_bits bits below the most significant one.
+ */
+static inline unsigned int kstats_bucket_slot(u64 val, unsigned int bucket,
+					     unsigned int frac_bits)
+{
+	if (!bucket)
+		return val;
+	return (bucket << frac_bits) |
+	       ((val >> (bucket - 1)) & ((1U << frac_bits) - 1));
+}
+
+static inline unsigned int kstats_slot(u64 val, unsigned int frac_bits)
+{
+	return kstats_bucket_slot(val, kstats_bucket(val, frac_bits), frac_bits);
+}
+
+/* Buckets run from 0 to 64 - frac_bits, each with 2^frac_bits slots. */
+static inline unsigned int kstats_nr_slots(unsigned int frac_bits)
+{
+	return (65 - frac_bits) << frac_bits;
+}
+
+/* Smallest value that maps to @slot. */
+static inline u64 kstats_slot_lo(unsigned int slot, unsigned int frac_bits)
+{
+	unsigned int bucket = slot >> frac_bits;
+	u64 mantissa = (1U << frac_bits) | (slot & ((1U << frac_bits) - 1));
+
+	if (!bucket)
+		return slot;
+	return mantissa << (bucket - 1);
+}
+
+/* Number of distinct values that map to @slot. */
+static inline u64 kstats_slot_width(unsigned int slot, unsigned int frac_bits)
+{
+	unsigned int bucket = slot >> frac_bits;
+
+	return bucket ? BIT_ULL(bucket - 1) : 1;
+}
+
+/* Right shift applied to offsets in @bucket before they enter the sum. */
+static inline unsigned int kstats_sum_shift(unsigned int bucket)
+{
+	return bucket > KSTATS_SUM_BITS + 1 ? bucket - 1 - KSTATS_SUM_BITS : 0;
+}
+
+/*
+ * The recording hot path, after the state check; inlined into
+ * __kstats_record() and, to weigh a call against inlining, the benchmark.
+ * The sum is updated before the count, and kstats_reset() clears a CPU's
+ * slots from that CPU with interrupts off: a sample cut in two by a reset
+ * leaves at worst a count without its offset, which keeps the mean inside
+ * the slot.
+ */
+static __always_inline void kstats_add_sample(struct kstats *ks, u64 val)
+{
+	unsigned int bucket, slot;
+	u64 offset;
+
+	bucket = kstats_bucket(val, ks->frac_bits);
+	slot = kstats_bucket_slot(val, bucket, ks->frac_bits);
+	offset = bucket ? (val & (BIT_ULL(bucket - 1) - 1)) >>
+			  kstats_sum_shift(bucket) : 0;
+
+	/* Keep both updates on one CPU; each is irq-safe on its own. */
+	preempt_disable_notrace();
+	this_cpu_add(ks->slots[slot].sum, offset);
+	this_cpu_add(ks->slots[slot].count, 1);
+	preempt_enable_notrace();
+}
+
+u64 kstats_slot_mean(unsigned int slot, unsigned int frac_bits,
+		     u64 sum, u64 count);
+
+/* Front end, in kstats_fs.c. */
+int kstats_fs_add(struct kstats *ks);
+void kstats_fs_remove(struct kstats *ks);
+int kstats_fs_init(void);
+void kstats_fs_exit(void);
+
+/* All entries, for the _control listing; see kstats_core.c. */
+extern struct list_head kstats_list;
+extern struct mutex kstats_mutex;
+
+#endif /* _KSTATS_INTERNAL_H */

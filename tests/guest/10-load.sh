@@ -1,0 +1,11 @@
+#!/bin/sh
+# Loading kstats creates the debugfs directory and an empty _control.
+. /tests/lib.sh
+
+check "kstats.ko loads" insmod "$MODDIR/kstats.ko"
+check "debugfs directory exists" test -d "$KS"
+check "_control exists" test -f "$KS/_control"
+is "$(cat "$KS/_control")" "" "_control is empty without entries"
+is "$(ls "$KS")" "_control" "no other files"
+is "$(cat /sys/devices/system/cpu/possible)" "0-1" "guest has two possible CPUs"
+check "helper module loads" load_modules

@@ -1,0 +1,51 @@
+#!/bin/sh
+# start/stop/reset through the file and the API, _control, permissions.
+. /tests/lib.sh
+load_modules
+
+helper new ctl 4 >/dev/null
+is "$(cat "$KS/_control")" "name ctl origin kernel bits 4 state running" "_control lists a running entry"
+helper record ctl 10 4 >/dev/null
+is "$(write_err "$KS/ctl" "stop")" OK "stop is accepted"
+is "$(grep ctl "$KS/_control")" "name ctl origin kernel bits 4 state stopped" "_control shows stopped"
+helper record ctl 10 4 >/dev/null
+is "$(grep CPUS "$KS/ctl" | awk '{print $6}')" 4 "stopped entry ignores samples"
+is "$(cat "$KS/ctl" | wc -l)" "$(grep -c . "$KS/ctl")" "stopped entry keeps its counters readable"
+is "$(write_err "$KS/ctl" "START
+")" OK "START with newline is accepted"
+helper record ctl 10 4 >/dev/null
+is "$(grep CPUS "$KS/ctl" | awk '{print $6}')" 8 "started entry counts again"
+is "$(write_err "$KS/ctl" "Reset")" OK "Reset is accepted"
+is "$(cat "$KS/ctl")" "" "reset empties the entry"
+is "$(grep ctl "$KS/_control")" "name ctl origin kernel bits 4 state running" "reset keeps it running"
+helper record ctl 12 1 >/dev/null
+is "$(grep CPUS "$KS/ctl" | awk '{print $6, $8}')" "1 12" "entry works after reset"
+
+# Same through the kernel API.
+helper stop ctl >/dev/null
+is "$(grep ctl "$KS/_control" | awk '{print $8}')" stopped "kstats_stop()"
+helper record ctl 12 1 >/dev/null
+helper start ctl >/dev/null
+is "$(grep ctl "$KS/_control" | awk '{print $8}')" running "kstats_start()"
+is "$(grep CPUS "$KS/ctl" | awk '{print $6}')" 1 "nothing counted while stopped"
+helper reset ctl >/dev/null
+is "$(cat "$KS/ctl")" "" "kstats_reset()"
+
+helper new ctl2 0 >/dev/null
+is "$(cat "$KS/_control")" "name ctl origin kernel bits 4 state running
+name ctl2 origin kernel bits 0 state running" "_control lists entries in creation order"
+
+# Only root may write; anyone who can reach debugfs may read.
+is "$(stat -c '%a %u' "$KS/ctl")" "644 0" "entry file mode"
+is "$(stat -c '%a %u' "$KS/_control")" "444 0" "_control mode"
+mount -o remount,mode=755 /sys/kernel/debug
+helper record ctl 3 2 >/dev/null
+is "$(as_user "echo reset > $KS/ctl" 2>&1 | sed 's/.*: //')" \
+   "Permission denied" "non-root cannot write"
+is "$(as_user "grep CPUS $KS/ctl" | awk '{print $6}')" 2 \
+   "non-root can read, and the failed write reset nothing"
+mount -o remount,mode=700 /sys/kernel/debug
+
+helper delete ctl >/dev/null
+helper delete ctl2 >/dev/null
+is "$(cat "$KS/_control")" "" "_control empty again"

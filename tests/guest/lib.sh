@@ -1,0 +1,71 @@
+# SPDX-License-Identifier: GPL-2.0
+# Shared helpers for the in-guest tests (busybox sh). Each test prints
+# "ok - DESC" or "not ok - DESC" lines; "# ..." lines are diagnostics.
+
+KS=/sys/kernel/debug/kstats
+HELPER=/sys/kernel/debug/kstats_helper/cmd
+MODDIR=/modules
+TARGET=$(cat /etc/kstats-target 2>/dev/null || echo unknown)
+
+ok() { echo "ok - $*"; }
+not_ok() { echo "not ok - $*"; }
+
+# check DESC CMD...: passes when CMD succeeds.
+check() {
+	desc=$1
+	shift
+	if "$@"; then ok "$desc"; else not_ok "$desc"; fi
+}
+
+# is GOT WANT DESC: exact string comparison, with a diff-like diagnostic.
+is() {
+	if [ "$1" = "$2" ]; then
+		ok "$3"
+	else
+		not_ok "$3"
+		echo "$1" | sed 's/^/#   got: /'
+		echo "$2" | sed 's/^/#  want: /'
+	fi
+}
+
+# write_err FILE STRING: writes STRING (no newline added) into FILE in one
+# write(2) and prints "OK" or the error text, e.g. "Invalid argument".
+# busybox's echo reports write errors, its printf does not.
+write_err() {
+	out=$( (echo -n "$2" > "$1") 2>&1) && { echo OK; return; }
+	echo "$out" | sed 's/.*: //'
+}
+
+# helper CMD...: runs one kstats_helper command; prints OK or the error.
+helper() {
+	write_err "$HELPER" "$*"
+}
+
+# Run a helper command on one CPU.
+helper_on() {
+	cpu=$1
+	shift
+	taskset -c "$cpu" sh -c "printf '%s' '$*' > $HELPER"
+}
+
+# as_user CMD: runs a shell command as uid 1000 (busybox su needs passwd).
+as_user() {
+	grep -q '^user:' /etc/passwd 2>/dev/null || {
+		echo 'root:x:0:0::/:/bin/sh' > /etc/passwd
+		echo 'user:x:1000:1000::/:/bin/sh' >> /etc/passwd
+		echo 'root:x:0:' > /etc/group
+		echo 'user:x:1000:' >> /etc/group
+	}
+	su user -s /bin/sh -c "$1"
+}
+
+load_modules() {
+	grep -q '^kstats ' /proc/modules || insmod "$MODDIR/kstats.ko" || return 1
+	grep -q '^kstats_helper ' /proc/modules ||
+		insmod "$MODDIR/tests/kstats_helper.ko" 2>/dev/null ||
+		insmod "$MODDIR/kstats_helper.ko"
+}
+
+# Kernel log lines added since the last call of log_mark.
+log_mark() { LOG_SEEN=$(dmesg | wc -l); }
+log_new() { dmesg | tail -n +$((LOG_SEEN + 1)); }
