@@ -18,13 +18,8 @@
 #include <linux/string.h>
 #include "kstats_internal.h"
 
-#if IS_ENABLED(CONFIG_KUNIT)
-#include <kunit/visibility.h>
-#else
-#define EXPORT_SYMBOL_IF_KUNIT(symbol)
-#endif
-
 LIST_HEAD(kstats_list);
+/* Protects kstats_list, hence the uniqueness of names. */
 DEFINE_MUTEX(kstats_mutex);
 
 static bool kstats_name_valid(const char *name)
@@ -36,8 +31,10 @@ static bool kstats_name_valid(const char *name)
 		return false;
 	if (!strcmp(name, ".") || !strcmp(name, ".."))
 		return false;
+	/* The kernel's isalnum() also takes Latin-1 letters (0xc0-0xff). */
 	for (i = 0; i < len; i++)
-		if (!isalnum(name[i]) && !strchr("_.:-", name[i]))
+		if (!isascii(name[i]) ||
+		    (!isalnum(name[i]) && !strchr("_.:-", name[i])))
 			return false;
 	return true;
 }
@@ -157,30 +154,6 @@ void kstats_reset(struct kstats *ks)
 	cpus_read_unlock();
 }
 EXPORT_SYMBOL_GPL(kstats_reset);
-
-/*
- * Mean of @count samples in @slot whose scaled offsets add up to @sum.
- * Clamped to the slot, since a lockless copy may hold the sum of a sample
- * whose count is not there yet.
- */
-u64 kstats_slot_mean(unsigned int slot, unsigned int frac_bits,
-		     u64 sum, u64 count)
-{
-	u64 lo = kstats_slot_lo(slot, frac_bits);
-	u64 width = kstats_slot_width(slot, frac_bits);
-	unsigned int shift = kstats_sum_shift(slot >> frac_bits);
-	u64 q;
-
-	if (!count)
-		return lo;
-	q = div64_u64(sum, count);
-	if (q >= width >> shift)
-		return lo + width - 1;
-	/* The remainder is below count, so this cannot overflow. */
-	return lo + (q << shift) +
-	       mul_u64_u64_div_u64(sum - q * count, BIT_ULL(shift), count);
-}
-EXPORT_SYMBOL_IF_KUNIT(kstats_slot_mean);
 
 static int __init kstats_init(void)
 {

@@ -38,7 +38,7 @@ static inline unsigned int kstats_bucket(u64 val, unsigned int frac_bits)
  * the frac_bits bits below the most significant one.
  */
 static inline unsigned int kstats_bucket_slot(u64 val, unsigned int bucket,
-					     unsigned int frac_bits)
+					      unsigned int frac_bits)
 {
 	if (!bucket)
 		return val;
@@ -107,8 +107,28 @@ static __always_inline void kstats_add_sample(struct kstats *ks, u64 val)
 	preempt_enable_notrace();
 }
 
-u64 kstats_slot_mean(unsigned int slot, unsigned int frac_bits,
-		     u64 sum, u64 count);
+/*
+ * Mean of @count samples in @slot whose scaled offsets add up to @sum.
+ * Clamped to the slot, since a lockless copy may hold the sum of a sample
+ * whose count is not there yet.
+ */
+static inline u64 kstats_slot_mean(unsigned int slot, unsigned int frac_bits,
+				   u64 sum, u64 count)
+{
+	u64 lo = kstats_slot_lo(slot, frac_bits);
+	u64 width = kstats_slot_width(slot, frac_bits);
+	unsigned int shift = kstats_sum_shift(slot >> frac_bits);
+	u64 q;
+
+	if (!count)
+		return lo;
+	q = div64_u64(sum, count);
+	if (q >= width >> shift)
+		return lo + width - 1;
+	/* The remainder is below count, so this cannot overflow. */
+	return lo + (q << shift) +
+	       mul_u64_u64_div_u64(sum - q * count, BIT_ULL(shift), count);
+}
 
 /* Front end, in kstats_fs.c. */
 int kstats_fs_add(struct kstats *ks);
