@@ -1,0 +1,1467 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * KUnit suite "kstats".
+ *
+ * Covers, for every frac_bits from 0 to KSTATS_MAX_FRAC_BITS: the slot of
+ * 0, 1, 2^k - 1, 2^k, 2^k + 1 and U64_MAX against slots computed from the
+ * msb of the value, monotonicity, slot edges, widths and reachability; the
+ * scaled slot sums and kstats_slot_mean() (exact below 2^(21 + frac_bits),
+ * 20 significant bits above, clamped to the slot for inconsistent sums).
+ * Then the API: per-CPU counting from kthreads bound to each online CPU,
+ * start/stop/reset, the text of an entry's debugfs file parsed back line by
+ * line and compared with exact expected lines, commands written to that
+ * file, every error path of kstats_new() and kstats_delete(), and the
+ * _control listing.
+ *
+ * The debugfs files are read and written through their own file operations
+ * with a buffer in a KUnit-provided user address space: kernel_read() and
+ * kernel_write() need ->read_iter and ->write_iter, which the debugfs file
+ * proxy of 6.12 does not have, and vfs_read() is not exported.
+ */
+#include <kunit/resource.h>
+#include <kunit/test.h>
+#include <linux/completion.h>
+#include <linux/cpumask.h>
+#include <linux/err.h>
+#include <linux/file.h>
+#include <linux/fs.h>
+#include <linux/kthread.h>
+#include <linux/limits.h>
+#include <linux/math64.h>
+#include <linux/mman.h>
+#include <linux/module.h>
+#include <linux/sched.h>
+#include <linux/sched/task.h>
+#include <linux/slab.h>
+#include <linux/string.h>
+#include <linux/uaccess.h>
+#include "kstats_internal.h"
+
+#define KT_DIR		"/sys/kernel/debug/kstats/"
+/* Size of the file buffers; no file read by this suite comes close. */
+#define KT_BUF_SIZE	32768
+/* Read files in small pieces, so that seq_file has to resume mid-line. */
+#define KT_READ_CHUNK	100
+#define KT_MAX_LINES	512
+#define KT_P_SCALE	1000000ULL
+/*
+ * The documented precision of slot means: exact below 2^(21 + frac_bits),
+ * 20 significant bits above. Spelled out rather than KSTATS_SUM_BITS, so
+ * that a smaller sum width fails the tests.
+ */
+#define KT_MEAN_BITS	20
+/* Format of one line of an entry's file, from the documentation. */
+#define KT_LINE_FMT	"slot %-3u CPU%c %-4u count %8llu avg %8llu p %c.%06llu\n"
+/* Its scanf counterpart. */
+#define KT_SCAN_FMT	"slot %u CPU%c %u count %llu avg %llu p %c.%6llu%n"
+
+KUNIT_DEFINE_ACTION_WRAPPER(kt_delete_action, kstats_delete, struct kstats *);
+
+/* ---------------------------------------------------------------------- */
+/* Slot math from the definition                                          */
+/* ---------------------------------------------------------------------- */
+
+static const unsigned int kt_frac_bits[] = { 0, 1, 2, 3, 4, 5 };
+
+static void kt_frac_bits_desc(const unsigned int *f, char *desc)
+{
+	snprintf(desc, KUNIT_PARAM_DESC_SIZE, "frac_bits=%u", *f);
+}
+
+KUNIT_ARRAY_PARAM(kt_frac, kt_frac_bits, kt_frac_bits_desc);
+
+static unsigned int kt_param(struct kunit *test)
+{
+	return *(const unsigned int *)test->param_value;
+}
+
+/* Position of the most significant set bit of @v, which is not 0. */
+static unsigned int kt_msb(u64 v)
+{
+	unsigned int m = 0;
+
+	while (v >>= 1)
+		m++;
+	return m;
+}
+
+/*
+ * The slot of @v by definition: below 2^(f + 1) every value has its own
+ * slot; above, each power of two 2^m adds 2^f slots, selected by the f bits
+ * below the msb, so slot = (m - f) * 2^f + (v >> (m - f)).
+ */
+static unsigned int kt_slot(u64 v, unsigned int f)
+{
+	unsigned int m;
+
+	if (v < (2ULL << f))
+		return v;
+	m = kt_msb(v);
+	return ((m - f) << f) + (unsigned int)(v >> (m - f));
+}
+
+static void kt_check_slot(struct kunit *test, u64 v, unsigned int f)
+{
+	KUNIT_EXPECT_EQ_MSG(test, kstats_slot(v, f), kt_slot(v, f),
+			    "slot of %llu (0x%llx), frac_bits %u", v, v, f);
+}
+
+static void kt_slot_exact(struct kunit *test)
+{
+	/* (65 - f) << f, spelled out. */
+	static const unsigned int nr_slots[] = { 65, 128, 252, 496, 976, 1920 };
+	unsigned int f = kt_param(test), nr = kstats_nr_slots(f), k;
+
+	KUNIT_ASSERT_EQ(test, nr, nr_slots[f]);
+	KUNIT_EXPECT_EQ(test, kstats_slot(0, f), 0);
+	KUNIT_EXPECT_EQ(test, kstats_slot(1, f), 1);
+	KUNIT_EXPECT_EQ_MSG(test, kstats_slot(U64_MAX, f), nr - 1,
+			    "U64_MAX must be in the last slot");
+	KUNIT_EXPECT_EQ(test, kt_slot(U64_MAX, f), nr - 1);
+
+	for (k = 1; k < 64; k++) {
+		u64 p = BIT_ULL(k);
+		/* 2^k starts bucket k - f + 1, or is linear for k <= f. */
+		unsigned int sp = k <= f ? (unsigned int)p : (k - f + 1) << f;
+
+		KUNIT_EXPECT_EQ_MSG(test, kstats_slot(p, f), sp,
+				    "slot of 2^%u, frac_bits %u", k, f);
+		/* 2^k - 1 ends the slot just below. */
+		KUNIT_EXPECT_EQ_MSG(test, kstats_slot(p - 1, f), sp - 1,
+				    "slot of 2^%u - 1, frac_bits %u", k, f);
+		/* 2^k + 1 has a slot of its own only for k <= f. */
+		KUNIT_EXPECT_EQ_MSG(test, kstats_slot(p + 1, f),
+				    sp + (k <= f ? 1 : 0),
+				    "slot of 2^%u + 1, frac_bits %u", k, f);
+		kt_check_slot(test, p - 1, f);
+		kt_check_slot(test, p, f);
+		kt_check_slot(test, p + 1, f);
+	}
+}
+
+static void kt_slot_monotonic(struct kunit *test)
+{
+	unsigned int f = kt_param(test), prev = 0, k, j, s, next;
+	u64 v;
+
+	/* Every value below 4096... */
+	for (v = 0; v < 4096; v++) {
+		s = kstats_slot(v, f);
+		KUNIT_EXPECT_GE_MSG(test, s, prev, "slot of %llu decreases", v);
+		KUNIT_EXPECT_EQ_MSG(test, s, kt_slot(v, f), "slot of %llu", v);
+		prev = s;
+	}
+	/* ...then 512 values spread over each power of two, and its end. */
+	for (k = 12; k < 64; k++) {
+		u64 end = BIT_ULL(k) - 1 + BIT_ULL(k);
+
+		for (j = 0; j < 512; j++) {
+			v = BIT_ULL(k) + j * BIT_ULL(k - 9);
+			s = kstats_slot(v, f);
+			next = kstats_slot(v + 1, f);
+			KUNIT_EXPECT_GE_MSG(test, s, prev, "slot of %llu decreases",
+					    v);
+			/* One more moves at most to the next slot. */
+			KUNIT_EXPECT_TRUE_MSG(test, next == s || next == s + 1,
+					      "slots of %llu and %llu: %u, %u",
+					      v, v + 1, s, next);
+			kt_check_slot(test, v, f);
+			prev = s;
+		}
+		s = kstats_slot(end, f);
+		KUNIT_EXPECT_GE_MSG(test, s, prev, "slot of %llu decreases", end);
+		kt_check_slot(test, end, f);
+		prev = s;
+		/* 2^(k + 1) starts a new slot. */
+		if (k < 63)
+			KUNIT_EXPECT_EQ_MSG(test, kstats_slot(end + 1, f), s + 1,
+					    "slot of 2^%u", k + 1);
+	}
+}
+
+static void kt_slot_edges(struct kunit *test)
+{
+	unsigned int f = kt_param(test), nr = kstats_nr_slots(f), s;
+	u64 prev_lo = 0;
+
+	KUNIT_EXPECT_EQ(test, kstats_slot_lo(0, f), 0);
+	for (s = 0; s < nr; s++) {
+		u64 lo = kstats_slot_lo(s, f), w = kstats_slot_width(s, f);
+		u64 hi = lo + (w - 1);
+
+		if (s)
+			KUNIT_EXPECT_GT_MSG(test, lo, prev_lo,
+					    "lower edges not increasing at slot %u", s);
+		prev_lo = lo;
+		/* Both edges map to the slot, by definition and in kstats. */
+		KUNIT_EXPECT_EQ_MSG(test, kt_slot(lo, f), s, "lo of slot %u", s);
+		KUNIT_EXPECT_EQ_MSG(test, kstats_slot(lo, f), s, "lo of slot %u", s);
+		KUNIT_EXPECT_EQ_MSG(test, kt_slot(hi, f), s, "hi of slot %u", s);
+		KUNIT_EXPECT_EQ_MSG(test, kstats_slot(hi, f), s, "hi of slot %u", s);
+		if (s) {
+			KUNIT_EXPECT_EQ_MSG(test, kt_slot(lo - 1, f), s - 1,
+					    "lo - 1 of slot %u", s);
+			KUNIT_EXPECT_EQ_MSG(test, kstats_slot(lo - 1, f), s - 1,
+					    "lo - 1 of slot %u", s);
+		}
+		/* The slots tile the u64 range. */
+		if (s + 1 < nr)
+			KUNIT_EXPECT_EQ_MSG(test, hi + 1, kstats_slot_lo(s + 1, f),
+					    "slot %u does not end where %u starts",
+					    s, s + 1);
+		else
+			KUNIT_EXPECT_EQ(test, hi, U64_MAX);
+
+		if (lo < (2ULL << f)) {
+			/* Linear region: one value per slot. */
+			KUNIT_EXPECT_EQ_MSG(test, lo, (u64)s, "linear slot %u", s);
+			KUNIT_EXPECT_EQ_MSG(test, w, 1, "linear slot %u", s);
+		} else {
+			/* width / lo <= 2^-f, equal at each power of two. */
+			KUNIT_EXPECT_LE_MSG(test, w << f, lo,
+					    "slot %u: width %llu too wide for lo %llu",
+					    s, w, lo);
+			KUNIT_EXPECT_TRUE_MSG(test,
+					      ((w << f) == lo) == !(lo & (lo - 1)),
+					      "slot %u: width %llu, lo %llu", s, w, lo);
+		}
+	}
+}
+
+static void kt_slot_linear(struct kunit *test)
+{
+	unsigned int f = kt_param(test);
+	u64 v;
+
+	for (v = 0; v < (2ULL << f); v++) {
+		KUNIT_EXPECT_EQ(test, kstats_slot(v, f), (unsigned int)v);
+		KUNIT_EXPECT_EQ(test, kstats_slot_lo(v, f), v);
+		KUNIT_EXPECT_EQ(test, kstats_slot_width(v, f), 1);
+	}
+	/* The first slot above is two values wide. */
+	KUNIT_EXPECT_EQ(test, kstats_slot(2ULL << f, f), 2U << f);
+	KUNIT_EXPECT_EQ(test, kstats_slot((2ULL << f) + 1, f), 2U << f);
+	KUNIT_EXPECT_EQ(test, kstats_slot_width(2U << f, f), 2);
+}
+
+/* ---------------------------------------------------------------------- */
+/* Entries, per-CPU counters, recording from bound kthreads               */
+/* ---------------------------------------------------------------------- */
+
+static struct kstats *kt_new(struct kunit *test, const char *name, u8 bits)
+{
+	struct kstats *ks = kstats_new(name, bits);
+
+	KUNIT_ASSERT_FALSE_MSG(test, IS_ERR_OR_NULL(ks),
+			       "kstats_new(\"%s\", %u): %pe", name, bits, ks);
+	KUNIT_ASSERT_EQ(test, 0,
+			kunit_add_action_or_reset(test, kt_delete_action, ks));
+	return ks;
+}
+
+/* Delete @ks now rather than at the end of the test. */
+static void kt_delete(struct kunit *test, struct kstats *ks)
+{
+	kunit_release_action(test, kt_delete_action, ks);
+}
+
+static void kt_record_n(struct kstats *ks, u64 v, unsigned int n)
+{
+	while (n--)
+		kstats_record(ks, v);
+}
+
+/* Count and scaled sum of @slot, added over all possible CPUs. */
+static void kt_slot_totals(struct kstats *ks, unsigned int slot,
+			   u64 *sum, u64 *count)
+{
+	int cpu;
+
+	*sum = 0;
+	*count = 0;
+	for_each_possible_cpu(cpu) {
+		const struct kstats_slot *s = per_cpu_ptr(ks->slots, cpu) + slot;
+
+		*sum += s->sum;
+		*count += s->count;
+	}
+}
+
+static u64 kt_total_count(struct kstats *ks)
+{
+	u64 total = 0;
+	unsigned int s;
+	int cpu;
+
+	for_each_possible_cpu(cpu)
+		for (s = 0; s < ks->nr_slots; s++)
+			total += per_cpu_ptr(ks->slots, cpu)[s].count;
+	return total;
+}
+
+/* Number of non-zero counters and sums over all CPUs and slots. */
+static unsigned int kt_nonzero(struct kstats *ks)
+{
+	unsigned int s, n = 0;
+	int cpu;
+
+	for_each_possible_cpu(cpu)
+		for (s = 0; s < ks->nr_slots; s++) {
+			const struct kstats_slot *sl = per_cpu_ptr(ks->slots, cpu) + s;
+
+			n += !!sl->count + !!sl->sum;
+		}
+	return n;
+}
+
+struct kt_sample {
+	u64 val;
+	unsigned int n;
+};
+
+#define KT_MAX_SAMPLES	4
+
+/* What one kthread bound to @cpu records. */
+struct kt_worker {
+	struct kstats *ks;
+	unsigned int cpu;
+	unsigned int nr_samples;
+	struct kt_sample samples[KT_MAX_SAMPLES];
+	bool wrong_cpu;
+	struct completion done;
+	struct task_struct *task;
+};
+
+static int kt_worker_fn(void *arg)
+{
+	struct kt_worker *w = arg;
+	unsigned int i, n;
+
+	for (i = 0; i < w->nr_samples; i++) {
+		for (n = 0; n < w->samples[i].n; n++) {
+			kstats_record(w->ks, w->samples[i].val);
+			if (raw_smp_processor_id() != w->cpu)
+				w->wrong_cpu = true;
+		}
+	}
+	complete(&w->done);
+	return 0;
+}
+
+/*
+ * Run @nr workers, each in a kthread bound to its CPU, all at the same
+ * time, and wait for them. The CPUs must be online.
+ */
+static void kt_run_workers(struct kunit *test, struct kt_worker *w,
+			   unsigned int nr)
+{
+	unsigned int i, j;
+
+	for (i = 0; i < nr; i++) {
+		struct task_struct *t;
+
+		init_completion(&w[i].done);
+		w[i].wrong_cpu = false;
+		t = kthread_create_on_cpu(kt_worker_fn, &w[i], w[i].cpu,
+					  "kstats_test/%u");
+		if (IS_ERR(t)) {
+			/* Never woken: they exit without running. */
+			for (j = 0; j < i; j++)
+				kthread_stop_put(w[j].task);
+			KUNIT_ASSERT_NOT_ERR_OR_NULL_MSG(test, t,
+							 "kthread_create_on_cpu(CPU %u)",
+							 w[i].cpu);
+		}
+		get_task_struct(t);
+		w[i].task = t;
+	}
+	for (i = 0; i < nr; i++)
+		wake_up_process(w[i].task);
+	for (i = 0; i < nr; i++) {
+		wait_for_completion(&w[i].done);
+		KUNIT_EXPECT_EQ(test, kthread_stop_put(w[i].task), 0);
+		KUNIT_EXPECT_FALSE_MSG(test, w[i].wrong_cpu,
+				       "worker of CPU %u ran elsewhere", w[i].cpu);
+	}
+}
+
+/* One worker per online CPU, from an array sized for all possible CPUs. */
+static struct kt_worker *kt_online_workers(struct kunit *test,
+					   struct kstats *ks,
+					   unsigned int *nr)
+{
+	struct kt_worker *w;
+	int cpu;
+
+	w = kunit_kcalloc(test, num_possible_cpus(), sizeof(*w), GFP_KERNEL);
+	KUNIT_ASSERT_NOT_NULL(test, w);
+	*nr = 0;
+	for_each_online_cpu(cpu) {
+		w[*nr].ks = ks;
+		w[*nr].cpu = cpu;
+		(*nr)++;
+	}
+	return w;
+}
+
+/* ---------------------------------------------------------------------- */
+/* Reading, writing and parsing the debugfs files                         */
+/* ---------------------------------------------------------------------- */
+
+/* The test's user buffer, mapped on first use, unmapped with its mm. */
+static char __user *kt_ubuf(struct kunit *test)
+{
+	unsigned long addr;
+
+	if (test->priv)
+		return (char __user *)test->priv;
+	addr = kunit_vm_mmap(test, NULL, 0, KT_BUF_SIZE,
+			     PROT_READ | PROT_WRITE,
+			     MAP_ANONYMOUS | MAP_PRIVATE, 0);
+	KUNIT_ASSERT_NE_MSG(test, addr, 0, "cannot map a user buffer");
+	KUNIT_ASSERT_LT_MSG(test, addr, (unsigned long)TASK_SIZE,
+			    "cannot map a user buffer: %ld", (long)addr);
+	test->priv = (void *)addr;
+	return (char __user *)addr;
+}
+
+static char *kt_path(struct kunit *test, const char *name)
+{
+	char *path = kunit_kzalloc(test, sizeof(KT_DIR) + KSTATS_NAME_MAX + 1,
+				   GFP_KERNEL);
+
+	KUNIT_ASSERT_NOT_NULL(test, path);
+	snprintf(path, sizeof(KT_DIR) + KSTATS_NAME_MAX + 1, KT_DIR "%s", name);
+	return path;
+}
+
+/* Close @f now, so that the file's release has run on return. */
+static void kt_close(struct file *f)
+{
+	filp_close(f, NULL);
+	flush_delayed_fput();
+}
+
+static struct file *kt_open(struct kunit *test, const char *name, int flags)
+{
+	char *path = kt_path(test, name);
+	struct file *f = filp_open(path, flags, 0);
+
+	KUNIT_ASSERT_FALSE_MSG(test, IS_ERR(f),
+			       "cannot open %s: %pe (debugfs must be mounted on /sys/kernel/debug)",
+			       path, f);
+	return f;
+}
+
+/* Read all of open file @f from offset 0 into the user buffer. */
+static ssize_t kt_read_file(struct file *f, char __user *ubuf)
+{
+	size_t len = 0;
+	loff_t pos = 0;
+	ssize_t ret;
+
+	if (!f->f_op->read)
+		return -EINVAL;
+	do {
+		size_t chunk = min_t(size_t, KT_READ_CHUNK,
+				     KT_BUF_SIZE - 1 - len);
+
+		if (!chunk)
+			return -EFBIG;
+		ret = f->f_op->read(f, ubuf + len, chunk, &pos);
+		if (ret < 0)
+			return ret;
+		len += ret;
+	} while (ret);
+	return len;
+}
+
+/* Contents of /sys/kernel/debug/kstats/@name, NUL-terminated. */
+static char *kt_read(struct kunit *test, const char *name)
+{
+	char __user *ubuf = kt_ubuf(test);
+	char *buf = kunit_kzalloc(test, KT_BUF_SIZE, GFP_KERNEL);
+	struct file *f;
+	ssize_t len;
+
+	KUNIT_ASSERT_NOT_NULL(test, buf);
+	f = kt_open(test, name, O_RDONLY);
+	len = kt_read_file(f, ubuf);
+	kt_close(f);
+	KUNIT_ASSERT_GE_MSG(test, len, 0, "reading %s: %pe", name,
+			    ERR_PTR(len));
+	KUNIT_ASSERT_EQ(test, copy_from_user(buf, ubuf, len), 0);
+	buf[len] = '\0';
+	return buf;
+}
+
+/* Write @len bytes of @cmd into the file of @name in one write(). */
+static ssize_t kt_write(struct kunit *test, const char *name,
+			const char *cmd, size_t len)
+{
+	char __user *ubuf = kt_ubuf(test);
+	struct file *f;
+	loff_t pos = 0;
+	ssize_t ret;
+
+	KUNIT_ASSERT_LT(test, len, KT_BUF_SIZE);
+	KUNIT_ASSERT_EQ(test, copy_to_user(ubuf, cmd, len), 0);
+	f = kt_open(test, name, O_WRONLY);
+	ret = f->f_op->write ? f->f_op->write(f, ubuf, len, &pos) : -EINVAL;
+	kt_close(f);
+	return ret;
+}
+
+struct kt_line {
+	unsigned int slot;
+	char kind;		/* ' ' for a CPU, 'S' for the slot's CPUS line */
+	unsigned int cpu;	/* the CPU, or the number of CPUs for 'S' */
+	u64 count;
+	u64 avg;
+	u64 p;			/* in millionths */
+};
+
+/*
+ * Split @text into lines and parse each with the documented format; each
+ * line must print back to exactly itself. Returns the number of lines.
+ */
+static unsigned int kt_parse(struct kunit *test, char *text,
+			     struct kt_line *lines)
+{
+	char again[128];
+	unsigned int n = 0;
+
+	while (*text) {
+		char *nl = strchr(text, '\n');
+		struct kt_line *l = &lines[n];
+		int ret, used = -1;
+		size_t len;
+		char pint;
+
+		KUNIT_ASSERT_NOT_NULL_MSG(test, nl, "line %u has no newline: '%s'",
+					  n + 1, text);
+		KUNIT_ASSERT_LT_MSG(test, n, KT_MAX_LINES, "too many lines");
+		len = nl - text + 1;
+		*nl = '\0';
+		ret = sscanf(text, KT_SCAN_FMT, &l->slot, &l->kind, &l->cpu,
+			     &l->count, &l->avg, &pint, &l->p, &used);
+		KUNIT_ASSERT_EQ_MSG(test, ret, 7, "line %u: cannot parse '%s'",
+				    n + 1, text);
+		KUNIT_EXPECT_EQ_MSG(test, used, (int)len - 1,
+				    "line %u: trailing characters in '%s'",
+				    n + 1, text);
+		KUNIT_ASSERT_TRUE_MSG(test, l->kind == ' ' || l->kind == 'S',
+				      "line %u: bad CPU column in '%s'", n + 1, text);
+		KUNIT_ASSERT_TRUE_MSG(test, pint == '0' || pint == '1',
+				      "line %u: bad p in '%s'", n + 1, text);
+		KUNIT_ASSERT_LT_MSG(test, l->p, KT_P_SCALE,
+				    "line %u: bad p in '%s'", n + 1, text);
+		if (pint == '1') {
+			KUNIT_EXPECT_EQ_MSG(test, l->p, 0,
+					    "line %u: p above 1 in '%s'",
+					    n + 1, text);
+			l->p += KT_P_SCALE;
+		}
+		snprintf(again, sizeof(again), KT_LINE_FMT, l->slot, l->kind,
+			 l->cpu, l->count, l->avg, pint, l->p % KT_P_SCALE);
+		KUNIT_EXPECT_TRUE_MSG(test, strlen(again) == len &&
+				      !strncmp(again, text, len - 1),
+				      "line %u: '%s' is not formatted as '%s'",
+				      n + 1, text, again);
+		text = nl + 1;
+		n++;
+	}
+	return n;
+}
+
+/*
+ * Check the structure of the parsed lines of an entry with @frac_bits:
+ * slots ascending; for each slot its CPU lines in CPU order, then one CPUS
+ * line whose count is their sum; averages inside the slot; p is the exact
+ * cumulative fraction of its CPU, or of all CPUs, so it grows and ends at
+ * 1. Returns the total count.
+ */
+static u64 kt_check_lines(struct kunit *test, const struct kt_line *lines,
+			  unsigned int n, unsigned int frac_bits)
+{
+	u64 *cpu_total, *cpu_cum, *cpu_last_p, total = 0, cum = 0, group = 0;
+	unsigned int i, ncpu = nr_cpu_ids;
+	int prev_slot = -1, prev_cpu = -1;
+	u64 prev_p = 0;
+
+	cpu_total = kunit_kcalloc(test, ncpu, sizeof(u64), GFP_KERNEL);
+	cpu_cum = kunit_kcalloc(test, ncpu, sizeof(u64), GFP_KERNEL);
+	cpu_last_p = kunit_kcalloc(test, ncpu, sizeof(u64), GFP_KERNEL);
+	KUNIT_ASSERT_NOT_NULL(test, cpu_total);
+	KUNIT_ASSERT_NOT_NULL(test, cpu_cum);
+	KUNIT_ASSERT_NOT_NULL(test, cpu_last_p);
+
+	for (i = 0; i < n; i++) {
+		if (lines[i].kind == 'S') {
+			total += lines[i].count;
+			continue;
+		}
+		KUNIT_ASSERT_LT_MSG(test, lines[i].cpu, ncpu,
+				    "line %u: no such CPU", i + 1);
+		KUNIT_EXPECT_TRUE_MSG(test, cpu_possible(lines[i].cpu),
+				      "line %u: CPU %u is not possible",
+				      i + 1, lines[i].cpu);
+		cpu_total[lines[i].cpu] += lines[i].count;
+	}
+
+	for (i = 0; i < n; i++) {
+		const struct kt_line *l = &lines[i];
+		u64 lo = kstats_slot_lo(l->slot, frac_bits);
+
+		KUNIT_ASSERT_LT_MSG(test, l->slot, (unsigned int)kstats_nr_slots(frac_bits),
+				    "line %u: no such slot", i + 1);
+		KUNIT_EXPECT_GT_MSG(test, l->count, 0, "line %u: empty", i + 1);
+		KUNIT_EXPECT_GE_MSG(test, l->avg, lo, "line %u: avg below slot",
+				    i + 1);
+		KUNIT_EXPECT_LE_MSG(test, l->avg - lo,
+				    kstats_slot_width(l->slot, frac_bits) - 1,
+				    "line %u: avg above slot", i + 1);
+		if (l->kind == ' ') {
+			/* A new slot, or the same slot on a later CPU. */
+			if (prev_cpu < 0) {
+				KUNIT_EXPECT_GT_MSG(test, (int)l->slot, prev_slot,
+						    "line %u: slots not ascending",
+						    i + 1);
+				prev_slot = l->slot;
+			} else {
+				KUNIT_EXPECT_EQ_MSG(test, (int)l->slot, prev_slot,
+						    "line %u: slot %u has no CPUS line",
+						    i + 1, prev_slot);
+				KUNIT_EXPECT_GT_MSG(test, (int)l->cpu, prev_cpu,
+						    "line %u: CPUs not ascending",
+						    i + 1);
+			}
+			prev_cpu = l->cpu;
+			group += l->count;
+			cpu_cum[l->cpu] += l->count;
+			KUNIT_EXPECT_EQ_MSG(test, l->p,
+					    div64_u64(cpu_cum[l->cpu] * KT_P_SCALE,
+						      cpu_total[l->cpu]),
+					    "line %u: p of CPU %u", i + 1, l->cpu);
+			KUNIT_EXPECT_GE_MSG(test, l->p, cpu_last_p[l->cpu],
+					    "line %u: CDF of CPU %u decreasing",
+					    i + 1, l->cpu);
+			cpu_last_p[l->cpu] = l->p;
+			continue;
+		}
+		/* The CPUS line closes the slot's group. */
+		KUNIT_EXPECT_GE_MSG(test, prev_cpu, 0,
+				    "line %u: CPUS line without CPU lines", i + 1);
+		KUNIT_EXPECT_EQ_MSG(test, (int)l->slot, prev_slot,
+				    "line %u: CPUS line of another slot", i + 1);
+		KUNIT_EXPECT_EQ_MSG(test, l->cpu, num_possible_cpus(),
+				    "line %u: CPUS column", i + 1);
+		KUNIT_EXPECT_EQ_MSG(test, l->count, group,
+				    "line %u: total is not the sum of its CPUs",
+				    i + 1);
+		cum += l->count;
+		KUNIT_EXPECT_EQ_MSG(test, l->p, div64_u64(cum * KT_P_SCALE, total),
+				    "line %u: p of the totals", i + 1);
+		KUNIT_EXPECT_GE_MSG(test, l->p, prev_p,
+				    "line %u: CDF decreasing", i + 1);
+		prev_p = l->p;
+		prev_cpu = -1;
+		group = 0;
+	}
+	if (n) {
+		KUNIT_EXPECT_EQ_MSG(test, lines[n - 1].kind, 'S',
+				    "the last line is not a CPUS line");
+		KUNIT_EXPECT_EQ_MSG(test, lines[n - 1].p, KT_P_SCALE,
+				    "p of the last CPUS line is not 1.000000");
+	}
+	for (i = 0; i < ncpu; i++)
+		if (cpu_total[i])
+			KUNIT_EXPECT_EQ_MSG(test, cpu_last_p[i], KT_P_SCALE,
+					    "CDF of CPU %u does not end at 1", i);
+	return total;
+}
+
+/* Read, parse and check the file of @ks; returns the number of lines. */
+static unsigned int kt_read_lines(struct kunit *test, struct kstats *ks,
+				  struct kt_line **linesp, u64 *totalp)
+{
+	struct kt_line *lines;
+	unsigned int n;
+	u64 total;
+
+	lines = kunit_kcalloc(test, KT_MAX_LINES, sizeof(*lines), GFP_KERNEL);
+	KUNIT_ASSERT_NOT_NULL(test, lines);
+	n = kt_parse(test, kt_read(test, ks->name), lines);
+	total = kt_check_lines(test, lines, n, ks->frac_bits);
+	if (linesp)
+		*linesp = lines;
+	if (totalp)
+		*totalp = total;
+	return n;
+}
+
+/* Number of lines of @text that are exactly @line. */
+static unsigned int kt_count_line(const char *text, const char *line)
+{
+	size_t len = strlen(line);
+	unsigned int n = 0;
+
+	while (*text) {
+		const char *nl = strchrnul(text, '\n');
+
+		if (nl - text == len && !strncmp(text, line, len))
+			n++;
+		text = *nl ? nl + 1 : nl;
+	}
+	return n;
+}
+
+static void kt_expect_line(struct kunit *test, const char *text,
+			   unsigned int times, const char *line)
+{
+	KUNIT_EXPECT_EQ_MSG(test, kt_count_line(text, line), times,
+			    "line '%s' in:\n%s", line, text);
+}
+
+/* ---------------------------------------------------------------------- */
+/* Slot sums and means                                                    */
+/* ---------------------------------------------------------------------- */
+
+/* floor(sum of @v / @n), exactly and without overflow. */
+static u64 kt_mean(const u64 *v, unsigned int n)
+{
+	u64 q = 0, r = 0;
+	unsigned int i;
+
+	for (i = 0; i < n; i++) {
+		q += div64_u64(v[i], n);
+		r += v[i] - div64_u64(v[i], n) * n;
+	}
+	return q + div64_u64(r, n);
+}
+
+/*
+ * Record the @n values @v, which must share a slot, into @ks after a
+ * reset, and check the slot's count and mean: exact if @exact, else within
+ * 2^-20 of the true mean; always inside the slot. Returns the slot.
+ */
+static unsigned int kt_check_mean(struct kunit *test, struct kstats *ks,
+				  const u64 *v, unsigned int n, bool exact)
+{
+	unsigned int f = ks->frac_bits, slot = kt_slot(v[0], f), i;
+	u64 lo = kstats_slot_lo(slot, f), w = kstats_slot_width(slot, f);
+	u64 *off, sum, count, mean, truth;
+
+	off = kunit_kcalloc(test, n, sizeof(*off), GFP_KERNEL);
+	KUNIT_ASSERT_NOT_NULL(test, off);
+	kstats_reset(ks);
+	for (i = 0; i < n; i++) {
+		KUNIT_ASSERT_EQ_MSG(test, kt_slot(v[i], f), slot,
+				    "test values %llu and %llu in different slots",
+				    v[0], v[i]);
+		off[i] = v[i] - lo;
+		kstats_record(ks, v[i]);
+	}
+	truth = lo + kt_mean(off, n);
+	kt_slot_totals(ks, slot, &sum, &count);
+	KUNIT_EXPECT_EQ(test, count, n);
+	KUNIT_EXPECT_EQ(test, kt_total_count(ks), n);
+	mean = kstats_slot_mean(slot, f, sum, count);
+	KUNIT_EXPECT_GE_MSG(test, mean, lo, "slot %u, frac_bits %u", slot, f);
+	KUNIT_EXPECT_LE_MSG(test, mean - lo, w - 1, "slot %u, frac_bits %u",
+			    slot, f);
+	if (exact)
+		KUNIT_EXPECT_EQ_MSG(test, mean, truth,
+				    "inexact mean of %u values from %llu, frac_bits %u",
+				    n, v[0], f);
+	else
+		KUNIT_EXPECT_LE_MSG(test, mean > truth ? mean - truth : truth - mean,
+				    truth >> KT_MEAN_BITS,
+				    "mean %llu of %u values from %llu is not %llu to 20 bits, frac_bits %u",
+				    mean, n, v[0], truth, f);
+	return slot;
+}
+
+/* Four values in every slot; the mean is checked in every slot. */
+static void kt_mean_every_slot(struct kunit *test)
+{
+	unsigned int f = kt_param(test), nr = kstats_nr_slots(f), s, i;
+	u64 exact_below = BIT_ULL(KT_MEAN_BITS + 1 + f);
+	struct kstats *ks;
+	char name[32];
+
+	snprintf(name, sizeof(name), "kunit_mean_all_%u", f);
+	ks = kt_new(test, name, f);
+	for (s = 0; s < nr; s++) {
+		u64 lo = kstats_slot_lo(s, f), w = kstats_slot_width(s, f);
+		u64 off[4] = { 0, w - 1, w / 3, w > 1 ? (w / 2) | 1 : 0 };
+
+		for (i = 0; i < ARRAY_SIZE(off); i++)
+			kstats_record(ks, lo + off[i]);
+	}
+	KUNIT_EXPECT_EQ(test, kt_total_count(ks), 4ULL * nr);
+	for (s = 0; s < nr; s++) {
+		u64 lo = kstats_slot_lo(s, f), w = kstats_slot_width(s, f);
+		u64 off[4] = { 0, w - 1, w / 3, w > 1 ? (w / 2) | 1 : 0 };
+		u64 truth = lo + kt_mean(off, 4), sum, count, mean;
+
+		kt_slot_totals(ks, s, &sum, &count);
+		KUNIT_EXPECT_EQ_MSG(test, count, 4, "slot %u", s);
+		mean = kstats_slot_mean(s, f, sum, count);
+		if (lo < exact_below) {
+			KUNIT_EXPECT_EQ_MSG(test, mean, truth,
+					    "slot %u below 2^(21 + %u) must be exact",
+					    s, f);
+		} else {
+			KUNIT_EXPECT_GE_MSG(test, mean, lo, "slot %u", s);
+			KUNIT_EXPECT_LE_MSG(test, mean - lo, w - 1, "slot %u", s);
+			KUNIT_EXPECT_LE_MSG(test,
+					    mean > truth ? mean - truth : truth - mean,
+					    truth >> KT_MEAN_BITS,
+					    "slot %u: mean %llu, true mean %llu",
+					    s, mean, truth);
+		}
+	}
+}
+
+static void kt_mean_huge(struct kunit *test)
+{
+	unsigned int f = kt_param(test), slot, n, i;
+	u64 top = BIT_ULL(63), tw = BIT_ULL(63 - f);
+	u64 last_lo = U64_MAX - tw + 1, g = BIT_ULL(40);
+	u64 x = BIT_ULL(KT_MEAN_BITS + 1 + f);	/* first inexact value */
+	u64 xlo = x - BIT_ULL(KT_MEAN_BITS);	/* its slot below */
+	const u64 set_top[] = { top, top + 1, top + 3, top + 0x123456789ULL,
+				top + tw - 1, top + tw / 2 + 12345 };
+	const u64 set_max[] = { U64_MAX };
+	const u64 set_last[] = { U64_MAX, last_lo, last_lo + 1, U64_MAX - 12345,
+				 U64_MAX - tw / 2, last_lo + 0x5555555555ULL };
+	const u64 set_2_40[] = { g + 1, g + 3, g + 5, g + 0xfffff, g + 0x12345,
+				 g + BIT_ULL(40 - f) - 1, g + 0x7654321 };
+	const u64 set_exact[] = { xlo, xlo + 1, xlo + 0xfffff, xlo + 777,
+				  xlo + 0x55555, x - 1 };
+	const u64 set_above[] = { x, x + 1, x + 3, x + 0xfffff };
+	const u64 set_single[] = { x - 3 };
+	struct kt_line *lines;
+	struct kstats *ks;
+	char name[32];
+	u64 total;
+
+	snprintf(name, sizeof(name), "kunit_mean_huge_%u", f);
+	ks = kt_new(test, name, f);
+
+	kt_check_mean(test, ks, set_top, ARRAY_SIZE(set_top), false);
+	slot = kt_check_mean(test, ks, set_max, ARRAY_SIZE(set_max), false);
+	KUNIT_EXPECT_EQ(test, slot, kstats_nr_slots(f) - 1);
+	kt_check_mean(test, ks, set_last, ARRAY_SIZE(set_last), false);
+	kt_check_mean(test, ks, set_2_40, ARRAY_SIZE(set_2_40), false);
+	kt_check_mean(test, ks, set_exact, ARRAY_SIZE(set_exact), true);
+	kt_check_mean(test, ks, set_above, ARRAY_SIZE(set_above), false);
+
+	/* A mixture of slots, each checked from the file. */
+	kstats_reset(ks);
+	for (i = 0; i < ARRAY_SIZE(set_top); i++)
+		kstats_record(ks, set_top[i]);
+	kstats_record(ks, U64_MAX);
+	kt_record_n(ks, g + 1, 3);
+	n = kt_read_lines(test, ks, NULL, &total);
+	KUNIT_EXPECT_GE(test, n, 4);
+	KUNIT_EXPECT_EQ(test, total, ARRAY_SIZE(set_top) + 4);
+
+	/* A single value below 2^(21 + f) prints exactly, on both lines. */
+	slot = kt_check_mean(test, ks, set_single, 1, true);
+	n = kt_read_lines(test, ks, &lines, NULL);
+	KUNIT_ASSERT_EQ(test, n, 2);
+	for (i = 0; i < n; i++) {
+		KUNIT_EXPECT_EQ(test, lines[i].slot, slot);
+		KUNIT_EXPECT_EQ(test, lines[i].count, 1);
+		KUNIT_EXPECT_EQ(test, lines[i].avg, x - 3);
+		KUNIT_EXPECT_EQ(test, lines[i].p, KT_P_SCALE);
+	}
+}
+
+static void kt_mean_clamp(struct kunit *test)
+{
+	unsigned int f = kt_param(test), nr = kstats_nr_slots(f), s, i;
+	/* Sums that samples of these counts cannot have added up to. */
+	static const struct { u64 sum, count; } bad[] = {
+		{ U64_MAX, 1 }, { U64_MAX, 2 }, { U64_MAX, 3 },
+		{ U64_MAX - 1, 1000 }, { BIT_ULL(KT_MEAN_BITS), 1 },
+		{ 7 * BIT_ULL(KT_MEAN_BITS) + 5, 7 },
+		{ 7 * BIT_ULL(KT_MEAN_BITS) - 1, 7 },
+		{ BIT_ULL(63) + 12345, 2 },
+	};
+
+	for (s = 0; s < nr; s++) {
+		u64 lo = kstats_slot_lo(s, f), w = kstats_slot_width(s, f);
+
+		KUNIT_EXPECT_EQ_MSG(test, kstats_slot_mean(s, f, 0, 0), lo,
+				    "empty slot %u", s);
+		KUNIT_EXPECT_EQ_MSG(test, kstats_slot_mean(s, f, U64_MAX, 0), lo,
+				    "empty slot %u with a sum", s);
+		for (i = 0; i < ARRAY_SIZE(bad); i++) {
+			u64 m = kstats_slot_mean(s, f, bad[i].sum, bad[i].count);
+
+			KUNIT_EXPECT_TRUE_MSG(test, m >= lo && m - lo <= w - 1,
+					      "slot %u [%llu, +%llu): sum %llu count %llu gives %llu",
+					      s, lo, w, bad[i].sum, bad[i].count, m);
+		}
+		/* A sum far too large clamps to the top of the slot. */
+		KUNIT_EXPECT_EQ_MSG(test, kstats_slot_mean(s, f, U64_MAX, 1),
+				    lo + (w - 1), "slot %u", s);
+	}
+}
+
+/* ---------------------------------------------------------------------- */
+/* The API and the files                                                  */
+/* ---------------------------------------------------------------------- */
+
+/* Values are below 2^(21 + frac_bits): every mean is exact. */
+static void kt_percpu(struct kunit *test)
+{
+	const unsigned int f = 3, ncpu = nr_cpu_ids;
+	unsigned int nr = kstats_nr_slots(f), nw, i, j, s, len = 0, nl = 0;
+	u64 *count, *vsum, *cpu_total, *cpu_cum, total = 0, cum = 0;
+	struct kt_worker *w;
+	struct kstats *ks;
+	char *expected;
+	int cpu;
+
+	ks = kt_new(test, "kunit_percpu", f);
+	w = kt_online_workers(test, ks, &nw);
+	for (i = 0; i < nw; i++) {
+		w[i].samples[0].val = 1000ULL * (w[i].cpu + 1) + 7;
+		w[i].samples[0].n = 1000 * (w[i].cpu + 1);
+		/* A slot that all CPUs share. */
+		w[i].samples[1].val = 5;
+		w[i].samples[1].n = w[i].cpu + 1;
+		w[i].nr_samples = 2;
+	}
+	kt_run_workers(test, w, nw);
+
+	/* The model: counts and value sums per CPU and slot. */
+	count = kunit_kcalloc(test, ncpu * nr, sizeof(u64), GFP_KERNEL);
+	vsum = kunit_kcalloc(test, ncpu * nr, sizeof(u64), GFP_KERNEL);
+	cpu_total = kunit_kcalloc(test, ncpu, sizeof(u64), GFP_KERNEL);
+	cpu_cum = kunit_kcalloc(test, ncpu, sizeof(u64), GFP_KERNEL);
+	expected = kunit_kzalloc(test, KT_BUF_SIZE, GFP_KERNEL);
+	KUNIT_ASSERT_NOT_NULL(test, count);
+	KUNIT_ASSERT_NOT_NULL(test, vsum);
+	KUNIT_ASSERT_NOT_NULL(test, cpu_total);
+	KUNIT_ASSERT_NOT_NULL(test, cpu_cum);
+	KUNIT_ASSERT_NOT_NULL(test, expected);
+	for (i = 0; i < nw; i++)
+		for (j = 0; j < w[i].nr_samples; j++) {
+			const struct kt_sample *sm = &w[i].samples[j];
+
+			s = kt_slot(sm->val, f);
+			count[w[i].cpu * nr + s] += sm->n;
+			vsum[w[i].cpu * nr + s] += sm->val * sm->n;
+			cpu_total[w[i].cpu] += sm->n;
+			total += sm->n;
+		}
+
+	/* The raw per-CPU counters, of every possible CPU. */
+	for_each_possible_cpu(cpu) {
+		const struct kstats_slot *sl = per_cpu_ptr(ks->slots, cpu);
+
+		for (s = 0; s < nr; s++) {
+			u64 c = count[cpu * nr + s];
+			u64 off = vsum[cpu * nr + s] - c * kstats_slot_lo(s, f);
+
+			KUNIT_EXPECT_EQ_MSG(test, sl[s].count, c,
+					    "count of CPU %d slot %u", cpu, s);
+			KUNIT_EXPECT_EQ_MSG(test, sl[s].sum, off,
+					    "sum of CPU %d slot %u", cpu, s);
+		}
+	}
+
+	/* The whole file, built from the model. */
+	for (s = 0; s < nr; s++) {
+		u64 sc = 0, sv = 0, p;
+
+		for_each_possible_cpu(cpu) {
+			u64 c = count[cpu * nr + s];
+
+			if (!c)
+				continue;
+			sc += c;
+			sv += vsum[cpu * nr + s];
+			cpu_cum[cpu] += c;
+			p = div64_u64(cpu_cum[cpu] * KT_P_SCALE, cpu_total[cpu]);
+			len += scnprintf(expected + len, KT_BUF_SIZE - len,
+					 KT_LINE_FMT, s, ' ', cpu, c,
+					 div64_u64(vsum[cpu * nr + s], c),
+					 p == KT_P_SCALE ? '1' : '0',
+					 p % KT_P_SCALE);
+		}
+		if (!sc)
+			continue;
+		cum += sc;
+		p = div64_u64(cum * KT_P_SCALE, total);
+		len += scnprintf(expected + len, KT_BUF_SIZE - len, KT_LINE_FMT,
+				 s, 'S', num_possible_cpus(), sc,
+				 div64_u64(sv, sc), p == KT_P_SCALE ? '1' : '0',
+				 p % KT_P_SCALE);
+	}
+	KUNIT_EXPECT_STREQ(test, kt_read(test, ks->name), expected);
+
+	/* And the same file through the generic checks. */
+	for (i = 0; i < len; i++)
+		nl += expected[i] == '\n';
+	KUNIT_EXPECT_GE(test, nl, 3 * nw + 1);
+	KUNIT_EXPECT_EQ(test, kt_read_lines(test, ks, NULL, &cum), nl);
+	KUNIT_EXPECT_EQ(test, cum, total);
+}
+
+static void kt_start_stop_reset(struct kunit *test)
+{
+	const unsigned int f = 1;
+	struct kt_worker *w;
+	struct kstats *ks;
+	unsigned int nw, i;
+	u64 sum, count;
+	int cpu;
+
+	ks = kt_new(test, "kunit_ssr", f);
+	w = kt_online_workers(test, ks, &nw);
+	for (i = 0; i < nw; i++) {
+		w[i].samples[0].val = 1000 + w[i].cpu;	/* not on a slot edge */
+		w[i].samples[0].n = 10;
+		w[i].nr_samples = 1;
+	}
+
+	/* A new entry runs. */
+	kt_record_n(ks, 10, 3);
+	kt_slot_totals(ks, kt_slot(10, f), &sum, &count);
+	KUNIT_EXPECT_EQ(test, count, 3);
+	KUNIT_EXPECT_EQ(test, kt_total_count(ks), 3);
+
+	/* Stopped, it ignores samples from every CPU. */
+	kstats_stop(ks);
+	kt_record_n(ks, 10, 5);
+	kt_run_workers(test, w, nw);
+	KUNIT_EXPECT_EQ(test, kt_total_count(ks), 3);
+
+	/* Started again, it counts. */
+	kstats_start(ks);
+	KUNIT_ASSERT_NE(test, kt_slot(16, f), kt_slot(10, f));
+	kstats_record(ks, 16);
+	kt_slot_totals(ks, kt_slot(16, f), &sum, &count);
+	KUNIT_EXPECT_EQ(test, count, 1);
+	kt_run_workers(test, w, nw);
+	KUNIT_EXPECT_EQ(test, kt_total_count(ks), 4 + 10ULL * nw);
+	for (i = 0; i < nw; i++) {
+		const struct kstats_slot *sl = per_cpu_ptr(ks->slots, w[i].cpu);
+
+		KUNIT_EXPECT_GE_MSG(test, sl[kt_slot(1000 + w[i].cpu, f)].count,
+				    10, "CPU %u", w[i].cpu);
+	}
+	KUNIT_EXPECT_GT(test, kt_nonzero(ks), 0);
+
+	/* Reset clears every counter and sum of every possible CPU. */
+	kstats_reset(ks);
+	KUNIT_EXPECT_EQ(test, kt_nonzero(ks), 0);
+	for_each_possible_cpu(cpu)
+		KUNIT_EXPECT_TRUE_MSG(test,
+				      !memchr_inv(per_cpu_ptr(ks->slots, cpu), 0,
+						  ks->nr_slots * sizeof(struct kstats_slot)),
+				      "CPU %d not cleared", cpu);
+	KUNIT_EXPECT_STREQ(test, kt_read(test, ks->name), "");
+
+	/* It still works after. */
+	kt_record_n(ks, 12, 2);
+	kt_slot_totals(ks, kt_slot(12, f), &sum, &count);
+	KUNIT_EXPECT_EQ(test, count, 2);
+	KUNIT_EXPECT_EQ(test, kt_total_count(ks), 2);
+	kt_run_workers(test, w, nw);
+	KUNIT_EXPECT_EQ(test, kt_total_count(ks), 2 + 10ULL * nw);
+
+	/* A reset keeps a stopped entry stopped. */
+	kstats_stop(ks);
+	kstats_reset(ks);
+	kt_record_n(ks, 12, 2);
+	KUNIT_EXPECT_EQ(test, kt_nonzero(ks), 0);
+	kstats_start(ks);
+	kstats_record(ks, 12);
+	KUNIT_EXPECT_EQ(test, kt_total_count(ks), 1);
+}
+
+/* A small data set on two CPUs, and the file's exact text. */
+static void kt_file_text(struct kunit *test)
+{
+	struct kt_worker *w;
+	struct kt_line *lines;
+	struct kstats *ks;
+	unsigned int c0, c1, np = num_possible_cpus(), n, i;
+	u64 total;
+	char *expected;
+
+	if (num_online_cpus() < 2)
+		kunit_skip(test, "needs two online CPUs");
+	c0 = cpumask_first(cpu_online_mask);
+	c1 = cpumask_next(c0, cpu_online_mask);
+
+	/* With frac_bits 2: 3 and 7 are linear, 100 and 101 are in slot
+	 * 22 = [96, 112), 2^40 + 1 in slot 156 = [2^40, 2^40 + 2^38).
+	 */
+	KUNIT_ASSERT_EQ(test, kt_slot(100, 2), 22);
+	KUNIT_ASSERT_EQ(test, kt_slot(101, 2), 22);
+	KUNIT_ASSERT_EQ(test, kt_slot(BIT_ULL(40) + 1, 2), 156);
+
+	ks = kt_new(test, "kunit_text", 2);
+	w = kunit_kcalloc(test, 2, sizeof(*w), GFP_KERNEL);
+	KUNIT_ASSERT_NOT_NULL(test, w);
+	w[0] = (struct kt_worker){
+		.ks = ks, .cpu = c0, .nr_samples = 3,
+		.samples = { { 3, 5 }, { 100, 3 }, { 101, 2 } },
+	};
+	w[1] = (struct kt_worker){
+		.ks = ks, .cpu = c1, .nr_samples = 3,
+		.samples = { { 3, 5 }, { 7, 10 }, { BIT_ULL(40) + 1, 5 } },
+	};
+	kt_run_workers(test, w, 2);
+
+	expected = kunit_kzalloc(test, 1024, GFP_KERNEL);
+	KUNIT_ASSERT_NOT_NULL(test, expected);
+	snprintf(expected, 1024,
+		 "slot 3   CPU  %-4u count        5 avg        3 p 0.500000\n"
+		 "slot 3   CPU  %-4u count        5 avg        3 p 0.250000\n"
+		 "slot 3   CPUS %-4u count       10 avg        3 p 0.333333\n"
+		 "slot 7   CPU  %-4u count       10 avg        7 p 0.750000\n"
+		 "slot 7   CPUS %-4u count       10 avg        7 p 0.666666\n"
+		 "slot 22  CPU  %-4u count        5 avg      100 p 1.000000\n"
+		 "slot 22  CPUS %-4u count        5 avg      100 p 0.833333\n"
+		 "slot 156 CPU  %-4u count        5 avg 1099511627776 p 1.000000\n"
+		 "slot 156 CPUS %-4u count        5 avg 1099511627776 p 1.000000\n",
+		 c0, c1, np, c1, np, c0, np, c1, np);
+	KUNIT_EXPECT_STREQ(test, kt_read(test, ks->name), expected);
+	/* The same with both CPUs spelled out, in the usual two-CPU guest. */
+	if (c0 == 0 && c1 == 1 && np == 2) {
+		char *text = kt_read(test, ks->name);
+
+		kt_expect_line(test, text, 1,
+			       "slot 3   CPU  0    count        5 avg        3 p 0.500000");
+		kt_expect_line(test, text, 1,
+			       "slot 3   CPUS 2    count       10 avg        3 p 0.333333");
+		kt_expect_line(test, text, 1,
+			       "slot 156 CPU  1    count        5 avg 1099511627776 p 1.000000");
+	}
+
+	n = kt_read_lines(test, ks, &lines, &total);
+	KUNIT_ASSERT_EQ(test, n, 9);
+	KUNIT_EXPECT_EQ(test, total, 30);
+	KUNIT_EXPECT_EQ(test, lines[8].p, KT_P_SCALE);
+	for (i = 0; i < n; i++)
+		KUNIT_EXPECT_EQ(test, lines[i].cpu,
+				lines[i].kind == 'S' ? np : (i == 0 || i == 5 ? c0 : c1));
+}
+
+static void kt_file_commands(struct kunit *test)
+{
+	static const char * const good[] = { "start\n", "STOP", "Reset\n",
+					     "stop\n", "START", "reset" };
+	char big[64];
+	static const struct { const char *cmd; size_t len; } bad[] = {
+		{ "bogus", 5 }, { "", 0 }, { "\n", 1 }, { "stopx", 5 },
+		{ "startstartstart\n", 16 },
+	};
+	struct kstats *ks;
+	unsigned int i;
+	int state;
+	u64 n;
+
+	memset(big, 'a', sizeof(big));
+	memcpy(big, "reset", 5);
+	ks = kt_new(test, "kunit_cmd", 0);
+
+	kt_record_n(ks, 42, 3);
+	KUNIT_EXPECT_EQ(test, kt_write(test, ks->name, "STOP", 4), 4);
+	KUNIT_EXPECT_FALSE(test, READ_ONCE(ks->active));
+	kt_record_n(ks, 42, 3);
+	KUNIT_EXPECT_EQ(test, kt_total_count(ks), 3);
+	KUNIT_EXPECT_EQ(test, kt_write(test, ks->name, "start\n", 6), 6);
+	KUNIT_EXPECT_TRUE(test, READ_ONCE(ks->active));
+	kstats_record(ks, 42);
+	KUNIT_EXPECT_EQ(test, kt_total_count(ks), 4);
+	KUNIT_EXPECT_EQ(test, kt_write(test, ks->name, "Reset\n", 6), 6);
+	KUNIT_EXPECT_EQ(test, kt_nonzero(ks), 0);
+	KUNIT_EXPECT_TRUE(test, READ_ONCE(ks->active));
+	kt_record_n(ks, 42, 2);
+	KUNIT_EXPECT_EQ(test, kt_total_count(ks), 2);
+
+	/* Every spelling in one go, ending running and empty. */
+	for (i = 0; i < ARRAY_SIZE(good); i++)
+		KUNIT_EXPECT_EQ_MSG(test, kt_write(test, ks->name, good[i],
+						   strlen(good[i])),
+				    (ssize_t)strlen(good[i]), "command %u", i);
+	KUNIT_EXPECT_EQ(test, kt_nonzero(ks), 0);
+	KUNIT_EXPECT_TRUE(test, READ_ONCE(ks->active));
+
+	/* Bad commands fail and change nothing, running or stopped. */
+	for (state = 1; state >= 0; state--) {
+		if (state)
+			kstats_start(ks);
+		else
+			kstats_stop(ks);
+		kstats_reset(ks);
+		if (state)
+			kt_record_n(ks, 42, 2);
+		n = kt_total_count(ks);
+		for (i = 0; i < ARRAY_SIZE(bad); i++) {
+			KUNIT_EXPECT_EQ_MSG(test, kt_write(test, ks->name,
+							   bad[i].cmd, bad[i].len),
+					    -EINVAL, "bad command %u", i);
+			KUNIT_EXPECT_EQ(test, READ_ONCE(ks->active), !!state);
+			KUNIT_EXPECT_EQ(test, kt_total_count(ks), n);
+		}
+		KUNIT_EXPECT_EQ(test, kt_write(test, ks->name, big, sizeof(big)),
+				-EINVAL);
+		KUNIT_EXPECT_EQ(test, kt_write(test, ks->name, big, 16), -EINVAL);
+		KUNIT_EXPECT_EQ(test, READ_ONCE(ks->active), !!state);
+		KUNIT_EXPECT_EQ(test, kt_total_count(ks), n);
+	}
+	/* The longest command that fits: 15 bytes, still unknown. */
+	KUNIT_EXPECT_EQ(test, kt_write(test, ks->name, big, 15), -EINVAL);
+	KUNIT_EXPECT_FALSE(test, READ_ONCE(ks->active));
+}
+
+static void kt_expect_new_fails(struct kunit *test, const char *name,
+				unsigned int bits, long err)
+{
+	struct kstats *ks = kstats_new(name, bits);
+	int len = name ? strlen(name) : 0;
+
+	/* Names are shown in hex: some are not printable. */
+	if (!IS_ERR_OR_NULL(ks)) {
+		KUNIT_FAIL(test, "kstats_new() of name [%*ph], bits %u succeeded",
+			   len, name, bits);
+		kstats_delete(ks);
+		return;
+	}
+	KUNIT_EXPECT_EQ_MSG(test, PTR_ERR(ks), err,
+			    "kstats_new() of name %s[%*ph], bits %u",
+			    name ? "" : "NULL ", len, name ?: "", bits);
+}
+
+static void kt_bad_names(struct kunit *test)
+{
+	static const char * const names[] = {
+		"", "_x", "_control", "_", ".", "..", "a b", " ab", "ab ",
+		"a/b", "/", "a\tb", "a\nb", "a*b", "a%b", "a\\b", "a,b",
+		"a\x7f", "x\xe9", "\xc0", "\xdf", "\xff", "a\x80",
+		"\xc3\xa9t\xc3\xa9", "k\xd0\x90", "kunit_\xe2\x82\xac",
+	};
+	char longname[KSTATS_NAME_MAX + 2];
+	unsigned int i;
+
+	char line[128], *control;
+
+	for (i = 0; i < ARRAY_SIZE(names); i++)
+		kt_expect_new_fails(test, names[i], 0, -EINVAL);
+	kt_expect_new_fails(test, NULL, 0, -EINVAL);
+
+	/* 64 characters: one too many. */
+	memset(longname, 'a', KSTATS_NAME_MAX + 1);
+	longname[KSTATS_NAME_MAX + 1] = '\0';
+	kt_expect_new_fails(test, longname, 0, -EINVAL);
+
+	/* None of them is listed. */
+	control = kt_read(test, "_control");
+	for (i = 0; i < ARRAY_SIZE(names); i++) {
+		snprintf(line, sizeof(line),
+			 "name %s origin kernel bits 0 state running", names[i]);
+		KUNIT_EXPECT_EQ_MSG(test, kt_count_line(control, line), 0,
+				    "bad name %u listed", i);
+	}
+}
+
+static void kt_good_names(struct kunit *test)
+{
+	static const char * const names[] = {
+		/* 63 characters: every letter, digit and '_'. */
+		"ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789_",
+		"kunit_a.b:c-d", ".x", "...", "x..", "-", ":", "0", "kunit_._",
+	};
+	char longname[KSTATS_NAME_MAX + 1];
+	unsigned int i;
+
+	KUNIT_ASSERT_EQ(test, strlen(names[0]), KSTATS_NAME_MAX);
+	for (i = 0; i < ARRAY_SIZE(names); i++) {
+		struct kstats *ks = kt_new(test, names[i], 0);
+
+		KUNIT_EXPECT_STREQ(test, ks->name, names[i]);
+		KUNIT_EXPECT_STREQ(test, kt_read(test, names[i]), "");
+		kstats_record(ks, 1);
+		KUNIT_EXPECT_EQ(test, kt_read_lines(test, ks, NULL, NULL), 2);
+		kt_delete(test, ks);
+	}
+	memset(longname, 'z', KSTATS_NAME_MAX);
+	longname[KSTATS_NAME_MAX] = '\0';
+	kt_new(test, longname, KSTATS_MAX_FRAC_BITS);
+	KUNIT_EXPECT_STREQ(test, kt_read(test, longname), "");
+}
+
+static void kt_bad_bits(struct kunit *test)
+{
+	struct kstats *ks;
+	unsigned int f;
+
+	kt_expect_new_fails(test, "kunit_bits", KSTATS_MAX_FRAC_BITS + 1, -EINVAL);
+	kt_expect_new_fails(test, "kunit_bits", 6, -EINVAL);
+	kt_expect_new_fails(test, "kunit_bits", 255, -EINVAL);
+	/* The name is still free, and every valid value works. */
+	for (f = 0; f <= KSTATS_MAX_FRAC_BITS; f++) {
+		ks = kt_new(test, "kunit_bits", f);
+		KUNIT_EXPECT_EQ(test, ks->frac_bits, f);
+		KUNIT_EXPECT_EQ(test, ks->nr_slots, kstats_nr_slots(f));
+		kt_delete(test, ks);
+	}
+}
+
+static void kt_duplicate(struct kunit *test)
+{
+	struct kstats *ks = kt_new(test, "kunit_dup", 2);
+	struct kt_line *lines;
+	unsigned int f;
+	char *text;
+
+	kt_record_n(ks, 9, 4);
+	for (f = 0; f <= KSTATS_MAX_FRAC_BITS; f++)
+		kt_expect_new_fails(test, "kunit_dup", f, -EEXIST);
+	/* Bad bits are reported before the duplicate. */
+	kt_expect_new_fails(test, "kunit_dup", 6, -EINVAL);
+
+	/* The original is unchanged, and still works. */
+	KUNIT_EXPECT_EQ(test, ks->frac_bits, 2);
+	KUNIT_EXPECT_TRUE(test, READ_ONCE(ks->active));
+	KUNIT_EXPECT_EQ(test, kt_total_count(ks), 4);
+	KUNIT_ASSERT_EQ(test, kt_read_lines(test, ks, &lines, NULL), 2);
+	KUNIT_EXPECT_EQ(test, lines[1].slot, kt_slot(9, 2));
+	KUNIT_EXPECT_EQ(test, lines[1].count, 4);
+	KUNIT_EXPECT_EQ(test, lines[1].avg, 9);
+	text = kt_read(test, "_control");
+	kt_expect_line(test, text, 1,
+		       "name kunit_dup origin kernel bits 2 state running");
+	kstats_record(ks, 9);
+	KUNIT_EXPECT_EQ(test, kt_total_count(ks), 5);
+}
+
+static void kt_delete_cases(struct kunit *test)
+{
+	char __user *ubuf = kt_ubuf(test);
+	struct file *rf, *wf;
+	struct kstats *ks;
+	char *path;
+	loff_t pos = 0;
+
+	/* No-ops. */
+	kstats_delete(NULL);
+	kstats_delete(ERR_PTR(-EINVAL));
+	kstats_delete(ERR_PTR(-ENOMEM));
+
+	/* The file goes with the entry, and the name can be used again. */
+	ks = kt_new(test, "kunit_del", 1);
+	kstats_record(ks, 3);
+	path = kt_path(test, "kunit_del");
+	kt_close(kt_open(test, "kunit_del", O_RDONLY));
+	kt_delete(test, ks);
+	rf = filp_open(path, O_RDONLY, 0);
+	KUNIT_EXPECT_EQ(test, PTR_ERR_OR_ZERO(rf), -ENOENT);
+	if (!IS_ERR(rf))
+		kt_close(rf);
+	kt_expect_line(test, kt_read(test, "_control"), 0,
+		       "name kunit_del origin kernel bits 1 state running");
+
+	/* Files still open when the entry goes fail with -EIO. */
+	ks = kt_new(test, "kunit_del", 1);
+	kstats_record(ks, 3);
+	rf = kt_open(test, "kunit_del", O_RDONLY);
+	wf = filp_open(path, O_WRONLY, 0);
+	if (IS_ERR(wf)) {
+		kt_close(rf);
+		KUNIT_ASSERT_NOT_ERR_OR_NULL_MSG(test, wf, "cannot open %s", path);
+	}
+	kt_delete(test, ks);
+	KUNIT_EXPECT_EQ(test, rf->f_op->read(rf, ubuf, 100, &pos), -EIO);
+	KUNIT_EXPECT_EQ(test, wf->f_op->write(wf, ubuf, 4, &pos), -EIO);
+	kt_close(rf);
+	kt_close(wf);
+}
+
+static void kt_control(struct kunit *test)
+{
+	struct kstats *a = kt_new(test, "kunit_ctl_a", 5);
+	struct kstats *b = kt_new(test, "kunit_ctl_b", 0);
+	char *text;
+
+	kstats_stop(b);
+	text = kt_read(test, "_control");
+	kt_expect_line(test, text, 1,
+		       "name kunit_ctl_a origin kernel bits 5 state running");
+	kt_expect_line(test, text, 1,
+		       "name kunit_ctl_b origin kernel bits 0 state stopped");
+
+	kstats_start(b);
+	kstats_stop(a);
+	text = kt_read(test, "_control");
+	kt_expect_line(test, text, 1,
+		       "name kunit_ctl_a origin kernel bits 5 state stopped");
+	kt_expect_line(test, text, 1,
+		       "name kunit_ctl_b origin kernel bits 0 state running");
+
+	/* Through the entry's file too. */
+	KUNIT_EXPECT_EQ(test, kt_write(test, "kunit_ctl_a", "start\n", 6), 6);
+	KUNIT_EXPECT_EQ(test, kt_write(test, "kunit_ctl_b", "stop\n", 5), 5);
+	text = kt_read(test, "_control");
+	kt_expect_line(test, text, 1,
+		       "name kunit_ctl_a origin kernel bits 5 state running");
+	kt_expect_line(test, text, 1,
+		       "name kunit_ctl_b origin kernel bits 0 state stopped");
+
+	kt_delete(test, a);
+	text = kt_read(test, "_control");
+	kt_expect_line(test, text, 0,
+		       "name kunit_ctl_a origin kernel bits 5 state running");
+	kt_expect_line(test, text, 1,
+		       "name kunit_ctl_b origin kernel bits 0 state stopped");
+}
+
+static struct kunit_case kstats_test_cases[] = {
+	KUNIT_CASE_PARAM(kt_slot_exact, kt_frac_gen_params),
+	KUNIT_CASE_PARAM(kt_slot_monotonic, kt_frac_gen_params),
+	KUNIT_CASE_PARAM(kt_slot_edges, kt_frac_gen_params),
+	KUNIT_CASE_PARAM(kt_slot_linear, kt_frac_gen_params),
+	KUNIT_CASE_PARAM(kt_mean_every_slot, kt_frac_gen_params),
+	KUNIT_CASE_PARAM(kt_mean_huge, kt_frac_gen_params),
+	KUNIT_CASE_PARAM(kt_mean_clamp, kt_frac_gen_params),
+	KUNIT_CASE(kt_percpu),
+	KUNIT_CASE(kt_start_stop_reset),
+	KUNIT_CASE(kt_file_text),
+	KUNIT_CASE(kt_file_commands),
+	KUNIT_CASE(kt_bad_names),
+	KUNIT_CASE(kt_good_names),
+	KUNIT_CASE(kt_bad_bits),
+	KUNIT_CASE(kt_duplicate),
+	KUNIT_CASE(kt_delete_cases),
+	KUNIT_CASE(kt_control),
+	{}
+};
+
+/* test->priv caches the user buffer; it is not reset between parameters. */
+static int kt_init(struct kunit *test)
+{
+	test->priv = NULL;
+	return 0;
+}
+
+static struct kunit_suite kstats_test_suite = {
+	.name = "kstats",
+	.init = kt_init,
+	.test_cases = kstats_test_cases,
+};
+
+kunit_test_suite(kstats_test_suite);
+
+MODULE_DESCRIPTION("KUnit tests for kstats");
+MODULE_LICENSE("GPL");

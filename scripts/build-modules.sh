@@ -1,0 +1,93 @@
+#!/bin/bash
+# Build the kstats modules out of tree for one target.
+#   build   make W=1 in OUTDIR/build; any compiler warning fails. The .ko
+#           files are then collected, by basename, into OUTDIR/modules.
+#   sparse  make C=2 CHECK=sparse in OUTDIR/sparse; any sparse diagnostic
+#           on our own sources fails (headers of the kernel are not ours).
+# Kbuild writes objects beside the sources, so each step of each target
+# builds its own copy of them. KSTATS_SRC overrides the source directory
+# (default: the repository).
+#
+# Usage: build-modules.sh TARGET OUTDIR [build|sparse|all]
+set -euo pipefail
+. "$(dirname "$0")/targets.sh"
+
+if [ $# -lt 2 ] || [ $# -gt 3 ]; then
+	echo "usage: ${0##*/} TARGET OUTDIR [build|sparse|all]" >&2
+	exit 2
+fi
+target=$1
+outdir=$(realpath -m "$2")
+step=${3:-all}
+src=${KSTATS_SRC:-$KSTATS_REPO}
+kdir=$(target_kdir "$target")
+[ -e "$kdir/Makefile" ] || die "no kernel build tree at $kdir"
+
+# Fresh copy of the module sources in $1.
+copy_sources() {
+	local dst=$1 f
+	rm -rf "$dst"
+	mkdir -p "$dst"
+	for f in "$src"/Kbuild "$src"/Makefile "$src"/*.c "$src"/*.h \
+		"$src"/tests "$src"/examples; do
+		[ -e "$f" ] && cp -a "$f" "$dst/"
+	done
+	return 0
+}
+
+# Show the lines of log $1 matching $2; fail if there are any.
+no_lines() {
+	local log=$1 re=$2
+	if grep -E "$re" "$log" >"$log.bad"; then
+		echo "${0##*/}: $target: $(wc -l <"$log.bad") diagnostic line(s), from $log:" >&2
+		sed 's/^/  /' "$log.bad" >&2
+		return 1
+	fi
+	rm -f "$log.bad"
+}
+
+step_build() {
+	local dir=$outdir/build log=$outdir/build.log ko name ok=0
+	copy_sources "$dir"
+	if ! make -C "$kdir" M="$dir" W=1 modules >"$log" 2>&1; then
+		echo "${0##*/}: $target: make failed; tail of $log:" >&2
+		tail -n 30 "$log" >&2
+		ok=1
+	fi
+	no_lines "$log" 'warning:' || ok=1
+
+	rm -rf "$outdir/modules"
+	mkdir -p "$outdir/modules"
+	while IFS= read -r ko; do
+		name=${ko##*/}
+		[ ! -e "$outdir/modules/$name" ] ||
+			die "two modules named $name: the guest keeps basenames only"
+		cp "$ko" "$outdir/modules/$name"
+		echo "$target: built ${ko#"$dir"/}"
+	done < <(find "$dir" -name '*.ko' | sort)
+	return $ok
+}
+
+step_sparse() {
+	local dir=$outdir/sparse log=$outdir/sparse.log
+	copy_sources "$dir"
+	if ! make -C "$kdir" M="$dir" C=2 CHECK=sparse modules >"$log" 2>&1; then
+		echo "${0##*/}: $target: sparse build failed; tail of $log:" >&2
+		tail -n 30 "$log" >&2
+		return 1
+	fi
+	# Diagnostics are "path:line:col: kind: text"; ours have paths in $dir.
+	no_lines "$log" "^$dir/[^:]*:[0-9]+:([0-9]+:)? "
+}
+
+case $step in
+build) step_build ;;
+sparse) step_sparse ;;
+all)
+	rc=0
+	step_build || rc=1
+	step_sparse || rc=1
+	exit $rc
+	;;
+*) die "unknown step '$step'" ;;
+esac

@@ -1,0 +1,164 @@
+#!/bin/sh
+# /init of the kstats test guests (busybox sh, PID 1).
+#
+# Kernel messages go to the console, ttyS0. Everything the host parses goes
+# to the second serial port, ttyS1, so it never interleaves with them:
+#
+#   # BEGIN <script>
+#   ...the script's stdout and stderr: "ok - ...", "not ok - ...", "# ..."
+#   # END <script> rc=<rc>
+#   not ok - <script> exited <rc>          (only when rc != 0)
+#   # DMESG BEGIN / ...dmesg... / # DMESG END
+#   # GUEST DONE
+#
+# Modes (/etc/kstats-mode): "tests" (default) runs KUnit and /tests/[0-9]*.sh;
+# "demo" runs /demo.sh and nothing else.
+
+PATH=/sbin:/bin:/usr/sbin:/usr/bin
+export PATH
+
+# Default limit per test script, in seconds; a script overrides it with a
+# "# timeout: N" line.
+DEFAULT_TIMEOUT=300
+
+mount -t proc proc /proc
+mount -t sysfs sysfs /sys
+mount -t devtmpfs devtmpfs /dev
+mount -t debugfs debugfs /sys/kernel/debug
+mount -t tmpfs tmpfs /tmp
+
+# Raw mode: no "\n" -> "\r\n" translation on the results port.
+stty -F /dev/ttyS1 raw -echo 2>/dev/null
+exec 3>/dev/ttyS1
+
+KSTATS_TARGET=$(cat /etc/kstats-target)
+KSTATS_MODULES=/modules
+export KSTATS_TARGET KSTATS_MODULES
+mode=tests
+[ -r /etc/kstats-mode ] && mode=$(cat /etc/kstats-mode)
+
+res() {
+	echo "$*" >&3
+}
+
+# Mark the kernel log too, so that a splat can be tied to the test that
+# caused it.
+kmsg() {
+	echo "kstats-guest: $*" >/dev/kmsg
+}
+
+# Run "$@" in a session of its own with a time limit, so that a hung script
+# is killed together with its children. Returns its exit status, 124 on
+# timeout (as coreutils timeout does).
+run_limited() {
+	limit=$1
+	shift
+	rm -f /tmp/timed-out
+	setsid "$@" &
+	pid=$!
+	(sleep "$limit" && kill -KILL -"$pid" 2>/dev/null &&
+		: >/tmp/timed-out) &
+	dog=$!
+	wait "$pid"
+	rc=$?
+	kill "$dog" 2>/dev/null
+	wait "$dog" 2>/dev/null
+	# Whatever the script left running in the background goes too.
+	kill -KILL -"$pid" 2>/dev/null
+	if [ "$rc" = 137 ] && [ -e /tmp/timed-out ]; then
+		rc=124
+	fi
+	return "$rc"
+}
+
+# insmod a module of /modules after the modules it depends on: insmod does
+# not resolve dependencies, and busybox modinfo needs a modules.dep, so the
+# "depends=" field is read from the .ko itself. Prints what it loaded,
+# deepest first, so that the caller can unload in reverse.
+load_with_deps() {
+	deps=$(strings "$1" | sed -n 's/^depends=//p' | head -n 1)
+	for dep in $(echo "$deps" | tr ',' ' '); do
+		[ -e "/sys/module/$dep" ] && continue
+		if [ -e "/modules/$dep.ko" ]; then
+			load_with_deps "/modules/$dep.ko" || return 1
+		fi
+	done
+	insmod "$1" || return 1
+	echo "$1"
+}
+
+run_kunit() {
+	ko=/modules/kstats_test.ko
+	[ -e "$ko" ] || return 0
+	res "# BEGIN kunit"
+	kmsg "loading $ko"
+	# KUnit runs the suites at load time and prints KTAP to the kernel log.
+	if loaded=$(load_with_deps "$ko"); then
+		for m in $(echo "$loaded" | sed -n '1!G;h;$p'); do
+			m=${m##*/}
+			rmmod "${m%.ko}" || res "not ok - rmmod ${m%.ko}"
+		done
+		res "# END kunit rc=0"
+	else
+		res "not ok - insmod $ko"
+		res "# END kunit rc=1"
+	fi
+	kmsg "kunit done"
+}
+
+run_tests() {
+	cd /tests || return 0
+	for t in /tests/[0-9]*.sh; do
+		[ -e "$t" ] || continue
+		name=${t##*/}
+		limit=$(sed -n 's/^# *timeout: *\([0-9][0-9]*\).*/\1/p' "$t" | head -n 1)
+		res "# BEGIN $name"
+		kmsg "BEGIN $name"
+		run_limited "${limit:-$DEFAULT_TIMEOUT}" sh "$t" </dev/null >&3 2>&3
+		rc=$?
+		kmsg "END $name rc=$rc"
+		res "# END $name rc=$rc"
+		if [ "$rc" = 124 ]; then
+			res "not ok - $name timed out after ${limit:-$DEFAULT_TIMEOUT} s"
+		elif [ "$rc" != 0 ]; then
+			res "not ok - $name exited $rc"
+		fi
+	done
+	cd /
+}
+
+# kmemleak only reports objects older than 5 s, hence two scans with a
+# pause; the report goes to the console log, where check-guest-log.sh
+# looks for "unreferenced object".
+run_kmemleak() {
+	kml=/sys/kernel/debug/kmemleak
+	[ -e "$kml" ] || return 0
+	echo scan >"$kml"
+	sleep 6
+	echo scan >"$kml"
+	echo "# KMEMLEAK BEGIN"
+	cat "$kml"
+	echo "# KMEMLEAK END"
+}
+
+case $mode in
+demo)
+	sh /demo.sh </dev/null >&3 2>&3
+	res "# demo exited $?"
+	;;
+*)
+	kmsg "target $KSTATS_TARGET, $(nproc) CPUs"
+	run_kunit
+	run_tests
+	run_kmemleak
+	res "# DMESG BEGIN"
+	dmesg >&3
+	res "# DMESG END"
+	;;
+esac
+
+res "# GUEST DONE"
+sync
+reboot -f
+# reboot -f should not return; make sure PID 1 never exits (a panic).
+while :; do sleep 60; done

@@ -1,0 +1,70 @@
+#!/bin/bash
+# Boot a target's kernel in QEMU with an initramfs from mkinitramfs.sh.
+#   LOGDIR/console.log  first serial port: the kernel's console
+#   LOGDIR/results.tap  second serial port: what the guest init reports
+#   LOGDIR/qemu.log     QEMU's own messages; LOGDIR/qemu.cmd its command
+# Succeeds iff the guest printed "# GUEST DONE" before the time limit
+# (KSTATS_GUEST_TIMEOUT seconds, default 900).
+#
+# Usage: run-guest.sh TARGET INITRAMFS LOGDIR
+set -euo pipefail
+. "$(dirname "$0")/targets.sh"
+
+[ $# -eq 3 ] || {
+	echo "usage: ${0##*/} TARGET INITRAMFS LOGDIR" >&2
+	exit 2
+}
+target=$1 initramfs=$2 logdir=$3
+limit=${KSTATS_GUEST_TIMEOUT:-900}
+[ -r "$initramfs" ] || die "no initramfs $initramfs"
+mkdir -p "$logdir"
+
+# KVM only with hardware virtualisation: /dev/kvm may exist without it
+# (a software backend far slower than TCG).
+if grep -qwE 'vmx|svm' /proc/cpuinfo && [ -w /dev/kvm ]; then
+	accel=(-accel kvm -cpu host)
+else
+	accel=(-accel tcg -cpu max)
+fi
+
+# panic=-1 reboots at once on a panic, and -no-reboot turns any reboot into
+# QEMU's exit. Oopses do not panic, so one run shows every report.
+# mitigations=off: page table isolation costs a lot under TCG.
+append="console=ttyS0 loglevel=7 panic=-1 printk.devkmsg=on mitigations=off"
+
+boot() {
+	local kernel=$1
+	: >"$logdir/console.log"
+	: >"$logdir/results.tap"
+	local cmd=(qemu-system-x86_64 -nodefaults -no-user-config
+		"${accel[@]}" -m 1G -smp 2 -display none -no-reboot
+		-kernel "$kernel" -initrd "$initramfs" -append "$append"
+		-serial "file:$logdir/console.log"
+		-serial "file:$logdir/results.tap"
+		-monitor none)
+	printf '%q ' "${cmd[@]}" >"$logdir/qemu.cmd"
+	echo >>"$logdir/qemu.cmd"
+	# The guest powers off by itself; the time limit catches hangs.
+	timeout -k 10 "$limit" "${cmd[@]}" </dev/null >"$logdir/qemu.log" 2>&1 ||
+		echo "qemu exited with status $?" >>"$logdir/qemu.log"
+}
+
+start=$SECONDS
+kernel=$(target_kernel "$target")
+boot "$kernel"
+# An extracted vmlinux that QEMU cannot boot prints nothing at all: retry
+# with the distro's compressed image.
+if [ ! -s "$logdir/console.log" ] && [[ $kernel != */vmlinuz-* ]] &&
+	[ "$target" != debug ]; then
+	kernel=/boot/vmlinuz-$(target_release "$target")
+	echo "run-guest: $target: no output from the vmlinux, retrying $kernel" >&2
+	boot "$kernel"
+fi
+secs=$((SECONDS - start))
+echo "$secs" >"$logdir/boot-seconds"
+
+if grep -qx '# GUEST DONE' "$logdir/results.tap"; then
+	exit 0
+fi
+echo "run-guest: $target: guest did not finish in ${limit}s (ran ${secs}s); see $logdir/console.log and $logdir/qemu.log" >&2
+exit 1
