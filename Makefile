@@ -19,8 +19,12 @@ install: modules
 demo:
 	scripts/demo.sh
 
+# Cost of kstats_record() per sample, in a guest of TARGET (default deb612).
+bench:
+	KSTATS_DEMO_SCRIPT=$(PWD)/tests/bench-guest.sh scripts/demo.sh $(or $(TARGET),deb612)
+
 # Every test on every target kernel, in QEMU guests.
 check:
 	scripts/check.sh
 
-.PHONY: all modules clean install demo check
+.PHONY: all modules clean install demo bench check

@@ -11,7 +11,7 @@ target=${1:-deb61}
 src=${KSTATS_SRC:-$KSTATS_REPO}
 export KSTATS_SRC=$src
 out=${KSTATS_BUILD:-$KSTATS_REPO/build}/demo-$target
-demo=$src/tests/demo-guest.sh
+demo=${KSTATS_DEMO_SCRIPT:-$src/tests/demo-guest.sh}
 [ -r "$demo" ] || die "no $demo"
 
 "$KSTATS_SCRIPTS/setup.sh" >/dev/null
