@@ -13,12 +13,19 @@
 #include <linux/types.h>
 
 struct dentry;
+struct kstats_probe;
 struct kstats_slot;
 
 /* Largest accepted @frac_bits: 1 + 5 significant bits per slot. */
 #define KSTATS_MAX_FRAC_BITS	5
 /* Longest entry name, without the terminating NUL. */
 #define KSTATS_NAME_MAX		63
+
+/* Who created an entry, and so who may delete it. */
+enum kstats_origin {
+	KSTATS_ORIGIN_KERNEL,	/* kernel code, through kstats_new() */
+	KSTATS_ORIGIN_CONTROL,	/* a "trace" command written to _control */
+};
 
 /**
  * struct kstats - one histogram
@@ -31,6 +38,8 @@ struct kstats {
 	/* private: */
 	u8 frac_bits;
 	u16 nr_slots;
+	enum kstats_origin origin;
+	struct kstats_probe *probe;	/* for KSTATS_ORIGIN_CONTROL */
 	struct kstats_slot __percpu *slots;
 	struct dentry *dentry;
 	struct list_head list;

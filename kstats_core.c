@@ -22,7 +22,7 @@ LIST_HEAD(kstats_list);
 /* Protects kstats_list, hence the uniqueness of names. */
 DEFINE_MUTEX(kstats_mutex);
 
-static bool kstats_name_valid(const char *name)
+bool kstats_name_valid(const char *name)
 {
 	size_t len = strnlen(name, KSTATS_NAME_MAX + 1);
 	size_t i;
@@ -39,7 +39,7 @@ static bool kstats_name_valid(const char *name)
 	return true;
 }
 
-static struct kstats *kstats_find(const char *name)
+struct kstats *kstats_find(const char *name)
 {
 	struct kstats *ks;
 
@@ -50,10 +50,9 @@ static struct kstats *kstats_find(const char *name)
 	return NULL;
 }
 
-struct kstats *kstats_new(const char *name, u8 frac_bits)
+struct kstats *kstats_alloc(const char *name, u8 frac_bits)
 {
 	struct kstats *ks;
-	int ret;
 
 	if (!name || !kstats_name_valid(name) ||
 	    frac_bits > KSTATS_MAX_FRAC_BITS)
@@ -68,29 +67,51 @@ struct kstats *kstats_new(const char *name, u8 frac_bits)
 	ks->slots = __alloc_percpu(ks->nr_slots * sizeof(struct kstats_slot),
 				   __alignof__(struct kstats_slot));
 	if (!ks->slots) {
-		ret = -ENOMEM;
-		goto err_free;
+		kfree(ks);
+		return ERR_PTR(-ENOMEM);
 	}
 	ks->active = true;
+	return ks;
+}
+
+void kstats_free(struct kstats *ks)
+{
+	free_percpu(ks->slots);
+	kfree(ks);
+}
+
+int kstats_publish(struct kstats *ks)
+{
+	int ret;
 
 	mutex_lock(&kstats_mutex);
-	if (kstats_find(name)) {
+	if (kstats_find(ks->name)) {
 		ret = -EEXIST;
-		goto err_unlock;
+		goto out;
 	}
 	ret = kstats_fs_add(ks);
 	if (ret)
-		goto err_unlock;
+		goto out;
 	list_add_tail(&ks->list, &kstats_list);
+out:
 	mutex_unlock(&kstats_mutex);
-	return ks;
+	return ret;
+}
 
-err_unlock:
-	mutex_unlock(&kstats_mutex);
-	free_percpu(ks->slots);
-err_free:
-	kfree(ks);
-	return ERR_PTR(ret);
+struct kstats *kstats_new(const char *name, u8 frac_bits)
+{
+	struct kstats *ks;
+	int ret;
+
+	ks = kstats_alloc(name, frac_bits);
+	if (IS_ERR(ks))
+		return ks;
+	ret = kstats_publish(ks);
+	if (ret) {
+		kstats_free(ks);
+		return ERR_PTR(ret);
+	}
+	return ks;
 }
 EXPORT_SYMBOL_GPL(kstats_new);
 
@@ -103,8 +124,7 @@ void kstats_delete(struct kstats *ks)
 	mutex_unlock(&kstats_mutex);
 	/* Waits for file operations in flight; later ones get -EIO. */
 	kstats_fs_remove(ks);
-	free_percpu(ks->slots);
-	kfree(ks);
+	kstats_free(ks);
 }
 EXPORT_SYMBOL_GPL(kstats_delete);
 
@@ -157,13 +177,23 @@ EXPORT_SYMBOL_GPL(kstats_reset);
 
 static int __init kstats_init(void)
 {
-	return kstats_fs_init();
+	int ret;
+
+	ret = kstats_probe_init();
+	if (ret)
+		return ret;
+	ret = kstats_fs_init();
+	if (ret)
+		kstats_probe_exit();
+	return ret;
 }
 
 static void __exit kstats_exit(void)
 {
 	struct kstats *ks, *tmp;
 
+	/* Entries of _control: detach their probes, then delete them. */
+	kstats_probe_exit();
 	/* Users of the API hold a module reference; only leaks remain. */
 	list_for_each_entry_safe(ks, tmp, &kstats_list, list) {
 		pr_warn("%s: entry was not deleted by its creator\n", ks->name);

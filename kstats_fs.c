@@ -18,6 +18,7 @@
 #include <linux/string.h>
 #include <linux/uaccess.h>
 #include "kstats_internal.h"
+#include "kstats_parse.h"
 
 #define KSTATS_P_SCALE	1000000	/* p is printed with six decimals */
 #define KSTATS_CMD_MAX	16	/* longest entry command, with newline */
@@ -274,7 +275,10 @@ void kstats_fs_remove(struct kstats *ks)
 	debugfs_remove(ks->dentry);
 }
 
-/* _control: one line per entry, "name N origin O bits B state S". */
+/*
+ * _control: one line per entry, "name N origin kernel bits B state S", or
+ * for entries of _control the line of kstats_probe_show().
+ */
 static void *kstats_control_start(struct seq_file *m, loff_t *pos)
 {
 	mutex_lock(&kstats_mutex);
@@ -295,6 +299,10 @@ static int kstats_control_show(struct seq_file *m, void *v)
 {
 	const struct kstats *ks = list_entry(v, struct kstats, list);
 
+	if (ks->origin == KSTATS_ORIGIN_CONTROL) {
+		kstats_probe_show(m, ks);
+		return 0;
+	}
 	seq_printf(m, "name %s origin kernel bits %u state %s\n", ks->name,
 		   ks->frac_bits, READ_ONCE(ks->active) ? "running" : "stopped");
 	return 0;
@@ -307,7 +315,55 @@ static const struct seq_operations kstats_control_sops = {
 	.show = kstats_control_show,
 };
 
-DEFINE_SEQ_ATTRIBUTE(kstats_control);
+static int kstats_control_open(struct inode *inode, struct file *file)
+{
+	return seq_open(file, &kstats_control_sops);
+}
+
+/* One command per write; see kstats_parse.c and kstats_probe.c. */
+static ssize_t kstats_control_write(struct file *file, const char __user *ubuf,
+				    size_t count, loff_t *ppos)
+{
+	struct kstats_cmd *cmd;
+	char *buf;
+	int len, ret;
+
+	if (count > KSTATS_CMD_LEN) {
+		pr_warn_ratelimited("_control: command refused: longer than %d bytes (%zu)\n",
+				    KSTATS_CMD_LEN, count);
+		return -EINVAL;
+	}
+	buf = memdup_user(ubuf, count);
+	if (IS_ERR(buf))
+		return PTR_ERR(buf);
+	cmd = kmalloc(sizeof(*cmd), GFP_KERNEL);
+	if (!cmd) {
+		kfree(buf);
+		return -ENOMEM;
+	}
+	ret = kstats_parse(buf, count, cmd);
+	if (!ret)
+		ret = kstats_probe_command(cmd);
+	if (ret) {
+		len = count;
+		if (len && buf[len - 1] == '\n')
+			len--;
+		pr_warn_ratelimited("_control: '%*pE' refused: %s\n", len, buf,
+				    cmd->why[0] ? cmd->why : "error");
+	}
+	kfree(cmd);
+	kfree(buf);
+	return ret ? ret : count;
+}
+
+static const struct file_operations kstats_control_fops = {
+	.owner = THIS_MODULE,
+	.open = kstats_control_open,
+	.read = seq_read,
+	.write = kstats_control_write,
+	.llseek = seq_lseek,
+	.release = seq_release,
+};
 
 int kstats_fs_init(void)
 {
@@ -316,7 +372,7 @@ int kstats_fs_init(void)
 	kstats_root = debugfs_create_dir("kstats", NULL);
 	if (IS_ERR(kstats_root))
 		return PTR_ERR(kstats_root);
-	d = debugfs_create_file("_control", 0444, kstats_root, NULL,
+	d = debugfs_create_file("_control", 0644, kstats_root, NULL,
 				&kstats_control_fops);
 	if (IS_ERR(d)) {
 		debugfs_remove(kstats_root);

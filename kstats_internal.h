@@ -13,6 +13,8 @@
 #include <linux/preempt.h>
 #include "kstats.h"
 
+struct seq_file;
+
 /*
  * Each sample adds its offset from the slot's lower edge to the slot sum,
  * shifted right just enough to stay below 2^KSTATS_SUM_BITS. The mean is
@@ -130,11 +132,33 @@ static inline u64 kstats_slot_mean(unsigned int slot, unsigned int frac_bits,
 	       mul_u64_u64_div_u64(sum - q * count, BIT_ULL(shift), count);
 }
 
+/* Entry lifetime, in kstats_core.c. */
+bool kstats_name_valid(const char *name);
+/* Entry called @name, or NULL; the caller holds kstats_mutex. */
+struct kstats *kstats_find(const char *name);
+/*
+ * kstats_new() in two steps, for _control: an entry that kstats_record()
+ * counts into but nobody sees yet, then its file and its place in the list
+ * (-EEXIST if the name is taken, or the error from debugfs). An entry that
+ * was never published goes with kstats_free(), a published one with
+ * kstats_delete().
+ */
+struct kstats *kstats_alloc(const char *name, u8 frac_bits);
+int kstats_publish(struct kstats *ks);
+void kstats_free(struct kstats *ks);
+
 /* Front end, in kstats_fs.c. */
 int kstats_fs_add(struct kstats *ks);
 void kstats_fs_remove(struct kstats *ks);
 int kstats_fs_init(void);
 void kstats_fs_exit(void);
+
+/* Run-time attachment, in kstats_probe.c. */
+struct kstats_cmd;
+int kstats_probe_init(void);
+void kstats_probe_exit(void);
+int kstats_probe_command(struct kstats_cmd *cmd);
+void kstats_probe_show(struct seq_file *m, const struct kstats *ks);
 
 /* All entries, for the _control listing; see kstats_core.c. */
 extern struct list_head kstats_list;

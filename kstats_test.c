@@ -13,6 +13,10 @@
  * file, every error path of kstats_new() and kstats_delete(), and the
  * _control listing.
  *
+ * KUnit suite "kstats_parse": the _control command parser on its own, from
+ * a table of valid lines with the struct kstats_cmd they give and invalid
+ * lines with their errno.
+ *
  * The debugfs files are read and written through their own file operations
  * with a buffer in a KUnit-provided user address space: kernel_read() and
  * kernel_write() need ->read_iter and ->write_iter, which the debugfs file
@@ -36,6 +40,7 @@
 #include <linux/string.h>
 #include <linux/uaccess.h>
 #include "kstats_internal.h"
+#include "kstats_parse.h"
 
 #define KT_DIR		"/sys/kernel/debug/kstats/"
 /* Size of the file buffers; no file read by this suite comes close. */
@@ -1461,7 +1466,242 @@ static struct kunit_suite kstats_test_suite = {
 	.test_cases = kstats_test_cases,
 };
 
-kunit_test_suite(kstats_test_suite);
+/* ---------------------------------------------------------------------- */
+/* The _control parser                                                    */
+/* ---------------------------------------------------------------------- */
+
+/*
+ * One line and what kstats_parse() makes of it. For errors only @err
+ * counts; targets are written as in the grammar, offsets in decimal.
+ */
+struct kt_parse_case {
+	const char *line;
+	int err;
+	enum kstats_cmd_op op;
+	const char *name;
+	u8 bits;
+	enum kstats_cmd_via via;
+	enum kstats_cmd_key key;
+	const char *start;
+	const char *end;
+};
+
+#define KT_OK(l, o, n, b, v, k, s, e)					\
+	{ .line = l, .op = KSTATS_CMD_##o, .name = n, .bits = b,	\
+	  .via = KSTATS_VIA_##v, .key = KSTATS_KEY_##k, .start = s, .end = e }
+#define KT_BAD(l)	{ .line = l, .err = -EINVAL }
+
+#define KT_NAME63	"f23456789012345678901234567890123456789012345678901234567890123"
+#define KT_SYM127	KT_NAME63 KT_NAME63 "x"
+
+static const struct kt_parse_case kt_parse_cases[] = {
+	/* trace FUNC */
+	KT_OK("trace vfs_read", TRACE, "vfs_read", 4, AUTO, CPU, "vfs_read", ""),
+	KT_OK("trace vfs_read\n", TRACE, "vfs_read", 4, AUTO, CPU, "vfs_read", ""),
+	KT_OK(" \tTRACE  vfs_read\tbits 0\n", TRACE, "vfs_read", 0, AUTO, CPU,
+	      "vfs_read", ""),
+	KT_OK("remove x \t", REMOVE, "x", 4, AUTO, CPU, "", ""),
+	KT_OK("trace vfs_read bits 5 via kretprobe", TRACE, "vfs_read", 5,
+	      KRETPROBE, CPU, "vfs_read", ""),
+	KT_OK("Trace vfs_read VIA FProbe Bits 03", TRACE, "vfs_read", 3,
+	      FPROBE, CPU, "vfs_read", ""),
+	KT_OK("trace foo.isra.0", TRACE, "foo.isra.0", 4, AUTO, CPU,
+	      "foo.isra.0", ""),
+	KT_OK("trace " KT_NAME63, TRACE, KT_NAME63, 4, AUTO, CPU, KT_NAME63, ""),
+	/* trace pcpu:FUNC: the entry is called FUNC */
+	KT_OK("trace pcpu:vfs_read", TRACE_PCPU, "vfs_read", 4, AUTO, CPU,
+	      "vfs_read", ""),
+	KT_OK("trace PCPU:vfs_read bits 2", TRACE_PCPU, "vfs_read", 2, AUTO,
+	      CPU, "vfs_read", ""),
+	/* trace NAME start X end Y */
+	KT_OK("trace lat start a end b", TRACE_PAIR, "lat", 4, AUTO, CPU,
+	      "a", "b"),
+	KT_OK("trace lat end b start a key task bits 1", TRACE_PAIR, "lat", 1,
+	      AUTO, TASK, "a", "b"),
+	KT_OK("trace lat start a+16 end b+0x10 key CPU", TRACE_PAIR, "lat", 4,
+	      AUTO, CPU, "a+16", "b+16"),
+	KT_OK("trace lat start a+0 end b", TRACE_PAIR, "lat", 4, AUTO, CPU,
+	      "a", "b"),
+	KT_OK("trace sys start __tracepoint_sys_enter end __tracepoint_sys_exit key TASK",
+	      TRACE_PAIR, "sys", 4, AUTO, TASK, "__tracepoint_sys_enter",
+	      "__tracepoint_sys_exit"),
+	KT_OK("trace a:b-c.d start x end x", TRACE_PAIR, "a:b-c.d", 4, AUTO,
+	      CPU, "x", "x"),
+	KT_OK("trace l start __kstats_record end " KT_SYM127, TRACE_PAIR, "l",
+	      4, AUTO, CPU, "__kstats_record", KT_SYM127),
+	KT_OK("trace l start a end b bits 1 key cpu", TRACE_PAIR, "l", 1, AUTO,
+	      CPU, "a", "b"),
+	/* remove NAME: any name up to the length limit */
+	KT_OK("remove vfs_read", REMOVE, "vfs_read", 4, AUTO, CPU, "", ""),
+	KT_OK("REMOVE _control\n", REMOVE, "_control", 4, AUTO, CPU, "", ""),
+	/* Commands */
+	KT_BAD(""),
+	KT_BAD("\n"),
+	KT_BAD(" \t "),
+	KT_BAD("bogus"),
+	KT_BAD("traces vfs_read"),
+	KT_BAD("trace"),
+	KT_BAD("trace\n"),
+	KT_BAD("remove"),
+	KT_BAD("remove a b"),
+	KT_BAD("remove " KT_NAME63 "4"),
+	/* Options */
+	KT_BAD("trace vfs_read bits"),
+	KT_BAD("trace vfs_read bits 6"),
+	KT_BAD("trace vfs_read bits -1"),
+	KT_BAD("trace vfs_read bits 1x"),
+	KT_BAD("trace vfs_read bits 4294967300"),
+	KT_BAD("trace vfs_read bits 1 bits 1"),
+	KT_BAD("trace vfs_read via"),
+	KT_BAD("trace vfs_read via uprobe"),
+	KT_BAD("trace vfs_read via kretprobe via fprobe"),
+	KT_BAD("trace vfs_read key task"),
+	KT_BAD("trace vfs_read bogus 1"),
+	KT_BAD("trace vfs_read vfs_write"),
+	/* FUNC */
+	KT_BAD("trace _x"),
+	KT_BAD("trace __x64_sys_read"),
+	KT_BAD("trace __tracepoint_sys_enter"),
+	KT_BAD("trace 9abc"),
+	KT_BAD("trace f(x)"),
+	KT_BAD("trace vfs_read+4"),
+	KT_BAD("trace " KT_NAME63 "4"),
+	/* pcpu: */
+	KT_BAD("trace pcpu:"),
+	KT_BAD("trace pcpu:_x"),
+	KT_BAD("trace pcpu:vfs_read via kretprobe"),
+	KT_BAD("trace pcpu:vfs_read key cpu"),
+	KT_BAD("trace pcpu:x start a end b"),
+	/* Pairs */
+	KT_BAD("trace l start a"),
+	KT_BAD("trace l end b"),
+	KT_BAD("trace l start a end b start c"),
+	KT_BAD("trace l start a end b end c"),
+	KT_BAD("trace l start a end b key"),
+	KT_BAD("trace l start a end b key node"),
+	KT_BAD("trace l start a end b key cpu key task"),
+	KT_BAD("trace l start a end b via fprobe"),
+	KT_BAD("trace l start a end b bits 9"),
+	KT_BAD("trace _l start a end b"),
+	KT_BAD("trace . start a end b"),
+	KT_BAD("trace a/b start x end y"),
+	KT_BAD("trace " KT_NAME63 "4 start a end b"),
+	KT_BAD("trace l start __tracepoint_x+1 end b"),
+	KT_BAD("trace l start __tracepoint_ end b"),
+	KT_BAD("trace l start __tracepoint_a.b end b"),
+	KT_BAD("trace l start a+ end b"),
+	KT_BAD("trace l start +4 end b"),
+	KT_BAD("trace l start a+x end b"),
+	KT_BAD("trace l start a+4294967296 end b"),
+	KT_BAD("trace l start a-b end c"),
+	KT_BAD("trace l start a end " KT_SYM127 "x"),
+	KT_BAD("trace l start a end b bits 1 key cpu x"),
+	KT_BAD("trace l start a end b bits 1 key cpu x y"),
+};
+
+/* KTAP descriptions are one line: escape what the lines hold. */
+static void kt_parse_desc(const struct kt_parse_case *c, char *desc)
+{
+	unsigned int i, n = 0;
+
+	for (i = 0; c->line[i] && n + 3 < KUNIT_PARAM_DESC_SIZE; i++) {
+		char ch = c->line[i];
+
+		if (ch == '\n' || ch == '\t') {
+			desc[n++] = '\\';
+			desc[n++] = ch == '\n' ? 'n' : 't';
+		} else {
+			desc[n++] = ch;
+		}
+	}
+	if (!n)
+		desc[n++] = '-';
+	desc[n] = '\0';
+}
+
+KUNIT_ARRAY_PARAM(kt_parse, kt_parse_cases, kt_parse_desc);
+
+/* A target the way the grammar writes it, offsets in decimal. */
+static const char *kt_target(struct kunit *test, const struct kstats_target *t)
+{
+	size_t len = sizeof(t->sym) + 32;
+	char *buf = kunit_kzalloc(test, len, GFP_KERNEL);
+
+	KUNIT_ASSERT_NOT_NULL(test, buf);
+	if (t->tracepoint)
+		snprintf(buf, len, KSTATS_TP_PREFIX "%s", t->sym);
+	else if (t->offset)
+		snprintf(buf, len, "%s+%u", t->sym, t->offset);
+	else
+		snprintf(buf, len, "%s", t->sym);
+	return buf;
+}
+
+static void kt_parse_table(struct kunit *test)
+{
+	const struct kt_parse_case *c = test->param_value;
+	struct kstats_cmd *cmd;
+	int ret;
+
+	cmd = kunit_kzalloc(test, sizeof(*cmd), GFP_KERNEL);
+	KUNIT_ASSERT_NOT_NULL(test, cmd);
+	ret = kstats_parse(c->line, strlen(c->line), cmd);
+	KUNIT_EXPECT_EQ_MSG(test, ret, c->err, "why: %s", cmd->why);
+	if (c->err) {
+		KUNIT_EXPECT_NE_MSG(test, cmd->why[0], '\0',
+				    "a refusal must say why");
+		return;
+	}
+	KUNIT_EXPECT_EQ(test, cmd->why[0], '\0');
+	KUNIT_EXPECT_EQ(test, cmd->op, c->op);
+	KUNIT_EXPECT_STREQ(test, cmd->name, c->name);
+	KUNIT_EXPECT_EQ(test, cmd->bits, c->bits);
+	KUNIT_EXPECT_EQ(test, cmd->via, c->via);
+	KUNIT_EXPECT_EQ(test, cmd->key, c->key);
+	KUNIT_EXPECT_STREQ(test, kt_target(test, &cmd->start), c->start);
+	KUNIT_EXPECT_STREQ(test, kt_target(test, &cmd->end), c->end);
+}
+
+/* Lengths: 256 bytes parse, 257 do not; NUL bytes and @len are honoured. */
+static void kt_parse_lengths(struct kunit *test)
+{
+	struct kstats_cmd *cmd;
+	char *line;
+
+	cmd = kunit_kzalloc(test, sizeof(*cmd), GFP_KERNEL);
+	line = kunit_kzalloc(test, KSTATS_CMD_LEN + 2, GFP_KERNEL);
+	KUNIT_ASSERT_NOT_NULL(test, cmd);
+	KUNIT_ASSERT_NOT_NULL(test, line);
+
+	memset(line, ' ', KSTATS_CMD_LEN + 1);
+	memcpy(line, "remove x", 8);
+	line[KSTATS_CMD_LEN - 1] = '\n';
+	KUNIT_EXPECT_EQ(test, kstats_parse(line, KSTATS_CMD_LEN, cmd), 0);
+	KUNIT_EXPECT_STREQ(test, cmd->name, "x");
+	KUNIT_EXPECT_EQ(test, kstats_parse(line, KSTATS_CMD_LEN + 1, cmd),
+			-EINVAL);
+
+	/* Only @len bytes count, with or without a NUL after them. */
+	KUNIT_EXPECT_EQ(test, kstats_parse("remove abc", 8, cmd), 0);
+	KUNIT_EXPECT_STREQ(test, cmd->name, "a");
+	KUNIT_EXPECT_EQ(test, kstats_parse("remove a\0bc", 11, cmd), -EINVAL);
+	KUNIT_EXPECT_EQ(test, kstats_parse("trace\0", 6, cmd), -EINVAL);
+}
+
+static struct kunit_case kstats_parse_cases[] = {
+	KUNIT_CASE_PARAM(kt_parse_table, kt_parse_gen_params),
+	KUNIT_CASE(kt_parse_lengths),
+	{}
+};
+
+static struct kunit_suite kstats_parse_suite = {
+	.name = "kstats_parse",
+	.test_cases = kstats_parse_cases,
+};
+
+kunit_test_suites(&kstats_test_suite, &kstats_parse_suite);
+
+MODULE_IMPORT_NS(EXPORTED_FOR_KUNIT_TESTING);
 
 MODULE_DESCRIPTION("KUnit tests for kstats");
 MODULE_LICENSE("GPL");

@@ -7,18 +7,46 @@
  *   record NAME VALUE COUNT  kstats_record(NAME, VALUE) COUNT times
  *   start|stop|reset NAME    kstats_start/stop/reset(NAME)
  *   delete NAME              kstats_delete(NAME)
+ *   work K NS [NAME]         K calls of kstats_helper_work(), each busy for
+ *                            NS ns, with preemption off from
+ *                            kstats_helper_mark_start() to
+ *                            kstats_helper_mark_end(), and the tracepoints
+ *                            kstats_helper_start and kstats_helper_end
+ *                            just inside those; with NAME, the time of each
+ *                            call as its caller sees it goes to entry NAME
+ *                            (from "new"), to weigh what probes add
+ *   nest K NS                the same, but each call of kstats_helper_work()
+ *                            first calls itself once (K outer, K inner calls)
+ *   migrate K NS             the same, preemptible, and each call of
+ *                            kstats_helper_work() first moves the caller to
+ *                            another CPU (needs two online CPUs); the
+ *                            caller's CPU mask is restored at the end
+ *   sleep K NS               the same, preemptible, and each call of
+ *                            kstats_helper_work() sleeps NS ns (rounded to
+ *                            us) instead of busy waiting
  * A failing kernel call returns its errno to write(2).
+ *
+ * kstats_helper_work() and the marks are targets for _control traces with
+ * exactly known call counts; their busy wait is timed with the clock of the
+ * kstats handlers, so every traced sample is at least NS.
  */
 #define pr_fmt(fmt) KBUILD_MODNAME ": " fmt
 
+#include <linux/cpumask.h>
 #include <linux/debugfs.h>
+#include <linux/delay.h>
 #include <linux/err.h>
 #include <linux/module.h>
 #include <linux/mutex.h>
+#include <linux/preempt.h>
 #include <linux/sched.h>
 #include <linux/slab.h>
+#include <linux/timekeeping.h>
 #include <linux/uaccess.h>
 #include "../kstats.h"
+
+#define CREATE_TRACE_POINTS
+#include "kstats_helper_trace.h"
 
 #define HELPER_MAX_ENTRIES	32
 #define HELPER_CMD_MAX		256
@@ -31,6 +59,106 @@ struct helper_entry {
 static struct helper_entry entries[HELPER_MAX_ENTRIES];
 static DEFINE_MUTEX(helper_mutex);
 static struct dentry *helper_dir;
+
+enum helper_how {
+	HELPER_PLAIN,
+	HELPER_NEST,	/* call itself once first */
+	HELPER_MIGRATE,	/* move to another CPU first */
+	HELPER_SLEEP,	/* sleep instead of busy waiting */
+};
+
+/*
+ * Side effects of the marks, so that their calls stay, and different ones,
+ * so that the compiler does not fold them into one function.
+ */
+static unsigned int helper_started, helper_ended;
+
+/* Move the current task to an online CPU other than this one. */
+static void helper_hop(void)
+{
+	unsigned int cpu = cpumask_any_but(cpu_online_mask,
+					   raw_smp_processor_id());
+
+	if (cpu < nr_cpu_ids)
+		set_cpus_allowed_ptr(current, cpumask_of(cpu));
+}
+
+/*
+ * The traced function. noinline and __noclone keep one out-of-line copy,
+ * called by that name; the busy wait uses the handlers' clock.
+ */
+static noinline __noclone void kstats_helper_work(unsigned int ns,
+						  enum helper_how how)
+{
+	u64 end;
+
+	if (how == HELPER_NEST)
+		kstats_helper_work(ns, HELPER_PLAIN);
+	else if (how == HELPER_MIGRATE)
+		helper_hop();
+	if (how == HELPER_SLEEP) {
+		usleep_range(ns / NSEC_PER_USEC, ns / NSEC_PER_USEC + 1);
+		return;
+	}
+	end = ktime_get_mono_fast_ns() + ns;
+	while (ktime_get_mono_fast_ns() < end)
+		cpu_relax();
+}
+
+static noinline __noclone void kstats_helper_mark_start(unsigned int i)
+{
+	WRITE_ONCE(helper_started, i);
+}
+
+static noinline __noclone void kstats_helper_mark_end(unsigned int i)
+{
+	WRITE_ONCE(helper_ended, i);
+}
+
+static int helper_work(const char *cmd, unsigned int k, unsigned int ns,
+		       struct kstats *caller)
+{
+	enum helper_how how = HELPER_PLAIN;
+	cpumask_var_t saved;
+	unsigned int i;
+
+	if (!strcmp(cmd, "nest"))
+		how = HELPER_NEST;
+	if (!strcmp(cmd, "sleep"))
+		how = HELPER_SLEEP;
+	if (!strcmp(cmd, "migrate")) {
+		how = HELPER_MIGRATE;
+		if (num_online_cpus() < 2)
+			return -ENODEV;
+	}
+	if (!alloc_cpumask_var(&saved, GFP_KERNEL))
+		return -ENOMEM;
+	cpumask_copy(saved, current->cpus_ptr);
+	for (i = 0; i < k; i++) {
+		/* No migration inside an iteration, unless asked for. */
+		if (how != HELPER_MIGRATE && how != HELPER_SLEEP)
+			preempt_disable();
+		kstats_helper_mark_start(i);
+		trace_kstats_helper_start(i);
+		if (caller) {
+			u64 t0 = ktime_get_mono_fast_ns();
+
+			kstats_helper_work(ns, how);
+			kstats_record(caller, ktime_get_mono_fast_ns() - t0);
+		} else {
+			kstats_helper_work(ns, how);
+		}
+		trace_kstats_helper_end(i);
+		kstats_helper_mark_end(i);
+		if (how != HELPER_MIGRATE && how != HELPER_SLEEP)
+			preempt_enable();
+		cond_resched();
+	}
+	if (how == HELPER_MIGRATE)
+		set_cpus_allowed_ptr(current, saved);
+	free_cpumask_var(saved);
+	return 0;
+}
 
 static struct helper_entry *helper_find(const char *name)
 {
@@ -72,6 +200,18 @@ static int helper_run(char *buf)
 	n = sscanf(buf, "%15s %127s %llu %llu", cmd, name, &a, &b);
 	if (n < 2)
 		return -EINVAL;
+	if (!strcmp(cmd, "work") || !strcmp(cmd, "nest") ||
+	    !strcmp(cmd, "migrate") || !strcmp(cmd, "sleep")) {
+		unsigned int k, ns;
+
+		n = sscanf(buf, "%15s %u %u %127s", cmd, &k, &ns, name);
+		if (n < 3)
+			return -EINVAL;
+		e = n == 4 ? helper_find(name) : NULL;
+		if (n == 4 && !e)
+			return -ENOENT;
+		return helper_work(cmd, k, ns, e ? e->ks : NULL);
+	}
 	if (!strcmp(cmd, "new"))
 		return n == 3 ? helper_new(name, a) : -EINVAL;
 

@@ -1,0 +1,228 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * kstats _control parser: one command line into a struct kstats_cmd.
+ *
+ *   trace FUNC [bits N] [via kretprobe|fprobe]
+ *   trace pcpu:FUNC [bits N]
+ *   trace NAME start X end Y [bits N] [key cpu|task]
+ *   remove NAME
+ *
+ * Keywords are case-insensitive, words are separated by whitespace and the
+ * options after the second word come in any order, each at most once.
+ * X and Y are SYMBOL, SYMBOL+OFFSET or __tracepoint_NAME. Nothing here
+ * looks at the running kernel: symbols are only checked for their syntax.
+ */
+#include <kunit/visibility.h>
+#include <linux/ctype.h>
+#include <linux/errno.h>
+#include <linux/kernel.h>
+#include <linux/module.h>
+#include <linux/string.h>
+#include "kstats_internal.h"
+#include "kstats_parse.h"
+
+/* The longest valid command has 10 words; one more is enough to refuse. */
+#define KSTATS_MAX_WORDS	11
+
+#define kstats_why(cmd, fmt, ...)					\
+	({								\
+		snprintf((cmd)->why, sizeof((cmd)->why), fmt, ##__VA_ARGS__); \
+		-EINVAL;						\
+	})
+
+/* Kernel symbols are made of [A-Za-z0-9_.]: "foo.isra.0" is one. */
+static bool kstats_sym_valid(const char *s, size_t len, bool dots)
+{
+	size_t i;
+
+	if (!len || len > KSTATS_SYM_MAX)
+		return false;
+	for (i = 0; i < len; i++)
+		if (!isascii(s[i]) ||
+		    (!isalnum(s[i]) && s[i] != '_' && (!dots || s[i] != '.')))
+			return false;
+	return !isdigit(s[0]);
+}
+
+/* X or Y of a pair: SYMBOL, SYMBOL+OFFSET or __tracepoint_NAME. */
+static int kstats_parse_target(struct kstats_cmd *cmd, const char *word,
+			       const char *what, struct kstats_target *t)
+{
+	const char *plus = strchr(word, '+');
+	size_t len = plus ? plus - word : strlen(word);
+	size_t pfx = strlen(KSTATS_TP_PREFIX);
+
+	memset(t, 0, sizeof(*t));
+	if (!strncmp(word, KSTATS_TP_PREFIX, pfx)) {
+		if (plus)
+			return kstats_why(cmd, "%s: a tracepoint takes no offset",
+					  what);
+		if (!kstats_sym_valid(word + pfx, len - pfx, false))
+			return kstats_why(cmd, "%s: bad tracepoint name", what);
+		t->tracepoint = true;
+		strscpy(t->sym, word + pfx, sizeof(t->sym));
+		return 0;
+	}
+	if (!kstats_sym_valid(word, len, true))
+		return kstats_why(cmd, "%s: bad symbol", what);
+	if (plus && kstrtouint(plus + 1, 0, &t->offset))
+		return kstats_why(cmd, "%s: bad offset", what);
+	memcpy(t->sym, word, len);
+	t->sym[len] = '\0';
+	return 0;
+}
+
+/* FUNC of "trace FUNC" and "trace pcpu:FUNC": a symbol and an entry name. */
+static int kstats_parse_func(struct kstats_cmd *cmd, const char *func)
+{
+	size_t len = strlen(func);
+
+	if (!strncmp(func, KSTATS_TP_PREFIX, strlen(KSTATS_TP_PREFIX)))
+		return kstats_why(cmd, "trace FUNC takes a function, not a tracepoint");
+	if (!kstats_sym_valid(func, len, true))
+		return kstats_why(cmd, "bad function name");
+	if (!kstats_name_valid(func))
+		return kstats_why(cmd, "FUNC is no entry name (over %d characters, or leading _)",
+				  KSTATS_NAME_MAX);
+	strscpy(cmd->name, func, sizeof(cmd->name));
+	strscpy(cmd->start.sym, func, sizeof(cmd->start.sym));
+	return 0;
+}
+
+static int kstats_parse_trace(struct kstats_cmd *cmd, char **w, int n)
+{
+	bool pair = false, have_bits = false, have_via = false,
+	     have_key = false, have_start = false, have_end = false;
+	unsigned int bits;
+	int i, ret;
+
+	if (n < 2)
+		return kstats_why(cmd, "trace: what to trace is missing");
+	if ((n - 2) % 2)
+		return kstats_why(cmd, "trace: options come as keyword and value");
+	for (i = 2; i < n; i += 2)
+		if (!strcasecmp(w[i], "start") || !strcasecmp(w[i], "end"))
+			pair = true;
+
+	if (!strncasecmp(w[1], KSTATS_PCPU_PREFIX, strlen(KSTATS_PCPU_PREFIX))) {
+		if (pair)
+			return kstats_why(cmd, "trace pcpu:FUNC takes no start or end");
+		cmd->op = KSTATS_CMD_TRACE_PCPU;
+		ret = kstats_parse_func(cmd, w[1] + strlen(KSTATS_PCPU_PREFIX));
+	} else if (pair) {
+		cmd->op = KSTATS_CMD_TRACE_PAIR;
+		if (!kstats_name_valid(w[1]))
+			return kstats_why(cmd, "bad entry name (see kstats_new())");
+		strscpy(cmd->name, w[1], sizeof(cmd->name));
+		ret = 0;
+	} else {
+		cmd->op = KSTATS_CMD_TRACE;
+		ret = kstats_parse_func(cmd, w[1]);
+	}
+	if (ret)
+		return ret;
+
+	for (i = 2; i < n; i += 2) {
+		const char *k = w[i], *v = w[i + 1];
+
+		if (!strcasecmp(k, "bits")) {
+			if (have_bits)
+				return kstats_why(cmd, "bits given twice");
+			have_bits = true;
+			if (kstrtouint(v, 10, &bits) || bits > KSTATS_MAX_FRAC_BITS)
+				return kstats_why(cmd, "bits must be 0 to %d",
+						  KSTATS_MAX_FRAC_BITS);
+			cmd->bits = bits;
+		} else if (!strcasecmp(k, "via")) {
+			if (cmd->op != KSTATS_CMD_TRACE)
+				return kstats_why(cmd, "via is only for trace FUNC");
+			if (have_via)
+				return kstats_why(cmd, "via given twice");
+			have_via = true;
+			if (!strcasecmp(v, "kretprobe"))
+				cmd->via = KSTATS_VIA_KRETPROBE;
+			else if (!strcasecmp(v, "fprobe"))
+				cmd->via = KSTATS_VIA_FPROBE;
+			else
+				return kstats_why(cmd, "via must be kretprobe or fprobe");
+		} else if (!strcasecmp(k, "key")) {
+			if (cmd->op != KSTATS_CMD_TRACE_PAIR)
+				return kstats_why(cmd, "key is only for start/end pairs");
+			if (have_key)
+				return kstats_why(cmd, "key given twice");
+			have_key = true;
+			if (!strcasecmp(v, "cpu"))
+				cmd->key = KSTATS_KEY_CPU;
+			else if (!strcasecmp(v, "task"))
+				cmd->key = KSTATS_KEY_TASK;
+			else
+				return kstats_why(cmd, "key must be cpu or task");
+		} else if (!strcasecmp(k, "start")) {
+			if (have_start)
+				return kstats_why(cmd, "start given twice");
+			have_start = true;
+			ret = kstats_parse_target(cmd, v, "start", &cmd->start);
+			if (ret)
+				return ret;
+		} else if (!strcasecmp(k, "end")) {
+			if (have_end)
+				return kstats_why(cmd, "end given twice");
+			have_end = true;
+			ret = kstats_parse_target(cmd, v, "end", &cmd->end);
+			if (ret)
+				return ret;
+		} else {
+			return kstats_why(cmd, "unknown option '%.20s'", k);
+		}
+	}
+	if (pair && (!have_start || !have_end))
+		return kstats_why(cmd, "a pair needs both start and end");
+	return 0;
+}
+
+int kstats_parse(const char *line, size_t len, struct kstats_cmd *cmd)
+{
+	char buf[KSTATS_CMD_LEN + 1], *w[KSTATS_MAX_WORDS], *p;
+	int n = 0;
+
+	memset(cmd, 0, sizeof(*cmd));
+	cmd->bits = KSTATS_DEFAULT_BITS;
+	if (len > KSTATS_CMD_LEN)
+		return kstats_why(cmd, "command longer than %d bytes",
+				  KSTATS_CMD_LEN);
+	memcpy(buf, line, len);
+	buf[len] = '\0';
+	if (strlen(buf) != len)
+		return kstats_why(cmd, "NUL byte in command");
+
+	for (p = buf; n < KSTATS_MAX_WORDS;) {
+		while (isspace(*p))
+			p++;
+		if (!*p)
+			break;
+		w[n++] = p;
+		while (*p && !isspace(*p))
+			p++;
+		if (*p)
+			*p++ = '\0';
+	}
+	if (!n)
+		return kstats_why(cmd, "empty command");
+	if (n == KSTATS_MAX_WORDS)
+		return kstats_why(cmd, "too many words");
+
+	if (!strcasecmp(w[0], "trace"))
+		return kstats_parse_trace(cmd, w, n);
+	if (!strcasecmp(w[0], "remove")) {
+		cmd->op = KSTATS_CMD_REMOVE;
+		if (n != 2)
+			return kstats_why(cmd, "usage: remove NAME");
+		if (strlen(w[1]) > KSTATS_NAME_MAX)
+			return kstats_why(cmd, "name longer than %d characters",
+					  KSTATS_NAME_MAX);
+		strscpy(cmd->name, w[1], sizeof(cmd->name));
+		return 0;
+	}
+	return kstats_why(cmd, "unknown command, expected trace or remove");
+}
+EXPORT_SYMBOL_IF_KUNIT(kstats_parse);

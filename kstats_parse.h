@@ -1,0 +1,80 @@
+/* SPDX-License-Identifier: GPL-2.0 */
+/*
+ * Parser of the commands written to /sys/kernel/debug/kstats/_control.
+ * Pure: it reads one line and fills a struct kstats_cmd, without looking
+ * up symbols or touching any entry, so that KUnit tests it on its own.
+ * Documentation/kstats.rst has the grammar.
+ */
+#ifndef _KSTATS_PARSE_H
+#define _KSTATS_PARSE_H
+
+#include <linux/types.h>
+#include "kstats.h"
+
+/* Longest command accepted, in bytes, with the trailing newline. */
+#define KSTATS_CMD_LEN		256
+/* Longest symbol or tracepoint name, without "__tracepoint_". */
+#define KSTATS_SYM_MAX		127
+/* Default frac_bits of an entry created through _control. */
+#define KSTATS_DEFAULT_BITS	4
+/* Prefix of a tracepoint in start/end targets, as in the kernel's symbols. */
+#define KSTATS_TP_PREFIX	"__tracepoint_"
+/* Prefix of the per-CPU mode of "trace FUNC". */
+#define KSTATS_PCPU_PREFIX	"pcpu:"
+
+enum kstats_cmd_op {
+	KSTATS_CMD_TRACE,	/* trace FUNC: runtime of FUNC */
+	KSTATS_CMD_TRACE_PCPU,	/* trace pcpu:FUNC: same, one call per CPU */
+	KSTATS_CMD_TRACE_PAIR,	/* trace NAME start X end Y: X to Y */
+	KSTATS_CMD_REMOVE,	/* remove NAME */
+};
+
+/* Mechanism asked for with "via"; only for KSTATS_CMD_TRACE. */
+enum kstats_cmd_via {
+	KSTATS_VIA_AUTO,	/* the cheapest the kernel has */
+	KSTATS_VIA_KRETPROBE,
+	KSTATS_VIA_FPROBE,
+};
+
+/* How a pair matches a start with its end. */
+enum kstats_cmd_key {
+	KSTATS_KEY_CPU,		/* same CPU (default) */
+	KSTATS_KEY_TASK,	/* same task */
+};
+
+/* A place in the kernel: a function, an offset in it, or a tracepoint. */
+struct kstats_target {
+	bool tracepoint;	/* @sym is a tracepoint name, without prefix */
+	unsigned int offset;	/* bytes after @sym; 0 for tracepoints */
+	char sym[KSTATS_SYM_MAX + 1];
+};
+
+/**
+ * struct kstats_cmd - one parsed _control command
+ * @op: the command.
+ * @name: entry name: FUNC for trace and trace pcpu:FUNC, else NAME.
+ * @bits: frac_bits of the new entry, %KSTATS_DEFAULT_BITS unless given.
+ * @via: mechanism for %KSTATS_CMD_TRACE.
+ * @key: pairing for %KSTATS_CMD_TRACE_PAIR.
+ * @start: FUNC, or X of a pair.
+ * @end: Y of a pair.
+ * @why: on error, why the line was refused, for the kernel log.
+ */
+struct kstats_cmd {
+	enum kstats_cmd_op op;
+	char name[KSTATS_NAME_MAX + 1];
+	u8 bits;
+	enum kstats_cmd_via via;
+	enum kstats_cmd_key key;
+	struct kstats_target start;
+	struct kstats_target end;
+	char why[256];
+};
+
+/*
+ * Parse @len bytes of @line (no NUL needed; one trailing newline allowed)
+ * into @cmd. Returns 0, or -EINVAL with @cmd->why set.
+ */
+int kstats_parse(const char *line, size_t len, struct kstats_cmd *cmd);
+
+#endif /* _KSTATS_PARSE_H */

@@ -1,0 +1,96 @@
+#!/bin/sh
+# _control: trace NAME start X end Y, with kprobes and tracepoints, keyed
+# by CPU and by task; syscall latency.
+. /tests/lib.sh
+load_modules
+
+K=200
+D=20000
+MS=kstats_helper_mark_start
+ME=kstats_helper_mark_end
+TS=__tracepoint_kstats_helper_start
+TE=__tracepoint_kstats_helper_end
+
+line() { grep "^name $1 " "$KS/_control"; }
+samples() { grep CPUS "$KS/$1" | awk '{ n += $6 } END { print n + 0 }'; }
+below() { grep CPUS "$KS/$1" | awk -v d="$2" '$8 < d { n++ } END { print n + 0 }'; }
+field() { line "$1" | awk -v k="$2" '{ for (i = 1; i < NF; i += 2) if ($i == k) print $(i + 1) }'; }
+ctl() { write_err "$KS/_control" "$*"; }
+
+# kprobes, key cpu (the default).
+is "$(ctl trace kp start $MS end $ME)" OK "kprobe pair"
+is "$(line kp)" "name kp origin control mechanism pair key cpu targets $MS,$ME bits 4 state running missed 0 dropped 0 unpaired 0" \
+	"_control line of a kprobe pair"
+helper work $K $D >/dev/null
+is "$(samples kp)" $K "kprobe pair: exactly $K samples"
+is "$(below kp $D)" 0 "kprobe pair: every mean at least $D ns"
+
+# SYMBOL+OFFSET: +0 is the function entry.
+is "$(ctl trace kpo start $MS+0 end ${ME}+0x0 bits 1 key cpu)" OK "kprobe pair with offsets"
+is "$(field kpo targets)" "$MS,$ME" "offset 0 is listed as the bare symbol"
+helper work $K $D >/dev/null
+is "$(samples kpo)" $K "kprobe pair with offsets: exactly $K samples"
+
+# tracepoints of a module, key cpu and key task.
+is "$(ctl trace tpc start $TS end $TE key cpu bits 3)" OK "tracepoint pair, key cpu"
+is "$(ctl trace tpt start $TS end $TE key task)" OK "tracepoint pair, key task"
+is "$(line tpt)" "name tpt origin control mechanism pair key task targets $TS,$TE bits 4 state running missed 0 dropped 0 unpaired 0" \
+	"_control line of a tracepoint pair"
+helper work $K $D >/dev/null
+is "$(samples tpc)" $K "tracepoint pair, key cpu: exactly $K samples"
+is "$(below tpc $D)" 0 "tracepoint pair, key cpu: every mean at least $D ns"
+is "$(samples tpt)" $K "tracepoint pair, key task: exactly $K samples"
+is "$(below tpt $D)" 0 "tracepoint pair, key task: every mean at least $D ns"
+is "$(samples kp)" $((3 * K)) "the kprobe pair counted all three runs"
+for e in kp kpo tpc tpt; do
+	is "$(field $e unpaired) $(field $e dropped) $(field $e missed)" "0 0 0" \
+		"$e: nothing unpaired, dropped or missed"
+done
+
+# Mixed, and reversed: end before start gives one unpaired end, then
+# pairs across iterations (on one CPU, so that key cpu pairs them too).
+is "$(ctl trace mix start $MS end $TE)" OK "kprobe start, tracepoint end"
+is "$(ctl trace revc start $TE end $TS)" OK "reversed tracepoint pair, key cpu"
+is "$(ctl trace revt start $ME end $MS key task)" OK "reversed kprobe pair, key task"
+helper_on 0 work 50 $D
+is "$(samples mix)" 50 "mixed pair: 50 samples"
+is "$(samples revc) $(field revc unpaired)" "49 1" "reversed, key cpu: 49 samples, 1 unpaired end"
+is "$(samples revt) $(field revt unpaired)" "49 1" "reversed, key task: 49 samples, 1 unpaired end"
+
+for e in kp kpo tpc tpt mix revc revt; do
+	is "$(ctl remove $e)" OK "remove $e"
+done
+is "$(cat "$KS/_control")" "" "_control empty again"
+
+# Syscall latency, keyed by task: read and write of dd, sleeping or not.
+is "$(ctl trace sys start __tracepoint_sys_enter end __tracepoint_sys_exit key task)" OK \
+	"syscall latency pair"
+dd if=/dev/zero of=/dev/null bs=1 count=1000 2>/dev/null
+n=$(samples sys)
+echo "# sys: $n samples, $(line sys)"
+check "syscall latency: at least 2000 samples for dd's 2000 syscalls" test "$n" -ge 2000
+is "$(field sys dropped)" 0 "syscall latency: nothing dropped"
+is "$(ctl remove sys)" OK "remove sys"
+
+# Key task pairs a start and an end across a migration; key cpu pairs the
+# end with the last start on the CPU it lands on: with two CPUs, the start
+# of the previous call.
+is "$(ctl trace hopt start $TS end $TE key task)" OK "tracepoint pair, key task, for migrating calls"
+is "$(ctl trace hopc start $TS end $TE)" OK "tracepoint pair, key cpu, for migrating calls"
+helper migrate 20 $D >/dev/null
+is "$(samples hopt)" 20 "key task: 20 samples across migrations"
+is "$(below hopt $D)" 0 "key task: every mean at least $D ns"
+is "$(samples hopc) $(field hopc unpaired)" "19 1" "key cpu: 19 samples, the first end unpaired"
+is "$(ctl remove hopt)" OK "remove hopt"
+is "$(ctl remove hopc)" OK "remove hopc"
+# The documented softirq latency example: raise to handler entry, per CPU.
+# Over two seconds some softirq (timers, RCU) runs on any kernel.
+is "$(ctl trace softirq start __tracepoint_softirq_raise end __tracepoint_softirq_entry)" OK \
+	"softirq latency pair (the documentation's example)"
+sleep 2
+n=$(samples softirq)
+echo "# softirq: $n samples, $(line softirq)"
+check "softirq latency: samples after 2 s" test "$n" -ge 1
+is "$(ctl remove softirq)" OK "remove softirq"
+
+is "$(cat "$KS/_control")" "" "_control empty at the end"

@@ -1,0 +1,126 @@
+#!/bin/sh
+# _control: every refusal, with its exact errno, one reason in the kernel
+# log, and every existing entry unchanged.
+# timeout: 600
+. /tests/lib.sh
+load_modules
+
+FN=kstats_helper_work
+EINVAL="Invalid argument"
+ENOENT="No such file or directory"
+EEXIST="File exists"
+EPERM="Operation not permitted"
+
+# Entries that must survive every refusal: one of kernel code, one trace,
+# one pair.
+helper new kern 3 >/dev/null
+helper record kern 77 5 >/dev/null
+echo "trace $FN" > "$KS/_control"
+echo "trace pair start kstats_helper_mark_start end __tracepoint_kstats_helper_end key task" > "$KS/_control"
+helper work 5 1000 >/dev/null
+snap() { cat "$KS/_control" "$KS/kern" "$KS/$FN" "$KS/pair"; ls "$KS"; }
+before=$(snap)
+echo "$before" | grep '^name' | sed 's/^/# /'
+
+# The refusal log is rate-limited (10 lines per 5 s): start a new window,
+# and check the line for the first few refusals only.
+sleep 6
+logged=0
+
+# refuse ERRNO COMMAND DESC
+refuse() {
+	log_mark
+	is "$(write_err "$KS/_control" "$2")" "$1" "$3: $1"
+	is "$(snap)" "$before" "$3: nothing changed"
+	if [ $logged -lt 9 ]; then
+		logged=$((logged + 1))
+		is "$(log_new | grep -c "kstats: _control: .* refused: ")" 1 "$3: one line in the log"
+		log_new | grep "refused" | sed 's/^/# /'
+	fi
+}
+
+# Syntax.
+refuse "$EINVAL" "bogus" "unknown command"
+refuse "$EINVAL" "
+" "newline only"
+refuse "$EINVAL" "trace" "trace without a target"
+refuse "$EINVAL" "trace $FN bits" "bits without a value"
+refuse "$EINVAL" "trace $FN bits 6" "bits 6"
+refuse "$EINVAL" "trace $FN bits -1" "bits -1"
+refuse "$EINVAL" "trace $FN bits 1 bits 2" "bits twice"
+refuse "$EINVAL" "trace $FN via uprobe" "unknown mechanism"
+refuse "$EINVAL" "trace $FN key task" "key without a pair"
+refuse "$EINVAL" "trace pcpu:$FN via kretprobe" "via with pcpu"
+refuse "$EINVAL" "trace pcpu:$FN start a end b" "pcpu with start and end"
+refuse "$EINVAL" "trace p start kstats_helper_mark_start" "pair without end"
+refuse "$EINVAL" "trace p end kstats_helper_mark_end" "pair without start"
+refuse "$EINVAL" "trace p start a end b start c" "start twice"
+refuse "$EINVAL" "trace p start a end b key node" "unknown key"
+refuse "$EINVAL" "trace p start a end b via fprobe" "via with a pair"
+refuse "$EINVAL" "trace p start __tracepoint_x+4 end b" "tracepoint with offset"
+refuse "$EINVAL" "trace p start a+b end c" "bad offset"
+refuse "$EINVAL" "trace p start a+ end c" "empty offset"
+refuse "$EINVAL" "trace p start a end b c" "odd option"
+refuse "$EINVAL" "trace _p start a end b" "entry name starting with _"
+refuse "$EINVAL" "trace a/b start a end b" "entry name with /"
+refuse "$EINVAL" "trace __x64_sys_read" "FUNC starting with _ (no valid entry name)"
+refuse "$EINVAL" "trace f(x)" "FUNC with bad characters"
+refuse "$EINVAL" "trace __tracepoint_sys_enter" "trace FUNC with a tracepoint"
+refuse "$EINVAL" "remove" "remove without a name"
+refuse "$EINVAL" "remove a b" "remove with two names"
+long=$(printf '%0257d' 0 | tr 0 ' ')
+refuse "$EINVAL" "remove x$long" "257 bytes"
+# 256 bytes are fine, up to the unknown name.
+pad=$(printf '%0243d' 0 | tr 0 ' ')
+is "$(write_err "$KS/_control" "remove nosuch$pad")" "$ENOENT" "256 bytes are parsed"
+
+# Names.
+refuse "$EEXIST" "trace $FN" "same trace twice"
+refuse "$EEXIST" "trace $FN via kretprobe" "same name, other mechanism"
+refuse "$EEXIST" "trace pcpu:$FN" "pcpu trace of a traced function"
+refuse "$EEXIST" "trace kern start $FN end kstats_helper_mark_end" "pair named like a kernel entry"
+refuse "$EEXIST" "trace pair start a end b" "pair twice"
+refuse "$ENOENT" "remove nosuch" "remove an unknown entry"
+refuse "$EPERM" "remove kern" "remove an entry of kernel code"
+
+# Symbols.
+refuse "$ENOENT" "trace no_such_function_kstats" "unknown function"
+refuse "$ENOENT" "trace pcpu:no_such_function_kstats" "unknown pcpu function"
+refuse "$ENOENT" "trace no_such_function_kstats via kretprobe" "unknown function via kretprobe"
+refuse "$ENOENT" "trace p start no_such_function_kstats end $FN" "unknown start"
+refuse "$ENOENT" "trace p start $FN end no_such_function_kstats" "unknown end"
+refuse "$ENOENT" "trace p start __tracepoint_no_such_kstats end $FN" "unknown start tracepoint"
+refuse "$ENOENT" "trace p start $FN end __tracepoint_no_such_kstats key task" "unknown end tracepoint"
+refuse "$EINVAL" "trace notifier_call_chain" "function on the kprobe blacklist"
+refuse "$EINVAL" "trace p start notifier_call_chain end $FN" "start on the kprobe blacklist"
+refuse "$EINVAL" "trace jiffies" "data symbol"
+refuse "Invalid or incomplete multibyte or wide character" \
+	"trace p start kstats_helper_mark_start+1 end $FN" "offset inside an instruction: EILSEQ"
+
+# kstats itself.
+refuse "$EINVAL" "trace kstats_new" "a function of kstats"
+refuse "$EINVAL" "trace kstats_new via kretprobe" "a function of kstats, via kretprobe"
+refuse "$EINVAL" "trace pcpu:kstats_reset" "a function of kstats, pcpu"
+refuse "$EINVAL" "trace p start __kstats_record end $FN" "start in kstats"
+refuse "$EINVAL" "trace p start $FN end kstats_probe_show+0" "end in kstats"
+
+# Mechanisms.
+if [ "$TARGET" = deb61 ]; then
+	refuse "Operation not supported" "trace vfs_read via fprobe" "fprobe on a kernel without it"
+fi
+
+# The survivors still work.
+helper work 5 1000 >/dev/null
+is "$(grep CPUS "$KS/$FN" | awk '{ n += $6 } END { print n }')" 10 "the trace still counts"
+is "$(grep CPUS "$KS/pair" | awk '{ n += $6 } END { print n }')" 10 "the pair still counts"
+echo "remove $FN" > "$KS/_control"
+echo "remove pair" > "$KS/_control"
+helper delete kern >/dev/null
+is "$(cat "$KS/_control")" "" "_control empty at the end"
+
+# Only root writes _control.
+mount -o remount,mode=755 /sys/kernel/debug
+is "$(as_user "echo trace $FN > $KS/_control" 2>&1 | sed 's/.*: //')" \
+	"Permission denied" "non-root cannot write _control"
+is "$(as_user "cat $KS/_control")" "" "non-root can read _control"
+mount -o remount,mode=700 /sys/kernel/debug
