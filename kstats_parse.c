@@ -2,8 +2,8 @@
 /*
  * kstats _control parser: one command line into a struct kstats_cmd.
  *
- *   trace FUNC [bits N] [via kretprobe|fprobe]
- *   trace pcpu:FUNC [bits N]
+ *   trace FUNC [bits N] [via kretprobe|fprobe] [as NAME]
+ *   trace pcpu:FUNC [bits N] [as NAME]
  *   trace NAME start X end Y [bits N] [key cpu|task]
  *   remove NAME
  *
@@ -72,7 +72,10 @@ static int kstats_parse_target(struct kstats_cmd *cmd, const char *word,
 	return 0;
 }
 
-/* FUNC of "trace FUNC" and "trace pcpu:FUNC": a symbol and an entry name. */
+/*
+ * FUNC of "trace FUNC" and "trace pcpu:FUNC": a symbol, and the entry name
+ * unless it cannot be one (leading _, too long): "as NAME" then names it.
+ */
 static int kstats_parse_func(struct kstats_cmd *cmd, const char *func)
 {
 	size_t len = strlen(func);
@@ -81,17 +84,15 @@ static int kstats_parse_func(struct kstats_cmd *cmd, const char *func)
 		return kstats_why(cmd, "trace FUNC takes a function, not a tracepoint");
 	if (!kstats_sym_valid(func, len, true))
 		return kstats_why(cmd, "bad function name");
-	if (!kstats_name_valid(func))
-		return kstats_why(cmd, "FUNC is no entry name (over %d characters, or leading _)",
-				  KSTATS_NAME_MAX);
-	strscpy(cmd->name, func, sizeof(cmd->name));
+	if (kstats_name_valid(func))
+		strscpy(cmd->name, func, sizeof(cmd->name));
 	strscpy(cmd->start.sym, func, sizeof(cmd->start.sym));
 	return 0;
 }
 
 static int kstats_parse_trace(struct kstats_cmd *cmd, char **w, int n)
 {
-	bool pair = false, have_bits = false, have_via = false,
+	bool pair = false, have_bits = false, have_via = false, have_as = false,
 	     have_key = false, have_start = false, have_end = false;
 	unsigned int bits;
 	int i, ret;
@@ -145,6 +146,15 @@ static int kstats_parse_trace(struct kstats_cmd *cmd, char **w, int n)
 				cmd->via = KSTATS_VIA_FPROBE;
 			else
 				return kstats_why(cmd, "via must be kretprobe or fprobe");
+		} else if (!strcasecmp(k, "as")) {
+			if (cmd->op == KSTATS_CMD_TRACE_PAIR)
+				return kstats_why(cmd, "as is only for trace FUNC");
+			if (have_as)
+				return kstats_why(cmd, "as given twice");
+			have_as = true;
+			if (!kstats_name_valid(v))
+				return kstats_why(cmd, "as: bad entry name (see kstats_new())");
+			strscpy(cmd->name, v, sizeof(cmd->name));
 		} else if (!strcasecmp(k, "key")) {
 			if (cmd->op != KSTATS_CMD_TRACE_PAIR)
 				return kstats_why(cmd, "key is only for start/end pairs");
@@ -177,6 +187,9 @@ static int kstats_parse_trace(struct kstats_cmd *cmd, char **w, int n)
 	}
 	if (pair && (!have_start || !have_end))
 		return kstats_why(cmd, "a pair needs both start and end");
+	if (!cmd->name[0])
+		return kstats_why(cmd, "FUNC needs 'as NAME' (leading _ or over %d chars)",
+				  KSTATS_NAME_MAX);
 	return 0;
 }
 

@@ -52,7 +52,7 @@ struct kstats_target {
 /**
  * struct kstats_cmd - one parsed _control command
  * @op: the command.
- * @name: entry name: FUNC for trace and trace pcpu:FUNC, else NAME.
+ * @name: entry name: NAME of a pair or of "as NAME", else FUNC.
  * @bits: frac_bits of the new entry, %KSTATS_DEFAULT_BITS unless given.
  * @via: mechanism for %KSTATS_CMD_TRACE.
  * @key: pairing for %KSTATS_CMD_TRACE_PAIR.

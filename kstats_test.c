@@ -1508,6 +1508,15 @@ static const struct kt_parse_case kt_parse_cases[] = {
 	KT_OK("trace foo.isra.0", TRACE, "foo.isra.0", 4, AUTO, CPU,
 	      "foo.isra.0", ""),
 	KT_OK("trace " KT_NAME63, TRACE, KT_NAME63, 4, AUTO, CPU, KT_NAME63, ""),
+	/* as NAME: for functions that are no entry name, or to rename */
+	KT_OK("trace __x64_sys_read as sys_read", TRACE, "sys_read", 4, AUTO,
+	      CPU, "__x64_sys_read", ""),
+	KT_OK("trace vfs_read AS r bits 2 via fprobe", TRACE, "r", 2, FPROBE,
+	      CPU, "vfs_read", ""),
+	KT_OK("trace pcpu:_raw_spin_lock as lock", TRACE_PCPU, "lock", 4, AUTO,
+	      CPU, "_raw_spin_lock", ""),
+	KT_OK("trace " KT_SYM127 " as long", TRACE, "long", 4, AUTO, CPU,
+	      KT_SYM127, ""),
 	/* trace pcpu:FUNC: the entry is called FUNC */
 	KT_OK("trace pcpu:vfs_read", TRACE_PCPU, "vfs_read", 4, AUTO, CPU,
 	      "vfs_read", ""),
@@ -1566,6 +1575,16 @@ static const struct kt_parse_case kt_parse_cases[] = {
 	KT_BAD("trace f(x)"),
 	KT_BAD("trace vfs_read+4"),
 	KT_BAD("trace " KT_NAME63 "4"),
+	KT_BAD("trace " KT_SYM127),
+	/* as NAME */
+	KT_BAD("trace vfs_read as"),
+	KT_BAD("trace vfs_read as _r"),
+	KT_BAD("trace vfs_read as a/b"),
+	KT_BAD("trace vfs_read as " KT_NAME63 "4"),
+	KT_BAD("trace vfs_read as a as b"),
+	KT_BAD("trace __x as"),
+	KT_BAD("trace pcpu:__x"),
+	KT_BAD("trace l start a end b as m"),
 	/* pcpu: */
 	KT_BAD("trace pcpu:"),
 	KT_BAD("trace pcpu:_x"),

@@ -118,3 +118,21 @@ dd if=/proc/version of=/dev/null bs=1 count=10 2>/dev/null
 check "vfs_read has samples" test "$(samples vfs_read)" -ge 10
 is "$(write_err "$KS/_control" "remove vfs_read")" OK "remove vfs_read"
 is "$(cat "$KS/_control")" "" "_control empty again"
+
+# as NAME: a function whose name is no entry name, here a syscall wrapper.
+is "$(write_err "$KS/_control" "trace __x64_sys_read as sys_read")" OK \
+	"trace __x64_sys_read as sys_read"
+is "$(field sys_read targets) $(field sys_read mechanism)" "__x64_sys_read $AUTO" \
+	"_control: entry sys_read traces __x64_sys_read with $AUTO"
+dd if=/dev/zero of=/dev/null bs=1 count=300 2>/dev/null
+n=$(samples sys_read)
+check "sys_read: at least dd's 300 reads ($n)" test "$n" -ge 300
+is "$(write_err "$KS/_control" "trace kstats_helper_work as kwork via kretprobe")" OK \
+	"as NAME traces a function a second time, by another mechanism"
+is "$(write_err "$KS/_control" "trace kstats_helper_work as kwork2")" OK \
+	"and a third time"
+helper work 10 1000 >/dev/null
+is "$(samples kwork) $(samples kwork2)" "10 10" "both count the same 10 calls"
+for e in sys_read kwork kwork2; do
+	is "$(write_err "$KS/_control" "remove $e")" OK "remove $e"
+done
