@@ -2,6 +2,14 @@
 # Out-of-tree build of kstats; the kbuild part lives in Kbuild.
 KDIR ?= /lib/modules/$(shell uname -r)/build
 PWD := $(shell pwd)
+# Release of KDIR's kernel, for modules_install and depmod: from the
+# /lib/modules/RELEASE/build path (Debian's headers record another string
+# in include/config/kernel.release), else from the tree.
+KRELEASE ?= $(or $(patsubst /lib/modules/%/build,%,$(filter /lib/modules/%/build,$(KDIR:/=))),\
+	$(shell cat $(KDIR)/include/config/kernel.release 2>/dev/null))
+# Where "make install" puts the kstats command; DESTDIR stages everything.
+PREFIX ?= /usr/local
+DKMS_VERSION := $(shell sed -n 's/^PACKAGE_VERSION="\(.*\)"/\1/p' dkms.conf 2>/dev/null)
 
 all: modules
 
@@ -11,9 +19,20 @@ modules:
 clean:
 	$(MAKE) -C $(KDIR) M=$(PWD) clean
 
-# Install kstats.ko for the running kernel (or KDIR's).
-install: modules
-	$(MAKE) -C $(KDIR) M=$(PWD) modules_install
+# Install kstats.ko (not the test or example modules) for the running
+# kernel (or KDIR's), then depmod, and the kstats command into $(PREFIX)/bin.
+install:
+	$(MAKE) -C $(KDIR) M=$(PWD) KSTATS_CORE_ONLY=1 modules
+	$(MAKE) -C $(KDIR) M=$(PWD) KSTATS_CORE_ONLY=1 KERNELRELEASE=$(KRELEASE) \
+		$(if $(DESTDIR),INSTALL_MOD_PATH=$(DESTDIR)) modules_install
+	depmod $(if $(DESTDIR),-b $(DESTDIR)) -a $(KRELEASE)
+	install -D -m 0755 scripts/kstats $(DESTDIR)$(PREFIX)/bin/kstats
+
+# DKMS: the sources into /usr/src/kstats-VERSION, then built and installed
+# for the running kernel and, from then on, for every new one.
+dkms:
+	scripts/dkms-sources.sh /usr/src/kstats-$(DKMS_VERSION)
+	dkms install kstats/$(DKMS_VERSION)
 
 # Boot the stock Debian kernel in QEMU and show a histogram.
 demo:
@@ -27,4 +46,4 @@ bench:
 check:
 	scripts/check.sh
 
-.PHONY: all modules clean install demo bench check
+.PHONY: all modules clean install dkms demo bench check

@@ -6,6 +6,10 @@
 #   4. boot the targets' guests (KSTATS_JOBS at a time), then per target:
 #      did the guest finish, its TAP results, a clean kernel log and, where
 #      kstats_test.ko was built, the KUnit results
+#   5. on the host: a guest records a capture (tests/capture.sh), then
+#      pytest runs tests/host (the kstats command) on it and on the kept
+#      fixtures, one check per test; "dkms build" and "make install"
+#      (into a staging directory) against the stock kernels' headers
 # Each check prints "PASS <target> <what>" or "FAIL <target> <what>"; the
 # last line is "N passed, N failed", and the exit status is non-zero iff a
 # check failed. Logs and artifacts: build/<target>/ in the repository.
@@ -216,6 +220,140 @@ for t in $targets; do
 		else
 			fail "$t kunit (no KTAP output; $out/kunit.txt)"
 		fi
+	fi
+done
+
+# The host side: the kstats command (scripts/kstats) on a capture that a
+# guest records now and on the fixtures of tests/fixtures, one check per
+# pytest test; then "dkms build" for the stock kernels.
+hostdir=$build/host
+rm -rf "$hostdir"
+mkdir -p "$hostdir"
+
+capture=
+for t in $(grep -vx debug <<<"$targets") $(grep -x debug <<<"$targets"); do
+	[ -e "$build/$t/modules/kstats_helper.ko" ] || continue
+	echo "check: host: recording a capture in a $t guest"
+	if KSTATS_GUEST_TIMEOUT=600 "$KSTATS_REPO/tests/capture.sh" --modules \
+		"$build/$t/modules" "$t" "$hostdir/capture" >"$hostdir/capture.log" 2>&1; then
+		pass "host capture in a $t guest"
+		capture=$hostdir/capture
+	else
+		fail "host capture in a $t guest ($hostdir/capture.log)"
+		show "$hostdir/capture.log"
+	fi
+	break
+done
+
+# Debian's python3 has python3-pytest (setup.sh); the tool itself needs
+# nothing but the standard library.
+py=/usr/bin/python3
+[ -x "$py" ] || py=python3
+echo "check: host: pytest tests/host"
+PYTHONDONTWRITEBYTECODE=1 KSTATS_LIVE_CAPTURE=$capture \
+	"$py" -m pytest -p no:cacheprovider -q -rfE --junitxml="$hostdir/pytest.xml" \
+	"$KSTATS_REPO/tests/host" >"$hostdir/pytest.log" 2>&1 || true
+if [ ! -s "$hostdir/pytest.xml" ]; then
+	fail "host pytest (no results; $hostdir/pytest.log)"
+	show "$hostdir/pytest.log"
+else
+	# One line per test: "ok<TAB>file::test" or "not ok<TAB>...(why)". A
+	# skipped test fails: setup.sh installs everything that they use.
+	while IFS=$'\t' read -r res what; do
+		if [ "$res" = ok ]; then
+			pass "host $what"
+		else
+			fail "host $what ($hostdir/pytest.log)"
+		fi
+	done < <("$py" - "$hostdir/pytest.xml" <<'PYEOF'
+import sys
+import xml.etree.ElementTree as ET
+
+n = 0
+for tc in ET.parse(sys.argv[1]).getroot().iter('testcase'):
+    n += 1
+    what = '%s.py::%s' % (tc.get('classname', '').split('.')[-1], tc.get('name'))
+    bad = [c for c in tc if c.tag in ('failure', 'error', 'skipped')]
+    if bad:
+        why = (bad[0].get('message') or bad[0].tag).strip().split('\n')[0][:100]
+        print('not ok\t%s (%s: %s)' % (what, bad[0].tag, why))
+    else:
+        print('ok\t%s' % what)
+if not n:
+    print('not ok\tpytest (no test ran)')
+PYEOF
+	)
+fi
+
+# DKMS as a user runs it: the sources registered under
+# /usr/src/kstats-VERSION, with a version of this run's own (nothing that
+# is installed is touched, and concurrent runs do not meet), "dkms build"
+# per stock kernel, and everything removed afterwards.
+dkms_ver=
+dkms_cleanup() {
+	[ -n "$dkms_ver" ] || return 0
+	dkms remove -m kstats -v "$dkms_ver" --all >/dev/null 2>&1 || true
+	rm -rf "/usr/src/kstats-$dkms_ver" "/var/lib/dkms/kstats/$dkms_ver"
+	rmdir /var/lib/dkms/kstats 2>/dev/null || true
+	dkms_ver=
+}
+trap dkms_cleanup EXIT
+stock=$(grep -vx debug <<<"$targets" || true)
+if [ -n "$stock" ]; then
+	dkms_ver=$(sed -n 's/^PACKAGE_VERSION="\(.*\)"/\1/p' "$KSTATS_REPO/dkms.conf")
+	dkms_ver=${dkms_ver:-0}-check$$
+	if ! "$KSTATS_SCRIPTS/dkms-sources.sh" "/usr/src/kstats-$dkms_ver" "$dkms_ver" \
+		>"$hostdir/dkms-add.log" 2>&1 ||
+		! dkms add -m kstats -v "$dkms_ver" >>"$hostdir/dkms-add.log" 2>&1; then
+		fail "host dkms add ($hostdir/dkms-add.log)"
+		show "$hostdir/dkms-add.log"
+	else
+		for t in $stock; do
+			rel=$(target_release "$t")
+			log=$hostdir/dkms-$t.log
+			echo "check: $t: dkms build -k $rel"
+			# kstats.ko, or kstats.ko.xz where the kernel compresses modules.
+			if dkms build -m kstats -v "$dkms_ver" -k "$rel" >"$log" 2>&1 &&
+				compgen -G "/var/lib/dkms/kstats/$dkms_ver/$rel/*/module/kstats.ko*" \
+					>/dev/null; then
+				pass "$t dkms build"
+			else
+				cp "/var/lib/dkms/kstats/$dkms_ver/build/make.log" \
+					"$hostdir/dkms-$t-make.log" 2>/dev/null || true
+				fail "$t dkms build ($log)"
+				show "$log"
+			fi
+		done
+	fi
+	dkms_cleanup
+fi
+
+# "make install" into a staging DESTDIR, per stock kernel, from a copy of
+# the sources: kstats.ko (no test or example module) and the command.
+for t in $stock; do
+	rel=$(target_release "$t")
+	stage=$hostdir/install-$t
+	log=$stage.log
+	rm -rf "$stage"
+	mkdir -p "$stage/src/scripts"
+	if "$KSTATS_SCRIPTS/dkms-sources.sh" "$stage/src" >"$log" 2>&1 &&
+		cp "$src/scripts/kstats" "$stage/src/scripts/" &&
+		make -C "$stage/src" install KDIR="$(target_kdir "$t")" \
+			DESTDIR="$stage/root" >>"$log" 2>&1; then
+		# Where and how compressed is the kernel's choice (Debian 6.12:
+		# updates/kstats.ko.xz), but it must be kstats.ko alone.
+		got=$(cd "$stage/root" && find . -name '*.ko*' -o -path '*/bin/*' |
+			sed 's|^\./lib/modules/[^/]*/.*/kstats\.ko.*|kstats.ko|' | sort)
+		want=$(printf '%s\n' kstats.ko ./usr/local/bin/kstats | sort)
+		if [ "$got" = "$want" ] &&
+			grep -q '/kstats\.ko[.a-z]*:' "$stage/root/lib/modules/$rel/modules.dep"; then
+			pass "$t make install (kstats.ko, depmod, the command)"
+		else
+			fail "$t make install: installed $(tr '\n' ' ' <<<"$got")"
+		fi
+	else
+		fail "$t make install ($log)"
+		show "$log"
 	fi
 done
 

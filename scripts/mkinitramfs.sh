@@ -4,6 +4,8 @@
 #   /bin/busybox + links  from busybox-static
 #   /modules/*.ko         the modules built for TARGET (from KODIR)
 #   /tests/               a copy of the repo's tests/guest/ (may be absent)
+#   /usr/bin/kstats       the kstats command, with Debian's Python under /usr
+#                         and /lib (guest-python.sh)
 #   /etc/kstats-target    the target's short name
 #   /etc/kstats-mode      "demo" with --demo, which also adds /demo.sh
 # The archive is written by the kernel's own gen_init_cpio from a list, so
@@ -76,6 +78,9 @@ tree() {
 	if [ -d "$src/tests/guest" ]; then
 		tree "$src/tests/guest" /tests
 	fi
+	# The kstats command, run in the guest against the live files.
+	"$KSTATS_SCRIPTS/guest-python.sh" "$tmp"
+	echo "file /usr/bin/kstats $src/scripts/kstats 0755 0 0"
 	if [ -n "$demo" ]; then
 		echo demo >"$tmp/mode"
 		echo "file /etc/kstats-mode $tmp/mode 0644 0 0"
@@ -83,5 +88,7 @@ tree() {
 	fi
 } >"$tmp/list"
 
-"$gen" -t 0 "$tmp/list" | gzip -n -6 >"$tmp/out.cpio.gz"
+# Each directory once: guest-python.sh lists /usr and /usr/bin again.
+awk '$1 != "dir" || !seen[$2]++' "$tmp/list" >"$tmp/list.uniq"
+"$gen" -t 0 "$tmp/list.uniq" | gzip -n -6 >"$tmp/out.cpio.gz"
 mv -f "$tmp/out.cpio.gz" "$out"

@@ -62,7 +62,33 @@ echo 1000 > $RUN
 grep CPUS $KS/example_memset | awk '{ n += $6 } END { print n " samples" }'
 cat $KS/_control
 
-say "rmmod kstats_example kstats"
+say "rmmod kstats_example"
 rmmod kstats_example
+
+say "run-time attachment: trace a function and a latency, no recompiling"
+echo "    echo 'trace vfs_read' > _control"
+echo 'trace vfs_read' > $KS/_control
+echo "    kstats trace sys start __tracepoint_sys_enter end __tracepoint_sys_exit key task"
+kstats trace sys start __tracepoint_sys_enter end __tracepoint_sys_exit key task
+cat $KS/_control
+
+say "dd if=/dev/zero of=/dev/null bs=1 count=20000   # 20000 reads, 20000 writes"
+kstats reset vfs_read sys
+dd if=/dev/zero of=/dev/null bs=1 count=20000 2>/dev/null
+kstats stop vfs_read sys
+
+say "kstats show vfs_read   # runtime of each vfs_read() call, ns"
+kstats show vfs_read
+say "kstats show sys --rows 12   # syscalls: sys_enter to sys_exit of one task, ns"
+kstats show sys --rows 12
+say "kstats list; kstats export --openmetrics sys | head   # for Prometheus"
+kstats list
+kstats export --openmetrics sys | head -n 6
+say "kstats trace no_such_function   # a refused command says why"
+kstats trace no_such_function
+say "cat _control   # counters of each trace"
+cat $KS/_control
+
+say "rmmod kstats   # detaches both traces"
 rmmod kstats
 [ ! -e $KS ] && echo "$KS is gone"

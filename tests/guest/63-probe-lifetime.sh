@@ -4,19 +4,9 @@
 # timeout: 600
 . /tests/lib.sh
 
-# Everything runs on CPU 0. QEMU 7.2's TCG (Debian 12) sometimes executes
-# a stale int3 of the kernel's live code patching (text_poke_bp) when
-# another vCPU runs the patched instruction at that moment, which oopses
-# (in the kernel's own patching, or a jump to 0 from kprobes if a probe
-# sits there); seen here when probes came and went while CPU 1 called the
-# probed code in a loop. LKML: "qemu-x86_64 booting with 8.0.0 stil see
-# int3: when running LTP tracing testing", July 2023. Real hardware and KVM
-# are not affected, and on one vCPU the code is never patched under a
-# running caller: callers here are preempted or asleep inside the traced
-# function, with their returns pending, when probes come and go.
-if [ -z "$KSTATS_ON_CPU0" ]; then
-	KSTATS_ON_CPU0=1 exec taskset -c 0 sh "$0"
-fi
+# Loops on both CPUs call the traced code while probes come and go. The
+# guests run under TCG with thread=single: multi-threaded TCG executes
+# stale int3s of the kernel's code patching (scripts/README.md).
 load_modules
 
 FN=kstats_helper_work
@@ -27,11 +17,16 @@ samples() { grep CPUS "$KS/$1" | awk '{ n += $6 } END { print n + 0 }'; }
 field() { line "$1" | awk -v k="$2" '{ for (i = 1; i < NF; i += 2) if ($i == k) print $(i + 1) }'; }
 ctl() { write_err "$KS/_control" "$*"; }
 
-# Attach and detach, four rounds of every kind, while a loop calls the
-# traced code: asleep inside it for 1 ms a call, or busy in nested calls.
+# Attach and detach, four rounds of every kind, while a loop on each CPU
+# calls the traced code: asleep inside it for 1 ms a call, busy in nested
+# calls, or in short calls back to back, whose handlers run on one CPU
+# while the other removes their probes.
 rm -f /tmp/stop
-sh -c "while [ ! -e /tmp/stop ]; do
-	echo 'sleep 20 1000000' > $HELPER; echo 'nest 5 20000' > $HELPER; done" &
+for cpu in 0 1; do
+	taskset -c $cpu sh -c "while [ ! -e /tmp/stop ]; do
+		echo 'sleep 20 1000000' > $HELPER; echo 'nest 5 20000' > $HELPER
+		echo 'work 200 0' > $HELPER; done" &
+done
 bad=0
 for round in 1 2 3 4; do
 	for cmd in "trace $FN" "trace $FN via kretprobe" "trace pcpu:$FN" \
@@ -52,7 +47,7 @@ for round in 1 2 3 4; do
 done
 : > /tmp/stop
 wait
-is "$bad" 0 "24 trace/remove cycles, each with samples, while a loop calls and sleeps in the function"
+is "$bad" 0 "24 trace/remove cycles, each with samples, while both CPUs call and sleep in the function"
 is "$(cat "$KS/_control")" "" "nothing left"
 
 # The module holding the traced code goes: its entries are detached and

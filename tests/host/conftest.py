@@ -1,0 +1,108 @@
+# SPDX-License-Identifier: GPL-2.0
+"""Shared helpers of the host tests of scripts/kstats.
+
+The captures are directories laid out like /sys/kernel/debug/kstats,
+recorded in QEMU guests by tests/capture.sh from the raw sample lists of
+tests/fixtures/samples/: tests/fixtures/ keeps one run, and make check
+records a fresh one (KSTATS_LIVE_CAPTURE=DIR, holding DIR/helper/).
+"""
+import importlib.machinery
+import importlib.util
+import os
+import subprocess
+import sys
+
+import pytest
+
+REPO = os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
+TOOL = os.path.join(REPO, 'scripts', 'kstats')
+FIXTURES = os.path.join(REPO, 'tests', 'fixtures')
+SAMPLES = os.path.join(FIXTURES, 'samples')
+U64_MAX = (1 << 64) - 1
+# The interpreter that runs the tool (KSTATS_TEST_PYTHON: another version).
+PYTHON = os.environ.get('KSTATS_TEST_PYTHON') or sys.executable
+
+
+def captures():
+    """(id, helper capture directory) pairs: the kept fixture, and the
+    live capture of this make check run if there is one."""
+    out = [('fixture', os.path.join(FIXTURES, 'helper'))]
+    live = os.environ.get('KSTATS_LIVE_CAPTURE')
+    if live:
+        out.append(('live', os.path.join(live, 'helper')))
+    return out
+
+
+CAPTURES = captures()
+CAPTURE_IDS = [c[0] for c in CAPTURES]
+CAPTURE_DIRS = [c[1] for c in CAPTURES]
+
+
+# No __pycache__ beside scripts/kstats.
+sys.dont_write_bytecode = True
+
+
+def load_tool():
+    loader = importlib.machinery.SourceFileLoader('kstats_tool', TOOL)
+    spec = importlib.util.spec_from_loader('kstats_tool', loader)
+    mod = importlib.util.module_from_spec(spec)
+    loader.exec_module(mod)
+    return mod
+
+
+kstats = load_tool()
+
+
+def run(*args, check=True, env=None, timeout=60, input=None):
+    """Run the tool; with check, it must exit 0 and print no traceback."""
+    e = dict(os.environ)
+    e.pop('KSTATS_DIR', None)
+    e.update(env or {})
+    r = subprocess.run([PYTHON, TOOL] + [str(a) for a in args],
+                       stdout=subprocess.PIPE, stderr=subprocess.PIPE,
+                       universal_newlines=True, env=e, timeout=timeout, input=input)
+    assert 'Traceback' not in r.stderr, r.stderr
+    if check:
+        assert r.returncode == 0, 'kstats %s: exit %d\n%s' % (
+            ' '.join(map(str, args)), r.returncode, r.stderr)
+    return r
+
+
+class Samples(object):
+    """A raw sample list: bits, flag and (cpu, value) pairs."""
+
+    def __init__(self, name):
+        self.name = name
+        self.flag = ''
+        self.samples = []
+        with open(os.path.join(SAMPLES, name + '.txt')) as f:
+            for line in f:
+                w = line.split()
+                if line.startswith('# entry '):
+                    self.bits = int(w[4])
+                    self.flag = w[5] if len(w) > 5 else ''
+                elif w and not line.startswith('#'):
+                    self.samples.append((int(w[0]), int(w[1])))
+
+    def values(self, cpu=None):
+        return sorted(v for c, v in self.samples if cpu is None or c == cpu)
+
+
+def sample_names():
+    return sorted(f[:-4] for f in os.listdir(SAMPLES) if f.endswith('.txt'))
+
+
+SAMPLE_NAMES = sample_names()
+NONEMPTY = [n for n in SAMPLE_NAMES if Samples(n).samples]
+
+
+def nearest_rank(values, q):
+    """Exact nearest-rank quantile of sorted values (q a Fraction)."""
+    import math
+    k = max(math.ceil(q * len(values)), 1)
+    return values[k - 1]
+
+
+@pytest.fixture(params=CAPTURE_DIRS, ids=CAPTURE_IDS)
+def capture(request):
+    return request.param

@@ -1,0 +1,157 @@
+# SPDX-License-Identifier: GPL-2.0
+"""kstats export --openmetrics: promtool accepts it; a strict reading of
+the histogram semantics (cumulative le buckets at slot edges, +Inf, _sum,
+_count, # EOF); bucket counts equal the raw samples <= le; merging to
+fewer bits gives what the kernel records at those bits."""
+import os
+import re
+import shutil
+import subprocess
+
+import pytest
+
+from conftest import FIXTURES, NONEMPTY, Samples, run
+
+SAMPLE_RE = re.compile(r'^([a-zA-Z_][a-zA-Z0-9_]*)\{([^}]*)\} (\S+)$')
+LABEL_RE = re.compile(r'([a-zA-Z_][a-zA-Z0-9_]*)="((?:[^"\\]|\\.)*)"')
+
+
+def promtool():
+    tool = shutil.which('promtool')
+    if not tool:
+        pytest.skip('promtool not installed (Debian: prometheus)')
+    return tool
+
+
+def parse(text):
+    """Histograms by label set (without le): {labels: {'buckets': [(le,
+    n)], 'sum': s, 'count': n}}, checking the format on the way."""
+    lines = text.split('\n')
+    assert lines[-1] == '' and lines[-2] == '# EOF', 'must end with "# EOF\\n"'
+    types = {}
+    hists = {}
+    gauges = {}
+    for line in lines[:-2]:
+        if line.startswith('# TYPE '):
+            _, _, name, kind = line.split(' ')
+            assert name not in types
+            types[name] = kind
+            continue
+        if line.startswith('# HELP '):
+            assert line.split(' ')[2] in types, 'HELP after its TYPE'
+            continue
+        assert not line.startswith('#'), line
+        m = SAMPLE_RE.match(line)
+        assert m, 'bad sample line %r' % line
+        name, labels, value = m.groups()
+        labels = dict(LABEL_RE.findall(labels))
+        if types.get(name) == 'gauge':
+            gauges[tuple(sorted(labels.items()))] = float(value)
+            continue
+        family, suffix = name.rsplit('_', 1)
+        assert types.get(family) == 'histogram', line
+        le = labels.pop('le', None)
+        h = hists.setdefault(tuple(sorted(labels.items())), {'buckets': []})
+        if suffix == 'bucket':
+            assert le is not None and 'sum' not in h and 'count' not in h
+            # Slot edges are integers, written N.0 with every digit.
+            assert le == '+Inf' or re.match(r'^[0-9]+\.0$', le), le
+            h['buckets'].append((float('inf') if le == '+Inf' else int(le[:-2]), int(value)))
+        elif suffix == 'sum':
+            h['sum'] = float(value)
+        else:
+            assert suffix == 'count'
+            h['count'] = int(value)
+    for key, h in hists.items():
+        les = [le for le, _ in h['buckets']]
+        ns = [n for _, n in h['buckets']]
+        assert les == sorted(les) and len(set(les)) == len(les), key
+        assert ns == sorted(ns), 'buckets are cumulative: %s' % (key,)
+        assert les[-1] == float('inf') and ns[-1] == h['count'], key
+    return hists, gauges
+
+
+def export(capture, *args):
+    return run('export', '--openmetrics', '--dir', capture, *args).stdout
+
+
+@pytest.mark.parametrize('args', [[], ['--per-cpu'], ['--bits', '2'], ['--bits', '0', '--per-cpu'],
+                                  ['lat_base', 'wide_b5']],
+                         ids=['all', 'per-cpu', 'bits2', 'bits0-per-cpu', 'names'])
+def test_promtool_accepts(capture, args):
+    text = export(capture, *args)
+    r = subprocess.run([promtool(), 'check', 'metrics'], input=text, universal_newlines=True,
+                       stdout=subprocess.PIPE, stderr=subprocess.STDOUT)
+    assert r.returncode == 0 and r.stdout.strip() == '', r.stdout
+    parse(text)
+
+
+def test_promtool_accepts_real_timings():
+    text = export(os.path.join(FIXTURES, 'example'), '--per-cpu')
+    r = subprocess.run([promtool(), 'check', 'metrics'], input=text, universal_newlines=True,
+                       stdout=subprocess.PIPE, stderr=subprocess.STDOUT)
+    assert r.returncode == 0 and r.stdout.strip() == '', r.stdout
+
+
+@pytest.mark.parametrize('bits', [None, 0, 1, 2, 3, 4, 5])
+def test_buckets_count_raw_samples(capture, bits):
+    args = [] if bits is None else ['--bits', str(bits)]
+    hists, _ = parse(export(capture, *args))
+    for name in NONEMPTY:
+        raw = Samples(name).values()
+        h = hists[(('entry', name),)]
+        assert h['count'] == len(raw)
+        for le, n in h['buckets']:
+            # le is the largest value of a slot: exact for integer samples.
+            assert n == sum(1 for v in raw if v <= le), (name, le)
+        assert abs(h['sum'] - sum(raw)) <= 1e-6 * sum(raw) + len(raw), name
+
+
+def test_per_cpu_labels(capture):
+    hists, _ = parse(export(capture, '--per-cpu'))
+    for name in NONEMPTY:
+        s = Samples(name)
+        for cpu in (0, 1):
+            key = (('cpu', str(cpu)), ('entry', name))
+            n = len(s.values(cpu))
+            if n:
+                assert hists[key]['count'] == n
+            else:
+                assert key not in hists
+
+
+def test_merge_equals_kernel_at_fewer_bits(capture):
+    """lat_base (bits 4) merged to bits 2 is lat_base_b2, which the kernel
+    recorded from the same samples at bits 2."""
+    hists, _ = parse(export(capture, '--bits', '2'))
+    a = hists[(('entry', 'lat_base'),)]
+    b = hists[(('entry', 'lat_base_b2'),)]
+    assert a['buckets'] == b['buckets'] and a['count'] == b['count']
+    full, _ = parse(export(capture, 'lat_base'))
+    assert len(full[(('entry', 'lat_base'),)]['buckets']) > len(a['buckets'])
+
+
+def test_empty_and_state(capture):
+    hists, gauges = parse(export(capture))
+    assert hists[(('entry', 'empty_b4'),)] == {'buckets': [(float('inf'), 0)],
+                                                'sum': 0.0, 'count': 0}
+    assert gauges[(('entry', 'stopped_b1'),)] == 0
+    assert gauges[(('entry', 'lat_base'),)] == 1
+
+
+def test_output_file(capture, tmp_path):
+    out = tmp_path / 'kstats.prom'
+    r = run('export', '--openmetrics', '--dir', capture, '-o', out, '--metric', 'node_kstats')
+    assert r.stdout == ''
+    text = out.read_text()
+    assert text.startswith('# TYPE node_kstats histogram') and text.endswith('# EOF\n')
+    assert not [f for f in os.listdir(str(tmp_path)) if f != 'kstats.prom']
+
+
+def test_bad_options(capture):
+    r = run('export', '--dir', capture, check=False)
+    assert r.returncode == 1 and '--openmetrics' in r.stderr
+    r = run('export', '--openmetrics', '--dir', capture, '--bits', '7', check=False)
+    assert r.returncode == 1 and '--bits' in r.stderr
+    r = run('export', '--openmetrics', '--dir', capture, '--metric', 'a-b', check=False)
+    assert r.returncode == 1

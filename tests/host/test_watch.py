@@ -1,0 +1,107 @@
+# SPDX-License-Identifier: GPL-2.0
+"""kstats watch: totals and the rate since the previous refresh, a count
+option for scripts and tests, and a clean exit on Ctrl-C."""
+import os
+import shutil
+import signal
+import subprocess
+import threading
+import time
+
+import pytest
+
+from conftest import FIXTURES, PYTHON, TOOL, kstats, run
+
+GOOD = os.path.join(FIXTURES, 'helper', 'lat_base')
+
+
+def doubled(text):
+    """The same entry with every count doubled (the CDFs do not change)."""
+    out = []
+    for line in text.splitlines():
+        w = line.split()
+        w[5] = str(2 * int(w[5]))
+        out.append(' '.join(w))
+    return '\n'.join(out) + '\n'
+
+
+def test_count_and_totals(capture):
+    r = run('watch', '--dir', capture, 'lat_base', '-n', '3', '-i', '0.05')
+    out = r.stdout
+    assert out.count('kstats watch lat_base') == 3
+    assert out.count('total') == 3 and 'rate/s' in out and 'p99.9' in out
+    rows = [l.split() for l in out.splitlines() if l.startswith('total')]
+    assert all(row[1] == '5000' for row in rows)
+    # Nothing changes in a saved capture: 0 samples in each interval.
+    last = [l.split() for l in out.splitlines() if l.startswith('last ') and 's ' in l]
+    assert [row[3] for row in last] == ['0', '0']
+
+
+def test_rate_since_previous_refresh(tmp_path):
+    d = tmp_path / 'cap'
+    d.mkdir()
+    shutil.copy(os.path.join(FIXTURES, 'helper', '_control'), str(d / '_control'))
+    shutil.copy(GOOD, str(d / 'lat_base'))
+    more = doubled(open(GOOD).read())
+
+    def grow():
+        time.sleep(0.6)
+        (d / 'lat_base.new').write_text(more)
+        os.replace(str(d / 'lat_base.new'), str(d / 'lat_base'))
+    t = threading.Thread(target=grow)
+    t.start()
+    r = run('watch', '--dir', d, 'lat_base', '-n', '2', '-i', '1.2', '--hist')
+    t.join()
+    rows = [l.split() for l in r.stdout.splitlines() if l.startswith('last ') and 's ' in l]
+    assert len(rows) == 1
+    # "last 1.20 s  5000  <rate>": 5000 new samples in about 1.2 s.
+    assert rows[0][3] == '5000'
+    assert 2500 < float(rows[0][4]) < 5000
+    assert [l.split()[1] for l in r.stdout.splitlines() if l.startswith('total')] == \
+        ['5000', '10000']
+    assert 'last interval:' in r.stdout
+
+
+def test_reset_detected():
+    e = kstats.load_path(GOOD)
+    empty = kstats.Hist(e.bits, [])
+    assert e.total.delta(empty).count == 5000
+    assert empty.delta(e.total) is None          # counts went down: reset
+    d = e.total.delta(e.total)
+    assert d.count == 0
+
+
+def interrupted(args, after=1.0):
+    """Run the tool with `args`, send it SIGINT `after` seconds later, and
+    return its exit status, stdout and stderr."""
+    p = subprocess.Popen([PYTHON, TOOL] + args, stdout=subprocess.PIPE,
+                         stderr=subprocess.PIPE, universal_newlines=True)
+    try:
+        time.sleep(after)
+        p.send_signal(signal.SIGINT)
+        out, err = p.communicate(timeout=10)
+    finally:
+        if p.poll() is None:
+            p.kill()
+    return p.returncode, out, err
+
+
+def test_ctrl_c_exits_cleanly(capture):
+    rc, out, err = interrupted(['watch', '--dir', capture, 'lat_base', '-i', '0.2'])
+    assert rc == 0, err
+    assert 'Traceback' not in err and err == ''
+    assert out.count('kstats watch lat_base') >= 2
+
+
+def test_ctrl_c_live_plot(capture):
+    if not shutil.which('gnuplot'):
+        pytest.skip('gnuplot not installed')
+    rc, out, err = interrupted(['plot', '--dir', capture, 'lat_base', '--live',
+                                '-i', '0.2', '--size', '80,30'])
+    assert rc == 0 and 'Traceback' not in err
+    assert 'lat_base: 5000 samples' in out
+
+
+def test_missing_entry(capture):
+    r = run('watch', '--dir', capture, 'nope', '-n', '1', check=False)
+    assert r.returncode == 1 and 'no entry nope' in r.stderr
