@@ -97,7 +97,12 @@ err=$(kstats remove no_such_entry 2>&1)
 is "$?" 1 "kstats remove of a missing entry exits 1"
 check "it names ENOENT" has "$err" ENOENT
 
-# remove.
-is "$(kstats remove $FN)" "removed $FN" "kstats remove $FN"
+# The printed line is the new entry's, wherever it is listed.
+out=$(kstats trace pcpu:$FN as pw 2>&1)
+is "$(echo "$out" | sed -n 2p | cut -d' ' -f1-6)" "name pw origin control mechanism pcpu-$(
+	[ "$TARGET" = deb61 ] && echo kretprobe || echo fprobe)" \
+	"kstats trace pcpu:$FN as pw prints pw's line"
+is "$(kstats remove pw $FN)" "removed pw
+removed $FN" "kstats remove pw $FN"
 check "the entry is gone" test ! -e "$KS/$FN"
 is "$(kstats list | grep -c "^$FN ")" 0 "kstats list no longer has it"
