@@ -23,16 +23,10 @@ src=${KSTATS_SRC:-$KSTATS_REPO}
 kdir=$(target_kdir "$target")
 [ -e "$kdir/Makefile" ] || die "no kernel build tree at $kdir"
 
-# Fresh copy of the module sources in $1.
+# Fresh copy of the module sources in $1: the same set that DKMS gets.
 copy_sources() {
-	local dst=$1 f
-	rm -rf "$dst"
-	mkdir -p "$dst"
-	for f in "$src"/Kbuild "$src"/Makefile "$src"/*.c "$src"/*.h \
-		"$src"/tests "$src"/examples; do
-		[ -e "$f" ] && cp -a "$f" "$dst/"
-	done
-	return 0
+	rm -rf "$1"
+	KSTATS_SRC=$src "$KSTATS_SCRIPTS/dkms-sources.sh" "$1" >/dev/null
 }
 
 # Show the lines of log $1 matching $2; fail if there are any.
