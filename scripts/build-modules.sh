@@ -40,6 +40,14 @@ no_lines() {
 	rm -f "$log.bad"
 }
 
+# Sign module $1 with the kernel tree's own key, where the tree has one
+# (the debug kernel: module signing, so that its guests can raise lockdown).
+sign() {
+	local key=$kdir/certs/signing_key.pem
+	[ -r "$key" ] && [ -x "$kdir/scripts/sign-file" ] || return 0
+	"$kdir/scripts/sign-file" sha256 "$key" "$kdir/certs/signing_key.x509" "$1"
+}
+
 step_build() {
 	local dir=$outdir/build log=$outdir/build.log ko name ok=0
 	copy_sources "$dir"
@@ -57,6 +65,7 @@ step_build() {
 		[ ! -e "$outdir/modules/$name" ] ||
 			die "two modules named $name: the guest keeps basenames only"
 		cp "$ko" "$outdir/modules/$name"
+		sign "$outdir/modules/$name" || ok=1
 		echo "$target: built ${ko#"$dir"/}"
 	done < <(find "$dir" -name '*.ko' | sort)
 	return $ok

@@ -57,6 +57,23 @@ tree() {
 	done < <(find "$src" -mindepth 1 -print0 | sort -z)
 }
 
+# KSTATS_TESTS="61 65": only the guest scripts whose names start with one
+# of these (lib.sh and the other non-scripts always), to iterate faster.
+keep_tests() {
+	local line base p
+	while IFS= read -r line; do
+		base=${line#file /tests/}
+		base=${base%% *}
+		if [ -z "${KSTATS_TESTS:-}" ] || [[ $line != "file /tests/"[0-9]* ]]; then
+			echo "$line"
+			continue
+		fi
+		for p in $KSTATS_TESTS; do
+			[[ $base == "$p"* ]] && echo "$line" && break
+		done
+	done
+}
+
 {
 	for d in dev proc sys tmp root etc bin sbin usr usr/bin usr/sbin \
 		modules tests; do
@@ -76,7 +93,7 @@ tree() {
 		echo "file /modules/${ko##*/} $(realpath "$ko") 0644 0 0"
 	done
 	if [ -d "$src/tests/guest" ]; then
-		tree "$src/tests/guest" /tests
+		tree "$src/tests/guest" /tests | keep_tests
 	fi
 	# The kstats command, run in the guest against the live files.
 	"$KSTATS_SCRIPTS/guest-python.sh" "$tmp"

@@ -13,7 +13,7 @@ pkgs=(
 	linux-source-6.12
 	qemu-system-x86 busybox-static cpio kmod zstd xz-utils
 	build-essential bc bison flex libelf-dev libssl-dev python3
-	sparse shellcheck gnuplot-nox
+	sparse shellcheck gnuplot-nox dwarves
 	python3-pytest prometheus dkms
 )
 
