@@ -119,11 +119,16 @@ void kstats_delete(struct kstats *ks)
 {
 	if (IS_ERR_OR_NULL(ks))
 		return;
+	/*
+	 * The file goes before the name is free: a new entry of the same
+	 * name must not find the old file still in debugfs. File operations
+	 * in flight are waited for (they never take kstats_mutex); later
+	 * ones get -EIO.
+	 */
 	mutex_lock(&kstats_mutex);
+	kstats_fs_remove(ks);
 	list_del(&ks->list);
 	mutex_unlock(&kstats_mutex);
-	/* Waits for file operations in flight; later ones get -EIO. */
-	kstats_fs_remove(ks);
 	kstats_free(ks);
 }
 EXPORT_SYMBOL_GPL(kstats_delete);

@@ -277,17 +277,38 @@ void kstats_fs_remove(struct kstats *ks)
 
 /*
  * _control: one line per entry, "name N origin kernel bits B state S", or
- * for entries of _control the line of kstats_probe_show().
+ * for entries of _control the line of kstats_probe_show(); then the lines
+ * of the last calibration. Positions past the entries are calibration
+ * lines; the entry count at start() tells them apart, in m->private.
  */
+static void *kstats_control_at(struct seq_file *m, loff_t pos)
+{
+	struct list_head *l = seq_list_start(&kstats_list, pos);
+	unsigned long n;
+
+	if (l)
+		return l;
+	n = (unsigned long)m->private;
+	if (pos - n < kstats_calibration_lines())
+		return SEQ_START_TOKEN;
+	return NULL;
+}
+
 static void *kstats_control_start(struct seq_file *m, loff_t *pos)
 {
+	struct list_head *l;
+	unsigned long n = 0;
+
 	mutex_lock(&kstats_mutex);
-	return seq_list_start(&kstats_list, *pos);
+	list_for_each(l, &kstats_list)
+		n++;
+	m->private = (void *)n;
+	return kstats_control_at(m, *pos);
 }
 
 static void *kstats_control_next(struct seq_file *m, void *v, loff_t *pos)
 {
-	return seq_list_next(v, &kstats_list, pos);
+	return kstats_control_at(m, ++*pos);
 }
 
 static void kstats_control_stop(struct seq_file *m, void *v)
@@ -297,8 +318,13 @@ static void kstats_control_stop(struct seq_file *m, void *v)
 
 static int kstats_control_show(struct seq_file *m, void *v)
 {
-	const struct kstats *ks = list_entry(v, struct kstats, list);
+	const struct kstats *ks;
 
+	if (v == SEQ_START_TOKEN) {
+		kstats_calibration_show(m, m->index - (unsigned long)m->private);
+		return 0;
+	}
+	ks = list_entry(v, struct kstats, list);
 	if (ks->origin == KSTATS_ORIGIN_CONTROL) {
 		kstats_probe_show(m, ks);
 		return 0;
@@ -320,7 +346,7 @@ static int kstats_control_open(struct inode *inode, struct file *file)
 	return seq_open(file, &kstats_control_sops);
 }
 
-/* One command per write; see kstats_parse.c and kstats_probe.c. */
+/* One command per write; see kstats_parse.c and kstats_control.c. */
 static ssize_t kstats_control_write(struct file *file, const char __user *ubuf,
 				    size_t count, loff_t *ppos)
 {

@@ -153,12 +153,15 @@ void kstats_fs_remove(struct kstats *ks);
 int kstats_fs_init(void);
 void kstats_fs_exit(void);
 
-/* Run-time attachment, in kstats_probe.c. */
+/* Run-time attachment, in kstats_control.c. */
 struct kstats_cmd;
 int kstats_probe_init(void);
 void kstats_probe_exit(void);
 int kstats_probe_command(struct kstats_cmd *cmd);
 void kstats_probe_show(struct seq_file *m, const struct kstats *ks);
+/* Calibration lines of _control, in kstats_calibrate.c; kstats_mutex held. */
+unsigned int kstats_calibration_lines(void);
+void kstats_calibration_show(struct seq_file *m, unsigned int i);
 
 /* All entries, for the _control listing; see kstats_core.c. */
 extern struct list_head kstats_list;

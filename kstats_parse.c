@@ -4,8 +4,9 @@
  *
  *   trace FUNC [bits N] [via kretprobe|fprobe] [as NAME]
  *   trace pcpu:FUNC [bits N] [as NAME]
- *   trace NAME start X end Y [bits N] [key cpu|task]
+ *   trace NAME start X end Y [bits N] [key cpu|task] [slots N]
  *   remove NAME
+ *   calibrate [samples N]
  *
  * Keywords are case-insensitive, words are separated by whitespace and the
  * options after the second word come in any order, each at most once.
@@ -21,8 +22,8 @@
 #include "kstats_internal.h"
 #include "kstats_parse.h"
 
-/* The longest valid command has 10 words; one more is enough to refuse. */
-#define KSTATS_MAX_WORDS	11
+/* The longest valid command has 12 words; one more is enough to refuse. */
+#define KSTATS_MAX_WORDS	13
 
 #define kstats_why(cmd, fmt, ...)					\
 	({								\
@@ -65,7 +66,10 @@ static int kstats_parse_target(struct kstats_cmd *cmd, const char *word,
 	}
 	if (!kstats_sym_valid(word, len, true))
 		return kstats_why(cmd, "%s: bad symbol", what);
-	if (plus && kstrtouint(plus + 1, 0, &t->offset))
+	/* Decimal, or hex after 0x: a leading 0 is no octal prefix. */
+	if (plus && (strncasecmp(plus + 1, "0x", 2) ?
+		     kstrtouint(plus + 1, 10, &t->offset) :
+		     kstrtouint(plus + 3, 16, &t->offset)))
 		return kstats_why(cmd, "%s: bad offset", what);
 	memcpy(t->sym, word, len);
 	t->sym[len] = '\0';
@@ -93,8 +97,9 @@ static int kstats_parse_func(struct kstats_cmd *cmd, const char *func)
 static int kstats_parse_trace(struct kstats_cmd *cmd, char **w, int n)
 {
 	bool pair = false, have_bits = false, have_via = false, have_as = false,
-	     have_key = false, have_start = false, have_end = false;
-	unsigned int bits;
+	     have_key = false, have_start = false, have_end = false,
+	     have_slots = false;
+	unsigned int bits, slots;
 	int i, ret;
 
 	if (n < 2)
@@ -167,6 +172,19 @@ static int kstats_parse_trace(struct kstats_cmd *cmd, char **w, int n)
 				cmd->key = KSTATS_KEY_TASK;
 			else
 				return kstats_why(cmd, "key must be cpu or task");
+		} else if (!strcasecmp(k, "slots")) {
+			if (cmd->op != KSTATS_CMD_TRACE_PAIR)
+				return kstats_why(cmd, "slots is only for start/end pairs");
+			if (have_slots)
+				return kstats_why(cmd, "slots given twice");
+			have_slots = true;
+			if (kstrtouint(v, 10, &slots) ||
+			    slots < KSTATS_TASK_SLOTS_MIN ||
+			    slots > KSTATS_TASK_SLOTS_MAX)
+				return kstats_why(cmd, "slots must be %u to %lu",
+						  KSTATS_TASK_SLOTS_MIN,
+						  KSTATS_TASK_SLOTS_MAX);
+			cmd->slots = slots;
 		} else if (!strcasecmp(k, "start")) {
 			if (have_start)
 				return kstats_why(cmd, "start given twice");
@@ -187,6 +205,8 @@ static int kstats_parse_trace(struct kstats_cmd *cmd, char **w, int n)
 	}
 	if (pair && (!have_start || !have_end))
 		return kstats_why(cmd, "a pair needs both start and end");
+	if (have_slots && cmd->key != KSTATS_KEY_TASK)
+		return kstats_why(cmd, "slots is only for key task");
 	if (!cmd->name[0])
 		return kstats_why(cmd, "FUNC needs 'as NAME' (leading _ or over %d chars)",
 				  KSTATS_NAME_MAX);
@@ -236,6 +256,19 @@ int kstats_parse(const char *line, size_t len, struct kstats_cmd *cmd)
 		strscpy(cmd->name, w[1], sizeof(cmd->name));
 		return 0;
 	}
-	return kstats_why(cmd, "unknown command, expected trace or remove");
+	if (!strcasecmp(w[0], "calibrate")) {
+		cmd->op = KSTATS_CMD_CALIBRATE;
+		cmd->samples = KSTATS_CALIB_SAMPLES;
+		if (n == 1)
+			return 0;
+		if (n != 3 || strcasecmp(w[1], "samples") ||
+		    kstrtouint(w[2], 10, &cmd->samples) ||
+		    cmd->samples < KSTATS_CALIB_MIN ||
+		    cmd->samples > KSTATS_CALIB_MAX)
+			return kstats_why(cmd, "usage: calibrate [samples %u..%u]",
+					  KSTATS_CALIB_MIN, KSTATS_CALIB_MAX);
+		return 0;
+	}
+	return kstats_why(cmd, "unknown command, expected trace, remove or calibrate");
 }
 EXPORT_SYMBOL_IF_KUNIT(kstats_parse);

@@ -8,6 +8,7 @@
 #ifndef _KSTATS_PARSE_H
 #define _KSTATS_PARSE_H
 
+#include <linux/bits.h>
 #include <linux/types.h>
 #include "kstats.h"
 
@@ -21,12 +22,20 @@
 #define KSTATS_TP_PREFIX	"__tracepoint_"
 /* Prefix of the per-CPU mode of "trace FUNC". */
 #define KSTATS_PCPU_PREFIX	"pcpu:"
+/* Bounds of "slots N" (key task), rounded up to a power of two. */
+#define KSTATS_TASK_SLOTS_MIN	64
+#define KSTATS_TASK_SLOTS_MAX	BIT(22)
+/* Calls that "calibrate" times per mechanism: default and bounds. */
+#define KSTATS_CALIB_SAMPLES	2000
+#define KSTATS_CALIB_MIN	100
+#define KSTATS_CALIB_MAX	100000
 
 enum kstats_cmd_op {
 	KSTATS_CMD_TRACE,	/* trace FUNC: runtime of FUNC */
 	KSTATS_CMD_TRACE_PCPU,	/* trace pcpu:FUNC: same, one call per CPU */
 	KSTATS_CMD_TRACE_PAIR,	/* trace NAME start X end Y: X to Y */
 	KSTATS_CMD_REMOVE,	/* remove NAME */
+	KSTATS_CMD_CALIBRATE,	/* calibrate [samples N] */
 };
 
 /* Mechanism asked for with "via"; only for KSTATS_CMD_TRACE. */
@@ -56,6 +65,8 @@ struct kstats_target {
  * @bits: frac_bits of the new entry, %KSTATS_DEFAULT_BITS unless given.
  * @via: mechanism for %KSTATS_CMD_TRACE.
  * @key: pairing for %KSTATS_CMD_TRACE_PAIR.
+ * @slots: task table size for %KSTATS_KEY_TASK; 0 for the default.
+ * @samples: calls per mechanism for %KSTATS_CMD_CALIBRATE.
  * @start: FUNC, or X of a pair.
  * @end: Y of a pair.
  * @why: on error, why the line was refused, for the kernel log.
@@ -66,6 +77,8 @@ struct kstats_cmd {
 	u8 bits;
 	enum kstats_cmd_via via;
 	enum kstats_cmd_key key;
+	unsigned int slots;
+	unsigned int samples;
 	struct kstats_target start;
 	struct kstats_target end;
 	char why[256];

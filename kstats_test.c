@@ -1484,11 +1484,19 @@ struct kt_parse_case {
 	enum kstats_cmd_key key;
 	const char *start;
 	const char *end;
+	unsigned int slots;
+	unsigned int samples;
 };
 
 #define KT_OK(l, o, n, b, v, k, s, e)					\
 	{ .line = l, .op = KSTATS_CMD_##o, .name = n, .bits = b,	\
 	  .via = KSTATS_VIA_##v, .key = KSTATS_KEY_##k, .start = s, .end = e }
+#define KT_SLOTS(l, n)							\
+	{ .line = l, .op = KSTATS_CMD_TRACE_PAIR, .name = "l", .bits = 4, \
+	  .key = KSTATS_KEY_TASK, .start = "a", .end = "b", .slots = n }
+#define KT_CAL(l, n)							\
+	{ .line = l, .op = KSTATS_CMD_CALIBRATE, .name = "", .bits = 4,	\
+	  .start = "", .end = "", .samples = n }
 #define KT_BAD(l)	{ .line = l, .err = -EINVAL }
 
 #define KT_NAME63	"f23456789012345678901234567890123456789012345678901234567890123"
@@ -1531,6 +1539,11 @@ static const struct kt_parse_case kt_parse_cases[] = {
 	      AUTO, CPU, "a+16", "b+16"),
 	KT_OK("trace lat start a+0 end b", TRACE_PAIR, "lat", 4, AUTO, CPU,
 	      "a", "b"),
+	/* Offsets are decimal, or hex after 0x: a leading 0 is not octal. */
+	KT_OK("trace lat start a+010 end b+0X1f", TRACE_PAIR, "lat", 4, AUTO,
+	      CPU, "a+10", "b+31"),
+	KT_OK("trace lat start a+08 end b+00", TRACE_PAIR, "lat", 4, AUTO, CPU,
+	      "a+8", "b"),
 	KT_OK("trace sys start __tracepoint_sys_enter end __tracepoint_sys_exit key TASK",
 	      TRACE_PAIR, "sys", 4, AUTO, TASK, "__tracepoint_sys_enter",
 	      "__tracepoint_sys_exit"),
@@ -1540,6 +1553,14 @@ static const struct kt_parse_case kt_parse_cases[] = {
 	      4, AUTO, CPU, "__kstats_record", KT_SYM127),
 	KT_OK("trace l start a end b bits 1 key cpu", TRACE_PAIR, "l", 1, AUTO,
 	      CPU, "a", "b"),
+	/* slots N: the key task table, rounded up to a power of two later */
+	KT_SLOTS("trace l start a end b key task slots 64", 64),
+	KT_SLOTS("trace l slots 4194304 key TASK start a end b", 4194304),
+	KT_SLOTS("trace l start a end b key task slots 5000", 5000),
+	/* calibrate */
+	KT_CAL("calibrate", KSTATS_CALIB_SAMPLES),
+	KT_CAL("CALIBRATE samples 100\n", 100),
+	KT_CAL("calibrate Samples 100000", 100000),
 	/* remove NAME: any name up to the length limit */
 	KT_OK("remove vfs_read", REMOVE, "vfs_read", 4, AUTO, CPU, "", ""),
 	KT_OK("REMOVE _control\n", REMOVE, "_control", 4, AUTO, CPU, "", ""),
@@ -1616,6 +1637,26 @@ static const struct kt_parse_case kt_parse_cases[] = {
 	KT_BAD("trace l start a end " KT_SYM127 "x"),
 	KT_BAD("trace l start a end b bits 1 key cpu x"),
 	KT_BAD("trace l start a end b bits 1 key cpu x y"),
+	KT_BAD("trace l start a+0x end b"),
+	KT_BAD("trace l start a+0x-1 end b"),
+	KT_BAD("trace l start a+0b1 end b"),
+	KT_BAD("trace l start a end b bits 1 key task slots 64 x"),
+	/* slots */
+	KT_BAD("trace l start a end b slots 64"),
+	KT_BAD("trace l start a end b key cpu slots 64"),
+	KT_BAD("trace l start a end b key task slots 63"),
+	KT_BAD("trace l start a end b key task slots 4194305"),
+	KT_BAD("trace l start a end b key task slots 0x100"),
+	KT_BAD("trace l start a end b key task slots 64 slots 64"),
+	KT_BAD("trace vfs_read slots 64"),
+	KT_BAD("trace pcpu:vfs_read slots 64"),
+	/* calibrate */
+	KT_BAD("calibrate 100"),
+	KT_BAD("calibrate samples"),
+	KT_BAD("calibrate samples 99"),
+	KT_BAD("calibrate samples 100001"),
+	KT_BAD("calibrate samples 100 samples 100"),
+	KT_BAD("calibrate bits 4"),
 };
 
 /* KTAP descriptions are one line: escape what the lines hold. */
@@ -1679,6 +1720,8 @@ static void kt_parse_table(struct kunit *test)
 	KUNIT_EXPECT_EQ(test, cmd->key, c->key);
 	KUNIT_EXPECT_STREQ(test, kt_target(test, &cmd->start), c->start);
 	KUNIT_EXPECT_STREQ(test, kt_target(test, &cmd->end), c->end);
+	KUNIT_EXPECT_EQ(test, cmd->slots, c->slots);
+	KUNIT_EXPECT_EQ(test, cmd->samples, c->samples);
 }
 
 /* Lengths: 256 bytes parse, 257 do not; NUL bytes and @len are honoured. */

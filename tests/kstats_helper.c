@@ -24,6 +24,14 @@
  *   sleep K NS               the same, preemptible, and each call of
  *                            kstats_helper_work() sleeps NS ns (rounded to
  *                            us) instead of busy waiting
+ *   irqend K NS              K times: tracepoint kstats_helper_start, then
+ *                            kstats_helper_end from a hardirq (irq_work),
+ *                            then NS ns of busy waiting and
+ *                            kstats_helper_end from the task
+ *   end                      tracepoint kstats_helper_end once
+ * Closing a file descriptor of /sys/kernel/debug/kstats_helper/start_on_close
+ * hits tracepoint kstats_helper_start; at exit that happens after
+ * sched_process_exit, from the exiting task.
  * A failing kernel call returns its errno to write(2).
  *
  * kstats_helper_work() and the marks are targets for _control traces with
@@ -36,6 +44,7 @@
 #include <linux/debugfs.h>
 #include <linux/delay.h>
 #include <linux/err.h>
+#include <linux/irq_work.h>
 #include <linux/module.h>
 #include <linux/mutex.h>
 #include <linux/preempt.h>
@@ -113,6 +122,45 @@ static noinline __noclone void kstats_helper_mark_start(unsigned int i)
 static noinline __noclone void kstats_helper_mark_end(unsigned int i)
 {
 	WRITE_ONCE(helper_ended, i);
+}
+
+/* irqend: the end tracepoint from hardirq context. */
+static atomic_t helper_irq_done;
+
+static void helper_irq_end(struct irq_work *w)
+{
+	trace_kstats_helper_end(0);
+	atomic_set(&helper_irq_done, 1);
+}
+
+static struct irq_work helper_irq_work;
+
+static int helper_irqend(unsigned int k, unsigned int ns)
+{
+	unsigned int i, spins;
+	u64 end;
+
+	for (i = 0; i < k; i++) {
+		preempt_disable();
+		trace_kstats_helper_start(i);
+		atomic_set(&helper_irq_done, 0);
+		irq_work_queue(&helper_irq_work);
+		/* Interrupts are on: the IPI (or the next tick) runs it. */
+		for (spins = 0; !atomic_read(&helper_irq_done); spins++) {
+			if (spins > 100000000) {
+				preempt_enable();
+				return -ETIMEDOUT;
+			}
+			cpu_relax();
+		}
+		end = ktime_get_mono_fast_ns() + ns;
+		while (ktime_get_mono_fast_ns() < end)
+			cpu_relax();
+		trace_kstats_helper_end(i);
+		preempt_enable();
+		cond_resched();
+	}
+	return 0;
 }
 
 static int helper_work(const char *cmd, unsigned int k, unsigned int ns,
@@ -198,8 +246,19 @@ static int helper_run(char *buf)
 	int n;
 
 	n = sscanf(buf, "%15s %127s %llu %llu", cmd, name, &a, &b);
+	if (n == 1 && !strcmp(cmd, "end")) {
+		trace_kstats_helper_end(0);
+		return 0;
+	}
 	if (n < 2)
 		return -EINVAL;
+	if (!strcmp(cmd, "irqend")) {
+		unsigned int k, ns;
+
+		if (sscanf(buf, "%15s %u %u", cmd, &k, &ns) != 3)
+			return -EINVAL;
+		return helper_irqend(k, ns);
+	}
 	if (!strcmp(cmd, "work") || !strcmp(cmd, "nest") ||
 	    !strcmp(cmd, "migrate") || !strcmp(cmd, "sleep")) {
 		unsigned int k, ns;
@@ -261,12 +320,26 @@ static const struct file_operations helper_fops = {
 	.write = helper_write,
 };
 
+static int helper_close_start(struct inode *inode, struct file *file)
+{
+	trace_kstats_helper_start(0);
+	return 0;
+}
+
+static const struct file_operations helper_close_fops = {
+	.owner = THIS_MODULE,
+	.release = helper_close_start,
+};
+
 static int __init helper_init(void)
 {
 	helper_dir = debugfs_create_dir("kstats_helper", NULL);
 	if (IS_ERR(helper_dir))
 		return PTR_ERR(helper_dir);
 	debugfs_create_file("cmd", 0200, helper_dir, NULL, &helper_fops);
+	debugfs_create_file("start_on_close", 0444, helper_dir, NULL,
+			    &helper_close_fops);
+	init_irq_work(&helper_irq_work, helper_irq_end);
 	return 0;
 }
 
@@ -275,6 +348,7 @@ static void __exit helper_exit(void)
 	int i;
 
 	debugfs_remove(helper_dir);
+	irq_work_sync(&helper_irq_work);
 	for (i = 0; i < HELPER_MAX_ENTRIES; i++)
 		kstats_delete(entries[i].ks);
 }

@@ -19,7 +19,8 @@ ctl() { write_err "$KS/_control" "$*"; }
 
 # kprobes, key cpu (the default).
 is "$(ctl trace kp start $MS end $ME)" OK "kprobe pair"
-is "$(line kp)" "name kp origin control mechanism pair key cpu targets $MS,$ME bits 4 state running missed 0 dropped 0 unpaired 0" \
+NOCAL=" bias_ns - bias_p99_ns - overhead_ns -"
+is "$(line kp)" "name kp origin control mechanism pair key cpu targets $MS,$ME bits 4 state running missed 0 dropped 0 unpaired 0$NOCAL" \
 	"_control line of a kprobe pair"
 helper work $K $D >/dev/null
 is "$(samples kp)" $K "kprobe pair: exactly $K samples"
@@ -34,7 +35,12 @@ is "$(samples kpo)" $K "kprobe pair with offsets: exactly $K samples"
 # tracepoints of a module, key cpu and key task.
 is "$(ctl trace tpc start $TS end $TE key cpu bits 3)" OK "tracepoint pair, key cpu"
 is "$(ctl trace tpt start $TS end $TE key task)" OK "tracepoint pair, key task"
-is "$(line tpt)" "name tpt origin control mechanism pair key task targets $TS,$TE bits 4 state running missed 0 dropped 0 unpaired 0" \
+# key task: the table has one slot per thread the machine may have by
+# default (a power of two, at least 1024).
+S=$(field tpt slots)
+check "key task: default table of $S slots, a power of two >= 1024" \
+	awk -v s="$S" 'BEGIN { for (p = 1024; p < s; p *= 2); exit !(s == p) }'
+is "$(line tpt)" "name tpt origin control mechanism pair key task targets $TS,$TE bits 4 state running missed 0 dropped 0 unpaired 0 notask 0 slots $S$NOCAL" \
 	"_control line of a tracepoint pair"
 helper work $K $D >/dev/null
 is "$(samples tpc)" $K "tracepoint pair, key cpu: exactly $K samples"

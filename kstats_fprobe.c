@@ -1,0 +1,131 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * kstats mechanism: fprobes (an ftrace callback at the function entry and
+ * a rethook at its return), for trace FUNC and trace pcpu:FUNC on kernels
+ * whose fprobe callbacks have the form of 6.5 to 6.13. Built only there
+ * (Kbuild defines KSTATS_HAVE_FPROBE).
+ */
+#define pr_fmt(fmt) KBUILD_MODNAME ": " fmt
+
+#include <linux/fprobe.h>
+#include <linux/minmax.h>
+#include <linux/ptrace.h>
+#include <linux/rcupdate.h>
+#include "kstats_handler.h"
+#include "kstats_probe.h"
+
+static notrace int kstats_fp_entry(struct fprobe *fp, unsigned long ip,
+				   unsigned long ret_ip, struct pt_regs *regs,
+				   void *data)
+{
+	struct kstats_probe *p = container_of(fp, struct kstats_probe, fp);
+	struct kstats_timed tm;
+
+	kstats_timed_begin(p, &tm);
+	kstats_call_begin(data);
+	kstats_timed_end(p, KSTATS_SIDE_BEGIN, &tm);
+	return 0;
+}
+
+static notrace void kstats_fp_exit(struct fprobe *fp, unsigned long ip,
+				   unsigned long ret_ip, struct pt_regs *regs,
+				   void *data)
+{
+	struct kstats_probe *p = container_of(fp, struct kstats_probe, fp);
+	struct kstats_timed tm;
+
+	kstats_timed_begin(p, &tm);
+	kstats_call_end(p, *(u64 *)data);
+	kstats_timed_end(p, KSTATS_SIDE_END, &tm);
+}
+
+static notrace int kstats_fp_pcpu_entry(struct fprobe *fp, unsigned long ip,
+					unsigned long ret_ip,
+					struct pt_regs *regs, void *data)
+{
+	struct kstats_probe *p = container_of(fp, struct kstats_probe, fp);
+	struct kstats_timed tm;
+	bool hook;
+
+	kstats_timed_begin(p, &tm);
+	/* fprobe saves the registers (FTRACE_OPS_FL_SAVE_REGS) before 6.14. */
+	hook = kstats_pcpu_begin(p, data, regs ? kernel_stack_pointer(regs) :
+					    current_stack_pointer);
+	kstats_timed_end(p, KSTATS_SIDE_BEGIN, &tm);
+	/* Non-zero: the exit handler is not called for this call. */
+	return hook ? 0 : 1;
+}
+
+static notrace void kstats_fp_pcpu_exit(struct fprobe *fp, unsigned long ip,
+					unsigned long ret_ip,
+					struct pt_regs *regs, void *data)
+{
+	struct kstats_probe *p = container_of(fp, struct kstats_probe, fp);
+	struct kstats_timed tm;
+
+	kstats_timed_begin(p, &tm);
+	kstats_pcpu_end(p, data);
+	kstats_timed_end(p, KSTATS_SIDE_END, &tm);
+}
+
+/* Register a disabled fprobe on FUNC at p->addr. */
+int kstats_fprobe_attach(struct kstats_probe *p, struct kstats_cmd *cmd)
+{
+	struct fprobe *fp = &p->fp;
+	int ret;
+
+	p->mech = KSTATS_MECH_FPROBE;
+	if (!p->addr) {
+		ret = kstats_resolve(cmd, "trace", &p->start.target, &p->addr);
+		if (ret)
+			return ret;
+	}
+	memset(fp, 0, sizeof(*fp));
+	fp->flags = FPROBE_FL_DISABLED;
+	fp->entry_handler = p->pcpu ? kstats_fp_pcpu_entry : kstats_fp_entry;
+	fp->exit_handler = p->pcpu ? kstats_fp_pcpu_exit : kstats_fp_exit;
+	fp->entry_data_size = p->pcpu ? sizeof(struct kstats_pcpu_call) :
+					sizeof(u64);
+	fp->nr_maxactive = max_t(int, 20, 2 * num_possible_cpus());
+	ret = register_fprobe_ips(fp, &p->addr, 1);
+	if (ret == -ENOENT || ret == -EINVAL)
+		return kstats_fail(cmd, -EINVAL, "ftrace cannot trace %s",
+				   p->start.target.sym);
+	if (ret)
+		return kstats_fail(cmd, ret, "fprobe on %s failed (error %d)",
+				   p->start.target.sym, ret);
+	p->registered = true;
+	return 0;
+}
+
+void kstats_fprobe_enable(struct kstats_probe *p)
+{
+	enable_fprobe(&p->fp);
+}
+
+/*
+ * unregister_fprobe() stops its rethook before the ftrace shutdown, whose
+ * RCU wait an explicit synchronize_rcu() doubles for exit handlers. If it
+ * fails, handlers may still run: the probe is kept (registered stays true,
+ * and the caller must not free it).
+ */
+void kstats_fprobe_detach(struct kstats_probe *p)
+{
+	int ret;
+
+	if (!p->registered)
+		return;
+	ret = unregister_fprobe(&p->fp);
+	if (ret) {
+		pr_err("%s: unregister_fprobe() failed (error %d): its probe is leaked\n",
+		       p->ks->name, ret);
+		return;
+	}
+	p->registered = false;
+	synchronize_rcu();
+}
+
+unsigned long kstats_fprobe_missed(const struct kstats_probe *p)
+{
+	return READ_ONCE(p->fp.nmissed);
+}

@@ -1,0 +1,208 @@
+/* SPDX-License-Identifier: GPL-2.0 */
+/*
+ * Handler bodies, one place each, shared by every mechanism and inlined
+ * into each mechanism's handlers. They run with preemption disabled (the
+ * pair bodies disable it themselves, for callers that do not), never
+ * sleep and take no lock.
+ */
+#ifndef _KSTATS_HANDLER_H
+#define _KSTATS_HANDLER_H
+
+#include <linux/irqflags.h>
+#include <linux/percpu.h>
+#include <linux/preempt.h>
+#include <linux/sched.h>
+#include <linux/smp.h>
+#include <linux/timekeeping.h>
+#include "kstats.h"
+#include "kstats_probe.h"
+
+/* One handler call in this many, per CPU, is timed for overhead_ns. */
+#define KSTATS_TIMED_EVERY	64
+
+/*
+ * The clock of all handlers: NMI-safe, no seqcount retry loop, monotonic
+ * across CPUs (see Documentation/kstats.rst). It is non-zero once modules
+ * can load, so 0 can mean "no start".
+ */
+static __always_inline u64 kstats_now(void)
+{
+	return ktime_get_mono_fast_ns();
+}
+
+/* Time since @t0; 0 if the clock went back (across a clock update). */
+static __always_inline u64 kstats_since(u64 now, u64 t0)
+{
+	return now > t0 ? now - t0 : 0;
+}
+
+/*
+ * overhead_ns: every KSTATS_TIMED_EVERY-th handler call on a CPU reads the
+ * clock before and after its body, with interrupts off in between so that
+ * only the handler is timed. @tm->t stays 0 for the calls not timed.
+ */
+struct kstats_timed {
+	u64 t;
+	unsigned long flags;
+};
+
+static __always_inline void kstats_timed_begin(struct kstats_probe *p,
+					       struct kstats_timed *tm)
+{
+	tm->t = 0;
+	if (likely(this_cpu_inc_return(p->stats->hits) % KSTATS_TIMED_EVERY))
+		return;
+	local_irq_save(tm->flags);
+	tm->t = kstats_now();
+}
+
+static __always_inline void kstats_timed_end(struct kstats_probe *p,
+					     enum kstats_side side,
+					     struct kstats_timed *tm)
+{
+	if (likely(!tm->t))
+		return;
+	this_cpu_add(p->stats->handler_ns[side], kstats_since(kstats_now(), tm->t));
+	this_cpu_inc(p->stats->timed[side]);
+	local_irq_restore(tm->flags);
+}
+
+/* trace FUNC: FUNC was entered; @t0 is storage of this call. */
+static __always_inline void kstats_call_begin(u64 *t0)
+{
+	*t0 = kstats_now();
+}
+
+/* trace FUNC: FUNC returns. */
+static __always_inline void kstats_call_end(struct kstats_probe *p, u64 t0)
+{
+	kstats_record(p->ks, kstats_since(kstats_now(), t0));
+}
+
+/* Interrupt level of the current context, higher above lower. */
+static __always_inline unsigned int kstats_context_level(void)
+{
+	if (in_nmi())
+		return 3;
+	if (in_hardirq())
+		return 2;
+	return in_serving_softirq() ? 1 : 0;
+}
+
+/* Changes whenever the current task leaves its CPU. */
+static __always_inline unsigned long kstats_switches(void)
+{
+	return current->nvcsw + current->nivcsw;
+}
+
+/*
+ * trace pcpu:FUNC: FUNC was entered with stack pointer @sp; @c is storage
+ * of this call. A call pending on this CPU that still runs beneath this
+ * one makes this one nested: it is skipped and its return not hooked.
+ * Any other pending call has left the CPU (slept, was preempted or
+ * migrated, or exited inside FUNC) and loses the CPU to this one; its
+ * return, if it ever comes, finds that out.
+ *
+ * Every access to the owner is from its own CPU; an interrupt that comes
+ * between two of them sees the call as pending and nests, or takes the
+ * CPU, which the interrupted call then sees by its sequence number.
+ */
+static __always_inline bool kstats_pcpu_begin(struct kstats_probe *p,
+					      struct kstats_pcpu_call *c,
+					      unsigned long sp)
+{
+	struct kstats_pcpu_owner *o = this_cpu_ptr(p->owner);
+	unsigned long me = (unsigned long)current;
+	unsigned int level = kstats_context_level();
+
+	if (READ_ONCE(o->task) == me && o->switches == kstats_switches() &&
+	    (level > o->level || (level == o->level && sp < o->sp))) {
+		this_cpu_inc(p->stats->skipped);
+		return false;
+	}
+	WRITE_ONCE(o->task, 0);
+	barrier();
+	o->switches = kstats_switches();
+	o->sp = sp;
+	o->level = level;
+	c->seq = ++o->seq;
+	c->cpu = smp_processor_id();
+	barrier();
+	WRITE_ONCE(o->task, me);
+	c->t0 = kstats_now();
+	return true;
+}
+
+/*
+ * trace pcpu:FUNC: FUNC returns. Measured only if it returns on its CPU,
+ * still holding it, and its task never left the CPU in between.
+ */
+static __always_inline void kstats_pcpu_end(struct kstats_probe *p,
+					    const struct kstats_pcpu_call *c)
+{
+	u64 now = kstats_now();
+	struct kstats_pcpu_owner *o;
+	bool mine, undisturbed;
+
+	if (c->cpu != smp_processor_id()) {
+		/* Migrated: the next call on c->cpu takes that CPU. */
+		this_cpu_inc(p->stats->skipped);
+		return;
+	}
+	o = this_cpu_ptr(p->owner);
+	mine = o->seq == c->seq && READ_ONCE(o->task) == (unsigned long)current;
+	undisturbed = mine && o->switches == kstats_switches();
+	if (mine)
+		WRITE_ONCE(o->task, 0);
+	if (undisturbed)
+		kstats_record(p->ks, kstats_since(now, c->t0));
+	else
+		this_cpu_inc(p->stats->skipped);
+}
+
+/*
+ * Pairs: X was hit. A second X before Y restarts the measurement. Under
+ * key task a hit outside task context is no task's: it is counted apart.
+ * Preemption is disabled here, not by the caller: from 6.13 syscall
+ * tracepoints call their probes preemptible, and the clock read and the
+ * per-CPU store must be on one CPU.
+ */
+static __always_inline void kstats_pair_start(struct kstats_probe *p)
+{
+	u64 now;
+
+	preempt_disable_notrace();
+	now = kstats_now();
+	if (p->key != KSTATS_KEY_TASK)
+		this_cpu_write(*p->t0, now);
+	else if (!in_task())
+		this_cpu_inc(p->stats->notask);
+	else if (!kstats_task_start(p->tasks, now))
+		this_cpu_inc(p->stats->dropped);
+	preempt_enable_notrace();
+}
+
+/* Pairs: Y was hit. */
+static __always_inline void kstats_pair_end(struct kstats_probe *p)
+{
+	u64 now, t0;
+
+	preempt_disable_notrace();
+	now = kstats_now();
+	if (p->key != KSTATS_KEY_TASK) {
+		t0 = this_cpu_xchg(*p->t0, 0);
+	} else if (!in_task()) {
+		this_cpu_inc(p->stats->notask);
+		goto out;
+	} else {
+		t0 = kstats_task_take(p->tasks);
+	}
+	if (t0)
+		kstats_record(p->ks, kstats_since(now, t0));
+	else
+		this_cpu_inc(p->stats->unpaired);
+out:
+	preempt_enable_notrace();
+}
+
+#endif /* _KSTATS_HANDLER_H */

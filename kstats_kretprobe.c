@@ -1,0 +1,117 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * kstats mechanism: kretprobes, for trace FUNC and trace pcpu:FUNC on
+ * kernels without a usable fprobe, or with "via kretprobe". The start time
+ * lives in the kretprobe instance of each call.
+ */
+#define pr_fmt(fmt) KBUILD_MODNAME ": " fmt
+
+#include <linux/kprobes.h>
+#include <linux/minmax.h>
+#include <linux/ptrace.h>
+#include "kstats_handler.h"
+#include "kstats_probe.h"
+
+static __always_inline struct kstats_probe *
+kstats_krp_probe(struct kretprobe_instance *ri)
+{
+	return container_of(get_kretprobe(ri), struct kstats_probe, rp);
+}
+
+static notrace int kstats_krp_entry(struct kretprobe_instance *ri,
+				    struct pt_regs *regs)
+{
+	struct kstats_probe *p = kstats_krp_probe(ri);
+	struct kstats_timed tm;
+
+	kstats_timed_begin(p, &tm);
+	kstats_call_begin((u64 *)ri->data);
+	kstats_timed_end(p, KSTATS_SIDE_BEGIN, &tm);
+	return 0;
+}
+
+static notrace int kstats_krp_ret(struct kretprobe_instance *ri,
+				  struct pt_regs *regs)
+{
+	struct kstats_probe *p = kstats_krp_probe(ri);
+	struct kstats_timed tm;
+
+	kstats_timed_begin(p, &tm);
+	kstats_call_end(p, *(u64 *)ri->data);
+	kstats_timed_end(p, KSTATS_SIDE_END, &tm);
+	return 0;
+}
+
+static notrace int kstats_krp_pcpu_entry(struct kretprobe_instance *ri,
+					 struct pt_regs *regs)
+{
+	struct kstats_probe *p = kstats_krp_probe(ri);
+	struct kstats_timed tm;
+	bool hook;
+
+	kstats_timed_begin(p, &tm);
+	hook = kstats_pcpu_begin(p, (struct kstats_pcpu_call *)ri->data,
+				 kernel_stack_pointer(regs));
+	kstats_timed_end(p, KSTATS_SIDE_BEGIN, &tm);
+	/* Non-zero: the return of this call is not hooked. */
+	return hook ? 0 : 1;
+}
+
+static notrace int kstats_krp_pcpu_ret(struct kretprobe_instance *ri,
+				       struct pt_regs *regs)
+{
+	struct kstats_probe *p = kstats_krp_probe(ri);
+	struct kstats_timed tm;
+
+	kstats_timed_begin(p, &tm);
+	kstats_pcpu_end(p, (struct kstats_pcpu_call *)ri->data);
+	kstats_timed_end(p, KSTATS_SIDE_END, &tm);
+	return 0;
+}
+
+/* Register a disabled kretprobe on FUNC, at p->addr if it is known. */
+int kstats_kretprobe_attach(struct kstats_probe *p, struct kstats_cmd *cmd)
+{
+	struct kretprobe *rp = &p->rp;
+	int ret;
+
+	p->mech = KSTATS_MECH_KRETPROBE;
+	memset(rp, 0, sizeof(*rp));
+	if (p->addr)
+		rp->kp.addr = (kprobe_opcode_t *)p->addr;
+	else
+		rp->kp.symbol_name = p->start.target.sym;
+	rp->kp.flags = KPROBE_FLAG_DISABLED;
+	rp->entry_handler = p->pcpu ? kstats_krp_pcpu_entry : kstats_krp_entry;
+	rp->handler = p->pcpu ? kstats_krp_pcpu_ret : kstats_krp_ret;
+	rp->data_size = p->pcpu ? sizeof(struct kstats_pcpu_call) : sizeof(u64);
+	rp->maxactive = max_t(int, 20, 2 * num_possible_cpus());
+	ret = register_kretprobe(rp);
+	if (ret)
+		return kstats_kprobe_error(cmd, "trace", &p->start.target, ret);
+	p->registered = true;
+	p->addr = (unsigned long)rp->kp.addr;
+	return 0;
+}
+
+void kstats_kretprobe_enable(struct kstats_probe *p)
+{
+	enable_kprobe(&p->rp.kp);
+}
+
+/*
+ * unregister_kretprobe() waits for handlers in flight; returns still
+ * pending find their rethook stopped.
+ */
+void kstats_kretprobe_detach(struct kstats_probe *p)
+{
+	if (!p->registered)
+		return;
+	p->registered = false;
+	unregister_kretprobe(&p->rp);
+}
+
+unsigned long kstats_kretprobe_missed(const struct kstats_probe *p)
+{
+	return READ_ONCE(p->rp.nmissed) + READ_ONCE(p->rp.kp.nmissed);
+}

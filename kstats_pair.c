@@ -1,0 +1,176 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * kstats mechanism: pairs, trace NAME start X end Y. Each side is a kprobe
+ * pre-handler (SYMBOL, SYMBOL+OFFSET) or a tracepoint probe; the start
+ * time is kept per CPU (key cpu) or per task (key task, kstats_task.c).
+ */
+#define pr_fmt(fmt) KBUILD_MODNAME ": " fmt
+
+#include <linux/kprobes.h>
+#include <linux/tracepoint.h>
+#include "kstats_handler.h"
+#include "kstats_probe.h"
+
+static notrace int kstats_kp_start(struct kprobe *kp, struct pt_regs *regs)
+{
+	struct kstats_probe *p = container_of(kp, struct kstats_probe, start.kp);
+	struct kstats_timed tm;
+
+	kstats_timed_begin(p, &tm);
+	kstats_pair_start(p);
+	kstats_timed_end(p, KSTATS_SIDE_BEGIN, &tm);
+	return 0;
+}
+
+static notrace int kstats_kp_end(struct kprobe *kp, struct pt_regs *regs)
+{
+	struct kstats_probe *p = container_of(kp, struct kstats_probe, end.kp);
+	struct kstats_timed tm;
+
+	kstats_timed_begin(p, &tm);
+	kstats_pair_end(p);
+	kstats_timed_end(p, KSTATS_SIDE_END, &tm);
+	return 0;
+}
+
+/* Tracepoint probes: @data is the entry; the tracepoint's args are unused. */
+static notrace void kstats_tp_start(void *data)
+{
+	struct kstats_probe *p = data;
+	struct kstats_timed tm;
+
+	kstats_timed_begin(p, &tm);
+	kstats_pair_start(p);
+	kstats_timed_end(p, KSTATS_SIDE_BEGIN, &tm);
+}
+
+static notrace void kstats_tp_end(void *data)
+{
+	struct kstats_probe *p = data;
+	struct kstats_timed tm;
+
+	kstats_timed_begin(p, &tm);
+	kstats_pair_end(p);
+	kstats_timed_end(p, KSTATS_SIDE_END, &tm);
+}
+
+static void *kstats_tp_handler(bool start)
+{
+	return start ? (void *)kstats_tp_start : (void *)kstats_tp_end;
+}
+
+/*
+ * X or Y of a pair: a disabled kprobe, or a live tracepoint probe. A
+ * tracepoint is looked up by name unless @ep->tp is set already.
+ */
+static int kstats_attach_endpoint(struct kstats_probe *p,
+				  struct kstats_endpoint *ep, bool start,
+				  struct kstats_cmd *cmd)
+{
+	const char *what = start ? "start" : "end";
+	struct kprobe *kp = &ep->kp;
+	int ret;
+
+	if (ep->target.tracepoint) {
+		if (!KSTATS_HAVE_TP_PROBES)
+			return kstats_fail(cmd, -EOPNOTSUPP,
+					   "%s: tracepoints are not supported with CONFIG_CFI_CLANG",
+					   what);
+		if (!ep->tp)
+			ep->tp = kstats_find_tp(ep->target.sym, &ep->tp_mod);
+		if (!ep->tp)
+			return kstats_fail(cmd, -ENOENT, "%s: no tracepoint %s",
+					   what, ep->target.sym);
+		ret = tracepoint_probe_register(ep->tp, kstats_tp_handler(start),
+						p);
+		if (ret)
+			return kstats_fail(cmd, ret, "%s: tracepoint %s refused (error %d)",
+					   what, ep->target.sym, ret);
+		ep->registered = true;
+		return 0;
+	}
+
+	if (ep->addr) {
+		kp->addr = (kprobe_opcode_t *)ep->addr;
+	} else {
+		kp->symbol_name = ep->target.sym;
+		kp->offset = ep->target.offset;
+	}
+	kp->flags = KPROBE_FLAG_DISABLED;
+	kp->pre_handler = start ? kstats_kp_start : kstats_kp_end;
+	ret = register_kprobe(kp);
+	if (ret)
+		return kstats_kprobe_error(cmd, what, &ep->target, ret);
+	ep->registered = true;
+	ep->addr = (unsigned long)kp->addr;
+	return 0;
+}
+
+/* Returns true if a tracepoint probe went, which needs a sync. */
+static bool kstats_detach_endpoint(struct kstats_probe *p,
+				   struct kstats_endpoint *ep, bool start)
+{
+	if (!ep->registered)
+		return false;
+	ep->registered = false;
+	if (ep->tp) {
+		tracepoint_probe_unregister(ep->tp, kstats_tp_handler(start), p);
+		return true;
+	}
+	/* Waits for pre-handlers in flight. */
+	unregister_kprobe(&ep->kp);
+	return false;
+}
+
+/* Attach the probes of a pair; kprobes stay disabled. */
+int kstats_pair_attach(struct kstats_probe *p, struct kstats_cmd *cmd)
+{
+	int ret;
+
+	p->mech = KSTATS_MECH_PAIR;
+	if (p->key == KSTATS_KEY_TASK) {
+		ret = kstats_task_hook(p, cmd);
+		if (ret)
+			return ret;
+		p->registered = true;
+	}
+	/* The end first, so that no start waits for an end not yet there. */
+	ret = kstats_attach_endpoint(p, &p->end, false, cmd);
+	if (!ret)
+		ret = kstats_attach_endpoint(p, &p->start, true, cmd);
+	return ret;
+}
+
+/* End before start, as in attach. */
+void kstats_pair_enable(struct kstats_probe *p)
+{
+	if (p->end.registered && !p->end.tp)
+		enable_kprobe(&p->end.kp);
+	if (p->start.registered && !p->start.tp)
+		enable_kprobe(&p->start.kp);
+}
+
+/*
+ * unregister_kprobe() waits for pre-handlers in flight; tracepoint probes,
+ * and the sched_process_free probe of key task, need
+ * tracepoint_synchronize_unregister().
+ */
+void kstats_pair_detach(struct kstats_probe *p)
+{
+	bool sync = false;
+
+	sync |= kstats_detach_endpoint(p, &p->start, true);
+	sync |= kstats_detach_endpoint(p, &p->end, false);
+	if (p->registered) {
+		p->registered = false;
+		kstats_task_unhook(p);
+		sync = true;
+	}
+	if (sync)
+		tracepoint_synchronize_unregister();
+}
+
+unsigned long kstats_pair_missed(const struct kstats_probe *p)
+{
+	return READ_ONCE(p->start.kp.nmissed) + READ_ONCE(p->end.kp.nmissed);
+}

@@ -1,0 +1,184 @@
+/* SPDX-License-Identifier: GPL-2.0 */
+/*
+ * kstats run-time attachment, shared by the control layer (kstats_control.c),
+ * the mechanisms (kstats_kretprobe.c, kstats_fprobe.c, kstats_pair.c), the
+ * key task table (kstats_task.c) and calibration (kstats_calibrate.c).
+ *
+ * Data path: a mechanism's handler calls one of the bodies of
+ * kstats_handler.h, which reads the clock and feeds kstats_record().
+ */
+#ifndef _KSTATS_PROBE_H
+#define _KSTATS_PROBE_H
+
+#include <linux/kprobes.h>
+#include <linux/types.h>
+#include "kstats_parse.h"
+
+/*
+ * Kbuild defines KSTATS_HAVE_FPROBE on kernels with CONFIG_FPROBE whose
+ * fprobe callbacks have the form used here (6.5 to 6.13); elsewhere kstats
+ * behaves as if the kernel had no fprobe.
+ */
+#ifdef KSTATS_HAVE_FPROBE
+#include <linux/fprobe.h>
+#define KSTATS_HAVE_FPROBES 1
+#else
+#define KSTATS_HAVE_FPROBES 0
+#endif
+
+/*
+ * Tracepoint probes are registered with a function that takes only the
+ * data pointer and ignores the tracepoint's arguments: harmless with the
+ * x86-64 calling convention, but refused by kCFI.
+ */
+#ifdef CONFIG_CFI_CLANG
+#define KSTATS_HAVE_TP_PROBES 0
+#else
+#define KSTATS_HAVE_TP_PROBES 1
+#endif
+
+struct kstats;
+struct kstats_task_table;
+struct module;
+struct seq_file;
+struct tracepoint;
+
+enum kstats_mech {
+	KSTATS_MECH_KRETPROBE,
+	KSTATS_MECH_FPROBE,
+	KSTATS_MECH_PAIR,
+};
+
+/* Handlers of a hit whose time is sampled for overhead_ns. */
+enum kstats_side {
+	KSTATS_SIDE_BEGIN,	/* function entry, or X of a pair */
+	KSTATS_SIDE_END,	/* function return, or Y of a pair */
+	KSTATS_NR_SIDES,
+};
+
+/* Per-CPU event counters of an entry, summed for the listing. */
+struct kstats_probe_stats {
+	unsigned long skipped;	/* pcpu: calls not measured */
+	unsigned long dropped;	/* key task: table full */
+	unsigned long unpaired;	/* pairs: end without a start */
+	unsigned long notask;	/* key task: hits outside task context */
+	unsigned long hits;	/* handler calls, to pick those timed */
+	u64 handler_ns[KSTATS_NR_SIDES];	/* time in timed handlers */
+	unsigned long timed[KSTATS_NR_SIDES];	/* how many were timed */
+};
+
+/*
+ * trace pcpu:FUNC: the call that holds a CPU. A later call on the CPU
+ * runs inside it (nested) only if it comes from the same task, with no
+ * context switch since, deeper on the stack or in an interrupt above it.
+ */
+struct kstats_pcpu_owner {
+	unsigned long task;	/* 0: no call holds the CPU */
+	unsigned long switches;	/* the task's nvcsw + nivcsw at the call */
+	unsigned long sp;	/* stack pointer at the call */
+	unsigned int level;	/* context: task, softirq, hardirq, NMI */
+	unsigned int seq;	/* bumped by every call that takes the CPU */
+};
+
+/* trace pcpu:FUNC: per-call storage of the mechanism. */
+struct kstats_pcpu_call {
+	u64 t0;
+	unsigned int cpu;
+	unsigned int seq;
+};
+
+/* X or Y of a pair: a kprobe, or a tracepoint of the kernel or a module. */
+struct kstats_endpoint {
+	struct kstats_target target;
+	unsigned long addr;	/* kprobe address if known, else by symbol */
+	struct kprobe kp;
+	struct tracepoint *tp;
+	struct module *tp_mod;	/* owner of @tp, NULL if built in */
+	bool registered;
+};
+
+struct kstats_probe {
+	struct list_head node;		/* in the list of control entries */
+	struct kstats *ks;
+	enum kstats_mech mech;
+	bool pcpu;			/* trace pcpu:FUNC */
+	enum kstats_cmd_key key;
+	bool registered;		/* @rp or @fp */
+	bool gone;			/* detached: code it used went away */
+	unsigned long addr;		/* FUNC's address */
+	struct kstats_endpoint start;	/* FUNC, or X of a pair */
+	struct kstats_endpoint end;	/* Y of a pair */
+	u64 __percpu *t0;		/* pairs keyed by CPU */
+	struct kstats_pcpu_owner __percpu *owner;	/* pcpu */
+	struct kstats_task_table *tasks;	/* pairs keyed by task */
+	struct kstats_probe_stats __percpu *stats;
+	union {
+		struct kretprobe rp;
+#ifdef KSTATS_HAVE_FPROBE
+		struct fprobe fp;
+#endif
+	};
+};
+
+#define kstats_fail(cmd, err, fmt, ...)					\
+	({								\
+		snprintf((cmd)->why, sizeof((cmd)->why), fmt, ##__VA_ARGS__); \
+		(err);							\
+	})
+
+/*
+ * The mechanisms. attach registers the probes disabled (a tracepoint
+ * probe is live at once but finds the entry stopped until enable),
+ * enable lets them fire, detach unregisters whatever attach registered
+ * and returns only when no handler runs or will run; missed sums the
+ * mechanism's own count of hits it did not report.
+ */
+int kstats_kretprobe_attach(struct kstats_probe *p, struct kstats_cmd *cmd);
+void kstats_kretprobe_enable(struct kstats_probe *p);
+void kstats_kretprobe_detach(struct kstats_probe *p);
+unsigned long kstats_kretprobe_missed(const struct kstats_probe *p);
+
+#ifdef KSTATS_HAVE_FPROBE
+int kstats_fprobe_attach(struct kstats_probe *p, struct kstats_cmd *cmd);
+void kstats_fprobe_enable(struct kstats_probe *p);
+void kstats_fprobe_detach(struct kstats_probe *p);
+unsigned long kstats_fprobe_missed(const struct kstats_probe *p);
+#endif
+
+int kstats_pair_attach(struct kstats_probe *p, struct kstats_cmd *cmd);
+void kstats_pair_enable(struct kstats_probe *p);
+void kstats_pair_detach(struct kstats_probe *p);
+unsigned long kstats_pair_missed(const struct kstats_probe *p);
+
+/* Address of @t, through a kprobe that is registered but never armed. */
+int kstats_resolve(struct kstats_cmd *cmd, const char *what,
+		   const struct kstats_target *t, unsigned long *addr);
+/* Explain an error of register_kprobe() and friends in @cmd->why. */
+int kstats_kprobe_error(struct kstats_cmd *cmd, const char *what,
+			const struct kstats_target *t, int err);
+
+/* Probe allocation and the whole attach/detach sequence, kstats_control.c. */
+struct kstats_probe *kstats_probe_alloc(const struct kstats_cmd *cmd);
+void kstats_probe_free(struct kstats_probe *p);
+int kstats_attach(struct kstats_probe *p, struct kstats_cmd *cmd);
+void kstats_enable(struct kstats_probe *p);
+void kstats_detach(struct kstats_probe *p);
+struct tracepoint *kstats_find_tp(const char *name, struct module **mod);
+extern struct mutex kstats_control_mutex;
+
+/* key task: the table of pending starts, kstats_task.c. */
+struct kstats_task_table *kstats_task_table_alloc(unsigned int slots);
+void kstats_task_table_free(struct kstats_task_table *t);
+unsigned int kstats_task_table_size(const struct kstats_task_table *t);
+bool kstats_task_start(struct kstats_task_table *t, u64 now);
+u64 kstats_task_take(struct kstats_task_table *t);
+void kstats_task_forget(struct kstats_task_table *t, struct task_struct *tsk);
+int kstats_task_init(void);
+int kstats_task_hook(struct kstats_probe *p, struct kstats_cmd *cmd);
+void kstats_task_unhook(struct kstats_probe *p);
+
+/* Calibration, kstats_calibrate.c. */
+int kstats_calibrate(struct kstats_cmd *cmd);
+void kstats_show_bias(struct seq_file *m, const struct kstats_probe *p);
+
+#endif /* _KSTATS_PROBE_H */

@@ -1,0 +1,115 @@
+#!/bin/sh
+# calibrate: the bias and cost of every mechanism, measured on kstats's own
+# empty functions; bias_ns and overhead_ns on the lines of trace entries.
+# timeout: 240
+. /tests/lib.sh
+load_modules
+
+FN=kstats_helper_work
+TS=__tracepoint_kstats_helper_start
+TE=__tracepoint_kstats_helper_end
+MS=kstats_helper_mark_start
+ME=kstats_helper_mark_end
+
+line() { grep "^name $1 " "$KS/_control"; }
+field() { line "$1" | awk -v k="$2" '{ for (i = 1; i < NF; i += 2) if ($i == k) print $(i + 1) }'; }
+ctl() { write_err "$KS/_control" "$*"; }
+# cal MECH KEY: KEY of the calibration line of MECH
+cal() {
+	awk -v m="$1" -v k="$2" '$1 == "calibration" && $3 == m {
+		for (i = 2; i < NF; i += 2) if ($i == k) print $(i + 1) }' "$KS/_control"
+}
+# mean NAME: mean of all samples of an entry
+mean() {
+	grep CPUS "$KS/$1" | awk '{ n += $6; s += $6 * $8 } END { print n ? int(s / n) : 0 }'
+}
+
+case $TARGET in
+deb61) FUNCS="kretprobe" ;;
+*) FUNCS="kretprobe fprobe" ;;
+esac
+PAIRS="pair-kprobe-cpu pair-kprobe-task pair-tracepoint-cpu pair-tracepoint-task"
+MECHS="clock manual $FUNCS"
+for m in $FUNCS; do MECHS="$MECHS pcpu-$m"; done
+MECHS="$MECHS $PAIRS"
+
+# Before any calibration, entries say "-".
+is "$(ctl trace $FN as kw via kretprobe)" OK "trace $FN via kretprobe"
+is "$(field kw bias_ns) $(field kw bias_p99_ns) $(field kw overhead_ns)" "- - -" \
+	"bias and overhead are - before calibration and before any hit"
+
+is "$(ctl calibrate samples 99)" "Invalid argument" "calibrate samples 99: EINVAL"
+is "$(ctl calibrate samples 1000)" OK "calibrate samples 1000"
+grep '^calibration ' "$KS/_control" | sed 's/^/# /'
+is "$(grep '^calibration ' "$KS/_control" | awk '{ print $3 }' | tr '\n' ' ')" "$MECHS " \
+	"one calibration line per mechanism of this kernel, in order"
+for m in $MECHS; do
+	l=$(grep "^calibration mechanism $m " "$KS/_control")
+	check "$m: line format" sh -c "echo '$l' | grep -qE '^calibration mechanism $m bias_ns [0-9]+ bias_p99_ns [0-9]+ cost_ns [0-9]+ samples 1000\$'"
+	check "$m: bias $(cal $m bias_ns) ns > 0" test "$(cal $m bias_ns)" -gt 0
+	check "$m: p99 $(cal $m bias_p99_ns) >= p50 $(cal $m bias_ns)" \
+		test "$(cal $m bias_p99_ns)" -ge "$(cal $m bias_ns)"
+done
+# The ordering that holds by construction: a manual hook runs the least
+# code between its clock reads (on Debian 6.1's HPET clocksource a clock
+# read costs so much under TCG that a tracepoint pair keyed by CPU comes
+# out in the same slot), a tracepoint pair keyed by CPU less than trace
+# FUNC (no trampoline, no return hook). kprobe pairs go through the ftrace
+# register-saving trampoline on both sides: under TCG they come out near
+# or above trace FUNC, so they are only shown.
+man=$(cal manual bias_ns)
+for m in $MECHS; do
+	[ "$m" = clock ] || [ "$m" = manual ] && continue
+	check "manual bias $man <= $m bias $(cal $m bias_ns)" test "$man" -le "$(cal $m bias_ns)"
+done
+for f in $FUNCS; do
+	check "manual bias $man < $f bias $(cal $f bias_ns)" test "$man" -lt "$(cal $f bias_ns)"
+done
+for f in $FUNCS; do
+	check "pair-tracepoint-cpu bias $(cal pair-tracepoint-cpu bias_ns) < $f bias $(cal $f bias_ns)" \
+		test "$(cal pair-tracepoint-cpu bias_ns)" -lt "$(cal $f bias_ns)"
+	for p in pair-kprobe-cpu pair-kprobe-task pair-tracepoint-task; do
+		echo "# $p bias $(cal $p bias_ns) ns, $f bias $(cal $f bias_ns) ns"
+	done
+done
+for f in $FUNCS; do
+	check "$f: a probed empty call costs its caller something ($(cal $f cost_ns) ns)" \
+		test "$(cal $f cost_ns)" -gt 0
+done
+
+# Entry lines carry their mechanism's bias: kretprobe for kw, the pair
+# kinds for pairs (a mixed pair: the mean of its two kinds).
+is "$(field kw bias_ns) $(field kw bias_p99_ns)" \
+	"$(cal kretprobe bias_ns) $(cal kretprobe bias_p99_ns)" "kw shows the kretprobe bias"
+is "$(ctl trace tpt start $TS end $TE key task)" OK "tracepoint pair, key task"
+is "$(field tpt bias_ns)" "$(cal pair-tracepoint-task bias_ns)" "tpt shows the pair-tracepoint-task bias"
+is "$(ctl trace mix start $MS end $TE)" OK "kprobe start, tracepoint end"
+is "$(field mix bias_ns)" \
+	"$(( ($(cal pair-kprobe-cpu bias_ns) + $(cal pair-tracepoint-cpu bias_ns)) / 2 ))" \
+	"a mixed pair shows the mean of both kinds"
+
+# What the probe measures of an empty call is below what its caller
+# measures of the same call (the helper times each call from outside).
+is "$(helper new caller 4)" OK "caller-side entry"
+is "$(helper work 400 0 caller)" OK "400 calls of $FN, each timed by its caller"
+echo "# kw mean $(mean kw) ns, caller mean $(mean caller) ns; $(line kw)"
+check "kretprobe: the probe's mean $(mean kw) < the caller's mean $(mean caller)" \
+	test "$(mean kw)" -lt "$(mean caller)"
+o=$(field kw overhead_ns)
+check "overhead_ns $o > 0 after 400 hits" test "$o" -gt 0
+o=$(field tpt overhead_ns)
+check "overhead_ns $o > 0 for the tracepoint pair" test "$o" -gt 0
+is "$(helper delete caller)" OK "delete the caller entry"
+
+# A second calibration replaces the first.
+is "$(ctl calibrate samples 100)" OK "calibrate samples 100"
+is "$(cal clock samples)" 100 "the table is from the last calibration"
+for e in kw tpt mix; do
+	is "$(ctl remove $e)" OK "remove $e"
+done
+is "$(grep -c '^name ' "$KS/_control")" 0 "no entry left (calibration lines stay)"
+
+# The calibration table lives as long as the module: unload both, so that
+# the next scripts start with an empty _control.
+check "rmmod kstats_helper" rmmod kstats_helper
+check "rmmod kstats" rmmod kstats
