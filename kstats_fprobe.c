@@ -21,6 +21,8 @@ static notrace int kstats_fp_entry(struct fprobe *fp, unsigned long ip,
 	struct kstats_probe *p = container_of(fp, struct kstats_probe, fp);
 	struct kstats_timed tm;
 
+	if (kstats_stopped(p))
+		return 1;
 	kstats_timed_begin(p, &tm);
 	kstats_call_begin(data);
 	kstats_timed_end(p, KSTATS_SIDE_BEGIN, &tm);
@@ -47,6 +49,8 @@ static notrace int kstats_fp_pcpu_entry(struct fprobe *fp, unsigned long ip,
 	struct kstats_timed tm;
 	bool hook;
 
+	if (kstats_stopped(p))
+		return 1;
 	kstats_timed_begin(p, &tm);
 	/* fprobe saves the registers (FTRACE_OPS_FL_SAVE_REGS) before 6.14. */
 	hook = kstats_pcpu_begin(p, data, regs ? kernel_stack_pointer(regs) :

@@ -67,6 +67,15 @@ static __always_inline void kstats_timed_end(struct kstats_probe *p,
 	local_irq_restore(tm->flags);
 }
 
+/*
+ * A stopped entry's handlers only check its state: trace FUNC hooks no
+ * return and reads no clock.
+ */
+static __always_inline bool kstats_stopped(struct kstats_probe *p)
+{
+	return !READ_ONCE(p->ks->active);
+}
+
 /* trace FUNC: FUNC was entered; @t0 is storage of this call. */
 static __always_inline void kstats_call_begin(u64 *t0)
 {
@@ -179,6 +188,20 @@ static __always_inline void kstats_pair_start(struct kstats_probe *p)
 		this_cpu_inc(p->stats->notask);
 	else if (!kstats_task_start(p->tasks, now))
 		this_cpu_inc(p->stats->dropped);
+	preempt_enable_notrace();
+}
+
+/*
+ * Pairs, stopped: X or Y was hit. No clock is read, but the pending start
+ * of this CPU or task goes, so that no pair spans a stop.
+ */
+static __always_inline void kstats_pair_forget(struct kstats_probe *p)
+{
+	preempt_disable_notrace();
+	if (p->key != KSTATS_KEY_TASK)
+		this_cpu_write(*p->t0, 0);
+	else if (in_task())
+		kstats_task_take(p->tasks);
 	preempt_enable_notrace();
 }
 

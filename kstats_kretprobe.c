@@ -24,6 +24,8 @@ static notrace int kstats_krp_entry(struct kretprobe_instance *ri,
 	struct kstats_probe *p = kstats_krp_probe(ri);
 	struct kstats_timed tm;
 
+	if (kstats_stopped(p))
+		return 1;
 	kstats_timed_begin(p, &tm);
 	kstats_call_begin((u64 *)ri->data);
 	kstats_timed_end(p, KSTATS_SIDE_BEGIN, &tm);
@@ -49,6 +51,8 @@ static notrace int kstats_krp_pcpu_entry(struct kretprobe_instance *ri,
 	struct kstats_timed tm;
 	bool hook;
 
+	if (kstats_stopped(p))
+		return 1;
 	kstats_timed_begin(p, &tm);
 	hook = kstats_pcpu_begin(p, (struct kstats_pcpu_call *)ri->data,
 				 kernel_stack_pointer(regs));

@@ -16,6 +16,10 @@ static notrace int kstats_kp_start(struct kprobe *kp, struct pt_regs *regs)
 	struct kstats_probe *p = container_of(kp, struct kstats_probe, start.kp);
 	struct kstats_timed tm;
 
+	if (kstats_stopped(p)) {
+		kstats_pair_forget(p);
+		return 0;
+	}
 	kstats_timed_begin(p, &tm);
 	kstats_pair_start(p);
 	kstats_timed_end(p, KSTATS_SIDE_BEGIN, &tm);
@@ -27,6 +31,10 @@ static notrace int kstats_kp_end(struct kprobe *kp, struct pt_regs *regs)
 	struct kstats_probe *p = container_of(kp, struct kstats_probe, end.kp);
 	struct kstats_timed tm;
 
+	if (kstats_stopped(p)) {
+		kstats_pair_forget(p);
+		return 0;
+	}
 	kstats_timed_begin(p, &tm);
 	kstats_pair_end(p);
 	kstats_timed_end(p, KSTATS_SIDE_END, &tm);
@@ -39,6 +47,10 @@ static notrace void kstats_tp_start(void *data)
 	struct kstats_probe *p = data;
 	struct kstats_timed tm;
 
+	if (kstats_stopped(p)) {
+		kstats_pair_forget(p);
+		return;
+	}
 	kstats_timed_begin(p, &tm);
 	kstats_pair_start(p);
 	kstats_timed_end(p, KSTATS_SIDE_BEGIN, &tm);
@@ -49,6 +61,10 @@ static notrace void kstats_tp_end(void *data)
 	struct kstats_probe *p = data;
 	struct kstats_timed tm;
 
+	if (kstats_stopped(p)) {
+		kstats_pair_forget(p);
+		return;
+	}
 	kstats_timed_begin(p, &tm);
 	kstats_pair_end(p);
 	kstats_timed_end(p, KSTATS_SIDE_END, &tm);

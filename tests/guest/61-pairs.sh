@@ -99,4 +99,22 @@ echo "# softirq: $n samples, $(line softirq)"
 check "softirq latency: samples after 2 s" test "$n" -ge 1
 is "$(ctl remove softirq)" OK "remove softirq"
 
+# A stopped pair reads no clock and drops the pending start of its CPU:
+# a start hit while stopped never pairs (before, X while stopped paired
+# with Y after start). The starts come from exiting shells on CPU 0,
+# through the helper's start_on_close file.
+HDIR=/sys/kernel/debug/kstats_helper
+is "$(ctl trace stp start $TS end $TE)" OK "tracepoint pair, key cpu, to stop"
+taskset 1 sh -c "exec 3<$HDIR/start_on_close"
+echo stop > "$KS/stp"
+taskset 1 sh -c "exec 3<$HDIR/start_on_close"
+echo start > "$KS/stp"
+taskset 1 sh -c "printf end > $HELPER"
+is "$(samples stp) $(field stp unpaired)" "0 1" \
+	"stopped: a start hit while stopped is dropped, the end is unpaired"
+taskset 1 sh -c "exec 3<$HDIR/start_on_close"
+taskset 1 sh -c "printf end > $HELPER"
+is "$(samples stp) $(field stp unpaired)" "1 1" "running again: the next pair counts"
+is "$(ctl remove stp)" OK "remove stp"
+
 is "$(cat "$KS/_control")" "" "_control empty at the end"
