@@ -8,14 +8,16 @@
  * once probed, each call timed by its caller. The probe's entry measures
  * the empty code as its bias (p50 and p99: what an empty call measures
  * as); the caller's median grows by the probe's cost. "clock" is two
- * back-to-back clock reads, "manual" a kstats_record() hook around the
- * empty function.
+ * back-to-back reads of the handlers' clock, "clock-local" of
+ * local_clock(), "manual" a kstats_record() hook around the empty
+ * function. Each mechanism runs with its default clock.
  */
 #define pr_fmt(fmt) KBUILD_MODNAME ": " fmt
 
 #include <linux/err.h>
 #include <linux/irqflags.h>
 #include <linux/kprobes.h>
+#include <linux/sched/clock.h>
 #include <linux/sched/signal.h>
 #include <linux/seq_file.h>
 #include <linux/slab.h>
@@ -32,6 +34,7 @@
 
 enum kstats_cal_mech {
 	KSTATS_CAL_CLOCK,
+	KSTATS_CAL_CLOCK_LOCAL,
 	KSTATS_CAL_MANUAL,
 	KSTATS_CAL_KRETPROBE,
 	KSTATS_CAL_FPROBE,
@@ -46,6 +49,7 @@ enum kstats_cal_mech {
 
 static const char * const kstats_cal_names[KSTATS_CAL_NR] = {
 	[KSTATS_CAL_CLOCK] = "clock",
+	[KSTATS_CAL_CLOCK_LOCAL] = "clock-local",
 	[KSTATS_CAL_MANUAL] = "manual",
 	[KSTATS_CAL_KRETPROBE] = "kretprobe",
 	[KSTATS_CAL_FPROBE] = "fprobe",
@@ -60,6 +64,7 @@ static const char * const kstats_cal_names[KSTATS_CAL_NR] = {
 /* What the caller runs and times for a mechanism. */
 enum kstats_cal_code {
 	KSTATS_CAL_NOTHING,	/* two clock reads back to back */
+	KSTATS_CAL_NOTHING_LOCAL,	/* the same with local_clock() */
 	KSTATS_CAL_HOOKED,	/* the empty function inside a manual hook */
 	KSTATS_CAL_FUNC,	/* the empty function */
 	KSTATS_CAL_MARKS,	/* the two marks, one after the other */
@@ -107,6 +112,10 @@ static __always_inline u64 kstats_cal_call(enum kstats_cal_code code,
 {
 	u64 t0, t1, h;
 
+	if (code == KSTATS_CAL_NOTHING_LOCAL) {
+		t0 = local_clock();
+		return kstats_since(local_clock(), t0);
+	}
 	t0 = kstats_now();
 	switch (code) {
 	case KSTATS_CAL_HOOKED:
@@ -248,10 +257,12 @@ static enum kstats_cal_code kstats_cal_cmd(enum kstats_cal_mech mech,
 		strscpy(c->start.sym, "kstats_calib_start", sizeof(c->start.sym));
 		strscpy(c->end.sym, "kstats_calib_end", sizeof(c->end.sym));
 		return KSTATS_CAL_TPS;
+	case KSTATS_CAL_CLOCK_LOCAL:
+		return KSTATS_CAL_NOTHING_LOCAL;
+	case KSTATS_CAL_MANUAL:
+		return KSTATS_CAL_HOOKED;
 	default:
-		c->op = KSTATS_CMD_TRACE;
-		return mech == KSTATS_CAL_MANUAL ? KSTATS_CAL_HOOKED :
-						   KSTATS_CAL_NOTHING;
+		return KSTATS_CAL_NOTHING;
 	}
 }
 
@@ -335,7 +346,7 @@ static int kstats_cal_one(enum kstats_cal_mech mech, unsigned int n,
 			goto out;
 		}
 	}
-	if (code != KSTATS_CAL_NOTHING)
+	if (code != KSTATS_CAL_NOTHING && code != KSTATS_CAL_NOTHING_LOCAL)
 		ret = kstats_cal_run(code, ks, ns, n);
 	if (p) {
 		kstats_detach(p);
@@ -350,7 +361,7 @@ static int kstats_cal_one(enum kstats_cal_mech mech, unsigned int n,
 		goto out;
 
 	r->samples = n;
-	if (code == KSTATS_CAL_NOTHING) {
+	if (code == KSTATS_CAL_NOTHING || code == KSTATS_CAL_NOTHING_LOCAL) {
 		r->bias_p50 = bare_p50;
 		r->bias_p99 = kstats_cal_quantile(bare, n, 990);
 		r->cost = bare_p50;

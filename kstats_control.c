@@ -147,6 +147,11 @@ struct kstats_probe *kstats_probe_alloc(const struct kstats_cmd *cmd)
 		return NULL;
 	p->pcpu = cmd->op == KSTATS_CMD_TRACE_PCPU;
 	p->key = cmd->key;
+	/* One CPU by construction: the cheaper clock, unless told otherwise. */
+	if (cmd->clock == KSTATS_CLOCK_DEFAULT)
+		p->local_clock = p->pcpu || (pair && cmd->key == KSTATS_KEY_CPU);
+	else
+		p->local_clock = cmd->clock == KSTATS_CLOCK_LOCAL;
 	p->start.target = cmd->start;
 	p->end.target = cmd->end;
 	p->stats = alloc_percpu(struct kstats_probe_stats);
@@ -467,8 +472,8 @@ void kstats_probe_show(struct seq_file *m, const struct kstats *ks)
 		seq_putc(m, ',');
 		kstats_show_target(m, &p->end.target);
 	}
-	seq_printf(m, " bits %u state %s missed %lu", ks->frac_bits, state,
-		   kstats_missed(p));
+	seq_printf(m, " bits %u clock %s state %s missed %lu", ks->frac_bits,
+		   p->local_clock ? "local" : "mono", state, kstats_missed(p));
 	if (p->pcpu)
 		seq_printf(m, " skipped %lu", sum.skipped);
 	if (p->mech == KSTATS_MECH_PAIR)

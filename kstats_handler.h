@@ -12,6 +12,7 @@
 #include <linux/percpu.h>
 #include <linux/preempt.h>
 #include <linux/sched.h>
+#include <linux/sched/clock.h>
 #include <linux/smp.h>
 #include <linux/timekeeping.h>
 #include "kstats.h"
@@ -28,6 +29,17 @@
 static __always_inline u64 kstats_now(void)
 {
 	return ktime_get_mono_fast_ns();
+}
+
+/*
+ * The clock of an entry: local_clock() where start and end are on one CPU
+ * by construction (trace pcpu:FUNC, key cpu), which is cheaper wherever
+ * the clocksource is slow to read (an HPET or ACPI PM timer: sched_clock()
+ * reads the TSC regardless); elsewhere kstats_now().
+ */
+static __always_inline u64 kstats_clock(const struct kstats_probe *p)
+{
+	return p->local_clock ? local_clock() : kstats_now();
 }
 
 /* Time since @t0; 0 if the clock went back (across a clock update). */
@@ -53,7 +65,7 @@ static __always_inline void kstats_timed_begin(struct kstats_probe *p,
 	if (likely(this_cpu_inc_return(p->stats->hits) % KSTATS_TIMED_EVERY))
 		return;
 	local_irq_save(tm->flags);
-	tm->t = kstats_now();
+	tm->t = local_clock();
 }
 
 static __always_inline void kstats_timed_end(struct kstats_probe *p,
@@ -62,7 +74,7 @@ static __always_inline void kstats_timed_end(struct kstats_probe *p,
 {
 	if (likely(!tm->t))
 		return;
-	this_cpu_add(p->stats->handler_ns[side], kstats_since(kstats_now(), tm->t));
+	this_cpu_add(p->stats->handler_ns[side], kstats_since(local_clock(), tm->t));
 	this_cpu_inc(p->stats->timed[side]);
 	local_irq_restore(tm->flags);
 }
@@ -138,7 +150,7 @@ static __always_inline bool kstats_pcpu_begin(struct kstats_probe *p,
 	c->cpu = smp_processor_id();
 	barrier();
 	WRITE_ONCE(o->task, me);
-	c->t0 = kstats_now();
+	c->t0 = kstats_clock(p);
 	return true;
 }
 
@@ -149,7 +161,7 @@ static __always_inline bool kstats_pcpu_begin(struct kstats_probe *p,
 static __always_inline void kstats_pcpu_end(struct kstats_probe *p,
 					    const struct kstats_pcpu_call *c)
 {
-	u64 now = kstats_now();
+	u64 now = kstats_clock(p);
 	struct kstats_pcpu_owner *o;
 	bool mine, undisturbed;
 
@@ -181,7 +193,7 @@ static __always_inline void kstats_pair_start(struct kstats_probe *p)
 	u64 now;
 
 	preempt_disable_notrace();
-	now = kstats_now();
+	now = kstats_clock(p);
 	if (p->key != KSTATS_KEY_TASK)
 		this_cpu_write(*p->t0, now);
 	else if (!in_task())
@@ -211,7 +223,7 @@ static __always_inline void kstats_pair_end(struct kstats_probe *p)
 	u64 now, t0;
 
 	preempt_disable_notrace();
-	now = kstats_now();
+	now = kstats_clock(p);
 	if (p->key != KSTATS_KEY_TASK) {
 		t0 = this_cpu_xchg(*p->t0, 0);
 	} else if (!in_task()) {

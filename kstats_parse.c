@@ -2,9 +2,9 @@
 /*
  * kstats _control parser: one command line into a struct kstats_cmd.
  *
- *   trace FUNC [bits N] [via kretprobe|fprobe] [as NAME]
- *   trace pcpu:FUNC [bits N] [as NAME]
- *   trace NAME start X end Y [bits N] [key cpu|task] [slots N]
+ *   trace FUNC [bits N] [via kretprobe|fprobe] [as NAME] [clock mono]
+ *   trace pcpu:FUNC [bits N] [as NAME] [clock local|mono]
+ *   trace NAME start X end Y [bits N] [key cpu|task] [slots N] [clock C]
  *   remove NAME
  *   calibrate [samples N]
  *
@@ -22,8 +22,8 @@
 #include "kstats_internal.h"
 #include "kstats_parse.h"
 
-/* The longest valid command has 12 words; one more is enough to refuse. */
-#define KSTATS_MAX_WORDS	13
+/* The longest valid command has 14 words; one more is enough to refuse. */
+#define KSTATS_MAX_WORDS	15
 
 #define kstats_why(cmd, fmt, ...)					\
 	({								\
@@ -98,7 +98,7 @@ static int kstats_parse_trace(struct kstats_cmd *cmd, char **w, int n)
 {
 	bool pair = false, have_bits = false, have_via = false, have_as = false,
 	     have_key = false, have_start = false, have_end = false,
-	     have_slots = false;
+	     have_slots = false, have_clock = false;
 	unsigned int bits, slots;
 	int i, ret;
 
@@ -172,6 +172,16 @@ static int kstats_parse_trace(struct kstats_cmd *cmd, char **w, int n)
 				cmd->key = KSTATS_KEY_TASK;
 			else
 				return kstats_why(cmd, "key must be cpu or task");
+		} else if (!strcasecmp(k, "clock")) {
+			if (have_clock)
+				return kstats_why(cmd, "clock given twice");
+			have_clock = true;
+			if (!strcasecmp(v, "local"))
+				cmd->clock = KSTATS_CLOCK_LOCAL;
+			else if (!strcasecmp(v, "mono"))
+				cmd->clock = KSTATS_CLOCK_MONO;
+			else
+				return kstats_why(cmd, "clock must be local or mono");
 		} else if (!strcasecmp(k, "slots")) {
 			if (cmd->op != KSTATS_CMD_TRACE_PAIR)
 				return kstats_why(cmd, "slots is only for start/end pairs");
@@ -207,6 +217,10 @@ static int kstats_parse_trace(struct kstats_cmd *cmd, char **w, int n)
 		return kstats_why(cmd, "a pair needs both start and end");
 	if (have_slots && cmd->key != KSTATS_KEY_TASK)
 		return kstats_why(cmd, "slots is only for key task");
+	/* A call of FUNC may end on another CPU, and so may a task's pair. */
+	if (cmd->clock == KSTATS_CLOCK_LOCAL &&
+	    (cmd->op == KSTATS_CMD_TRACE || cmd->key == KSTATS_KEY_TASK))
+		return kstats_why(cmd, "clock local is only for pcpu: and key cpu");
 	if (!cmd->name[0])
 		return kstats_why(cmd, "FUNC needs 'as NAME' (leading _ or over %d chars)",
 				  KSTATS_NAME_MAX);

@@ -51,6 +51,13 @@ enum kstats_cmd_key {
 	KSTATS_KEY_TASK,	/* same task */
 };
 
+/* The clock of an entry, "clock local|mono". */
+enum kstats_cmd_clock {
+	KSTATS_CLOCK_DEFAULT,	/* local for pcpu: and key cpu, else mono */
+	KSTATS_CLOCK_MONO,	/* ktime_get_mono_fast_ns() */
+	KSTATS_CLOCK_LOCAL,	/* local_clock() */
+};
+
 /* A place in the kernel: a function, an offset in it, or a tracepoint. */
 struct kstats_target {
 	bool tracepoint;	/* @sym is a tracepoint name, without prefix */
@@ -65,6 +72,7 @@ struct kstats_target {
  * @bits: frac_bits of the new entry, %KSTATS_DEFAULT_BITS unless given.
  * @via: mechanism for %KSTATS_CMD_TRACE.
  * @key: pairing for %KSTATS_CMD_TRACE_PAIR.
+ * @clock: the clock asked for with "clock".
  * @slots: task table size for %KSTATS_KEY_TASK; 0 for the default.
  * @samples: calls per mechanism for %KSTATS_CMD_CALIBRATE.
  * @start: FUNC, or X of a pair.
@@ -77,6 +85,7 @@ struct kstats_cmd {
 	u8 bits;
 	enum kstats_cmd_via via;
 	enum kstats_cmd_key key;
+	enum kstats_cmd_clock clock;
 	unsigned int slots;
 	unsigned int samples;
 	struct kstats_target start;

@@ -102,6 +102,7 @@ struct kstats_probe {
 	struct kstats *ks;
 	enum kstats_mech mech;
 	bool pcpu;			/* trace pcpu:FUNC */
+	bool local_clock;		/* clock local, see kstats_clock() */
 	enum kstats_cmd_key key;
 	bool registered;		/* @rp or @fp */
 	bool gone;			/* detached: code it used went away */

@@ -1486,6 +1486,7 @@ struct kt_parse_case {
 	const char *end;
 	unsigned int slots;
 	unsigned int samples;
+	enum kstats_cmd_clock clock;
 };
 
 #define KT_OK(l, o, n, b, v, k, s, e)					\
@@ -1557,6 +1558,19 @@ static const struct kt_parse_case kt_parse_cases[] = {
 	KT_SLOTS("trace l start a end b key task slots 64", 64),
 	KT_SLOTS("trace l slots 4194304 key TASK start a end b", 4194304),
 	KT_SLOTS("trace l start a end b key task slots 5000", 5000),
+	/* clock */
+	{ .line = "trace pcpu:f clock LOCAL", .op = KSTATS_CMD_TRACE_PCPU,
+	  .name = "f", .bits = 4, .start = "f", .end = "",
+	  .clock = KSTATS_CLOCK_LOCAL },
+	{ .line = "trace f clock mono", .op = KSTATS_CMD_TRACE, .name = "f",
+	  .bits = 4, .start = "f", .end = "", .clock = KSTATS_CLOCK_MONO },
+	{ .line = "trace l start a end b clock local", .op = KSTATS_CMD_TRACE_PAIR,
+	  .name = "l", .bits = 4, .start = "a", .end = "b",
+	  .clock = KSTATS_CLOCK_LOCAL },
+	{ .line = "trace l start a+1 end b+2 bits 1 key task slots 64 clock mono",
+	  .op = KSTATS_CMD_TRACE_PAIR, .name = "l", .bits = 1,
+	  .key = KSTATS_KEY_TASK, .start = "a+1", .end = "b+2", .slots = 64,
+	  .clock = KSTATS_CLOCK_MONO },
 	/* calibrate */
 	KT_CAL("calibrate", KSTATS_CALIB_SAMPLES),
 	KT_CAL("CALIBRATE samples 100\n", 100),
@@ -1657,6 +1671,12 @@ static const struct kt_parse_case kt_parse_cases[] = {
 	KT_BAD("calibrate samples 100001"),
 	KT_BAD("calibrate samples 100 samples 100"),
 	KT_BAD("calibrate bits 4"),
+	KT_BAD("trace f clock local"),
+	KT_BAD("trace l start a end b key task clock local"),
+	KT_BAD("trace f clock"),
+	KT_BAD("trace f clock tsc"),
+	KT_BAD("trace pcpu:f clock mono clock mono"),
+	KT_BAD("trace l start a+1 end b+2 bits 1 key task slots 64 clock mono x"),
 };
 
 /* KTAP descriptions are one line: escape what the lines hold. */
@@ -1722,6 +1742,7 @@ static void kt_parse_table(struct kunit *test)
 	KUNIT_EXPECT_STREQ(test, kt_target(test, &cmd->end), c->end);
 	KUNIT_EXPECT_EQ(test, cmd->slots, c->slots);
 	KUNIT_EXPECT_EQ(test, cmd->samples, c->samples);
+	KUNIT_EXPECT_EQ(test, cmd->clock, c->clock);
 }
 
 /* Lengths: 256 bytes parse, 257 do not; NUL bytes and @len are honoured. */

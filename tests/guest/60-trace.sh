@@ -27,7 +27,7 @@ field() { line "$1" | awk -v k="$2" '{ for (i = 1; i < NF; i += 2) if ($i == k) 
 
 # trace FUNC with the default mechanism.
 is "$(write_err "$KS/_control" "trace $FN")" OK "trace $FN"
-is "$(line $FN)" "name $FN origin control mechanism $AUTO targets $FN bits 4 state running missed 0$NOCAL" \
+is "$(line $FN)" "name $FN origin control mechanism $AUTO targets $FN bits 4 clock mono state running missed 0$NOCAL" \
 	"_control line of trace FUNC ($AUTO), default bits 4"
 check "entry file exists" test -f "$KS/$FN"
 is "$(stat -c %a "$KS/$FN")" 644 "entry file mode"
@@ -67,7 +67,7 @@ is "$(write_err "$KS/_control" "remove $FN")" "No such file or directory" "secon
 # via kretprobe works everywhere, with bits.
 is "$(write_err "$KS/_control" "TRACE $FN Bits 2 VIA KRetProbe
 ")" OK "trace via kretprobe, bits 2, keywords in any case, newline"
-is "$(line $FN)" "name $FN origin control mechanism kretprobe targets $FN bits 2 state running missed 0$NOCAL" \
+is "$(line $FN)" "name $FN origin control mechanism kretprobe targets $FN bits 2 clock mono state running missed 0$NOCAL" \
 	"_control line of a kretprobe trace"
 helper work $K $D >/dev/null
 is "$(samples $FN)" $K "kretprobe: exactly $K samples"
@@ -92,7 +92,7 @@ fi
 
 # trace pcpu:FUNC: one pending call per CPU.
 is "$(write_err "$KS/_control" "trace pcpu:$FN bits 3")" OK "trace pcpu:$FN"
-is "$(line $FN)" "name $FN origin control mechanism pcpu-$AUTO targets $FN bits 3 state running missed 0 skipped 0$NOCAL" \
+is "$(line $FN)" "name $FN origin control mechanism pcpu-$AUTO targets $FN bits 3 clock local state running missed 0 skipped 0$NOCAL" \
 	"_control line of a pcpu trace (entry name is FUNC)"
 helper work $K $D >/dev/null
 is "$(samples $FN)" $K "pcpu: exactly $K samples"

@@ -20,7 +20,7 @@ ctl() { write_err "$KS/_control" "$*"; }
 # kprobes, key cpu (the default).
 is "$(ctl trace kp start $MS end $ME)" OK "kprobe pair"
 NOCAL=" bias_ns - bias_p99_ns - overhead_ns -"
-is "$(line kp)" "name kp origin control mechanism pair key cpu targets $MS,$ME bits 4 state running missed 0 dropped 0 unpaired 0$NOCAL" \
+is "$(line kp)" "name kp origin control mechanism pair key cpu targets $MS,$ME bits 4 clock local state running missed 0 dropped 0 unpaired 0$NOCAL" \
 	"_control line of a kprobe pair"
 helper work $K $D >/dev/null
 is "$(samples kp)" $K "kprobe pair: exactly $K samples"
@@ -40,7 +40,7 @@ is "$(ctl trace tpt start $TS end $TE key task)" OK "tracepoint pair, key task"
 S=$(field tpt slots)
 check "key task: default table of $S slots, a power of two >= 1024" \
 	awk -v s="$S" 'BEGIN { for (p = 1024; p < s; p *= 2); exit !(s == p) }'
-is "$(line tpt)" "name tpt origin control mechanism pair key task targets $TS,$TE bits 4 state running missed 0 dropped 0 unpaired 0 notask 0 slots $S$NOCAL" \
+is "$(line tpt)" "name tpt origin control mechanism pair key task targets $TS,$TE bits 4 clock mono state running missed 0 dropped 0 unpaired 0 notask 0 slots $S$NOCAL" \
 	"_control line of a tracepoint pair"
 helper work $K $D >/dev/null
 is "$(samples tpc)" $K "tracepoint pair, key cpu: exactly $K samples"
@@ -48,6 +48,19 @@ is "$(below tpc $D)" 0 "tracepoint pair, key cpu: every mean at least $D ns"
 is "$(samples tpt)" $K "tracepoint pair, key task: exactly $K samples"
 is "$(below tpt $D)" 0 "tracepoint pair, key task: every mean at least $D ns"
 is "$(samples kp)" $((3 * K)) "the kprobe pair counted all three runs"
+# clock: local by default where start and end share a CPU (key cpu), mono
+# by choice; local refused where they may not (key task).
+is "$(field kp clock) $(field tpc clock) $(field tpt clock)" "local local mono" \
+	"default clocks: key cpu local, key task mono"
+is "$(ctl trace kpm start $MS end $ME clock mono)" OK "kprobe pair, clock mono"
+is "$(field kpm clock)" mono "clock mono is listed"
+is "$(ctl trace tpl start $TS end $TE key task clock local)" "Invalid argument" \
+	"clock local with key task: EINVAL"
+helper work $K $D >/dev/null
+is "$(samples kpm)" $K "clock mono: exactly $K samples"
+is "$(below kpm $D)" 0 "clock mono: every mean at least $D ns"
+is "$(ctl remove kpm)" OK "remove kpm"
+
 for e in kp kpo tpc tpt; do
 	is "$(field $e unpaired) $(field $e dropped) $(field $e missed)" "0 0 0" \
 		"$e: nothing unpaired, dropped or missed"
