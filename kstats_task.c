@@ -59,7 +59,13 @@ struct kstats_task_table *kstats_task_table_alloc(unsigned int slots)
 	if (!slots)
 		slots = kstats_task_default_slots();
 	slots = roundup_pow_of_two(slots);
-	t = kvzalloc(struct_size(t, slots, slots), GFP_KERNEL);
+	/*
+	 * Physically contiguous where the allocator can (up to its 4 MiB):
+	 * every hit touches the table, and vmalloc's 4 KiB pages cost TLB
+	 * misses that the direct map's large pages do not.
+	 */
+	t = kvzalloc(struct_size(t, slots, slots),
+		     GFP_KERNEL | __GFP_RETRY_MAYFAIL);
 	if (t)
 		t->bits = ilog2(slots);
 	return t;
