@@ -10,7 +10,7 @@
  * as); the caller's median grows by the probe's cost. "clock" is two
  * back-to-back reads of the handlers' clock, "clock-local" of
  * local_clock(), "manual" a kstats_record() hook around the empty
- * function. Each mechanism runs with its default clock.
+ * function. Each mechanism runs with the default clock, mono.
  */
 #define pr_fmt(fmt) KBUILD_MODNAME ": " fmt
 
@@ -40,6 +40,8 @@ enum kstats_cal_mech {
 	KSTATS_CAL_FPROBE,
 	KSTATS_CAL_PCPU_KRETPROBE,
 	KSTATS_CAL_PCPU_FPROBE,
+	KSTATS_CAL_FTRACE_CPU,
+	KSTATS_CAL_FTRACE_TASK,
 	KSTATS_CAL_KPROBE_CPU,
 	KSTATS_CAL_KPROBE_TASK,
 	KSTATS_CAL_TP_CPU,
@@ -55,6 +57,8 @@ static const char * const kstats_cal_names[KSTATS_CAL_NR] = {
 	[KSTATS_CAL_FPROBE] = "fprobe",
 	[KSTATS_CAL_PCPU_KRETPROBE] = "pcpu-kretprobe",
 	[KSTATS_CAL_PCPU_FPROBE] = "pcpu-fprobe",
+	[KSTATS_CAL_FTRACE_CPU] = "pair-ftrace-cpu",
+	[KSTATS_CAL_FTRACE_TASK] = "pair-ftrace-task",
 	[KSTATS_CAL_KPROBE_CPU] = "pair-kprobe-cpu",
 	[KSTATS_CAL_KPROBE_TASK] = "pair-kprobe-task",
 	[KSTATS_CAL_TP_CPU] = "pair-tracepoint-cpu",
@@ -239,11 +243,14 @@ static enum kstats_cal_code kstats_cal_cmd(enum kstats_cal_mech mech,
 			 KSTATS_VIA_FPROBE : KSTATS_VIA_KRETPROBE;
 		strscpy(c->start.sym, "kstats_calib_empty", sizeof(c->start.sym));
 		return KSTATS_CAL_FUNC;
+	case KSTATS_CAL_FTRACE_CPU:
+	case KSTATS_CAL_FTRACE_TASK:
 	case KSTATS_CAL_KPROBE_CPU:
 	case KSTATS_CAL_KPROBE_TASK:
 		c->op = KSTATS_CMD_TRACE_PAIR;
-		c->key = mech == KSTATS_CAL_KPROBE_TASK ? KSTATS_KEY_TASK :
-							  KSTATS_KEY_CPU;
+		c->key = (mech == KSTATS_CAL_KPROBE_TASK ||
+			  mech == KSTATS_CAL_FTRACE_TASK) ? KSTATS_KEY_TASK :
+							    KSTATS_KEY_CPU;
 		strscpy(c->start.sym, "kstats_calib_mark_a", sizeof(c->start.sym));
 		strscpy(c->end.sym, "kstats_calib_mark_b", sizeof(c->end.sym));
 		return KSTATS_CAL_MARKS;
@@ -267,7 +274,8 @@ static enum kstats_cal_code kstats_cal_cmd(enum kstats_cal_mech mech,
 }
 
 /* Probe of @mech on kstats's own code, like kstats_trace() without a file. */
-static struct kstats_probe *kstats_cal_attach(struct kstats_cmd *c,
+static struct kstats_probe *kstats_cal_attach(enum kstats_cal_mech mech,
+					      struct kstats_cmd *c,
 					      struct kstats *ks)
 {
 	struct kstats_probe *p = kstats_probe_alloc(c);
@@ -286,6 +294,10 @@ static struct kstats_probe *kstats_cal_attach(struct kstats_cmd *c,
 	} else {
 		p->start.addr = kstats_cal_addr(kstats_calib_mark_a);
 		p->end.addr = kstats_cal_addr(kstats_calib_mark_b);
+		/* The same marks, through kprobes rather than ftrace. */
+		p->start.no_ftrace = mech == KSTATS_CAL_KPROBE_CPU ||
+				     mech == KSTATS_CAL_KPROBE_TASK;
+		p->end.no_ftrace = p->start.no_ftrace;
 	}
 	ret = kstats_attach(p, c);
 	if (ret) {
@@ -337,7 +349,7 @@ static int kstats_cal_one(enum kstats_cal_mech mech, unsigned int n,
 	bare_p50 = kstats_cal_quantile(bare, n, 500);
 	if (code == KSTATS_CAL_FUNC || code == KSTATS_CAL_MARKS ||
 	    code == KSTATS_CAL_TPS) {
-		p = kstats_cal_attach(c, ks);
+		p = kstats_cal_attach(mech, c, ks);
 		if (IS_ERR(p)) {
 			ret = PTR_ERR(p);
 			if (ret == -EBUSY)
@@ -444,15 +456,20 @@ static enum kstats_cal_mech kstats_cal_side(const struct kstats_probe *p,
 {
 	bool task = p->key == KSTATS_KEY_TASK;
 
-	if (ep->target.tracepoint)
+	switch (ep->hook) {
+	case KSTATS_HOOK_TRACEPOINT:
 		return task ? KSTATS_CAL_TP_TASK : KSTATS_CAL_TP_CPU;
-	return task ? KSTATS_CAL_KPROBE_TASK : KSTATS_CAL_KPROBE_CPU;
+	case KSTATS_HOOK_FTRACE:
+		return task ? KSTATS_CAL_FTRACE_TASK : KSTATS_CAL_FTRACE_CPU;
+	default:
+		return task ? KSTATS_CAL_KPROBE_TASK : KSTATS_CAL_KPROBE_CPU;
+	}
 }
 
 /*
  * " bias_ns B bias_p99_ns Q" of an entry, from the calibration of its
- * mechanism; for a pair with a kprobe on one side and a tracepoint on the
- * other, the mean of both kinds. "-" before any calibration.
+ * mechanism; for a pair hooked two ways (ftrace, kprobe, tracepoint), the
+ * mean of both kinds. "-" before any calibration.
  */
 void kstats_show_bias(struct seq_file *m, const struct kstats_probe *p)
 {

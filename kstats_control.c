@@ -147,11 +147,8 @@ struct kstats_probe *kstats_probe_alloc(const struct kstats_cmd *cmd)
 		return NULL;
 	p->pcpu = cmd->op == KSTATS_CMD_TRACE_PCPU;
 	p->key = cmd->key;
-	/* One CPU by construction: the cheaper clock, unless told otherwise. */
-	if (cmd->clock == KSTATS_CLOCK_DEFAULT)
-		p->local_clock = p->pcpu || (pair && cmd->key == KSTATS_KEY_CPU);
-	else
-		p->local_clock = cmd->clock == KSTATS_CLOCK_LOCAL;
+	/* mono unless told otherwise: see "Clock" in Documentation/kstats.rst. */
+	p->local_clock = cmd->clock == KSTATS_CLOCK_LOCAL;
 	p->start.target = cmd->start;
 	p->end.target = cmd->end;
 	p->stats = alloc_percpu(struct kstats_probe_stats);
@@ -419,6 +416,18 @@ static void kstats_show_target(struct seq_file *m,
 		seq_puts(m, t->sym);
 }
 
+static const char *kstats_hook_name(const struct kstats_endpoint *ep)
+{
+	switch (ep->hook) {
+	case KSTATS_HOOK_FTRACE:
+		return "ftrace";
+	case KSTATS_HOOK_KPROBE:
+		return "kprobe";
+	default:
+		return "tracepoint";
+	}
+}
+
 /* Mean time in the handlers of one hit, from the timed ones; or "-". */
 static void kstats_show_overhead(struct seq_file *m,
 				 const struct kstats_probe_stats *sum)
@@ -471,6 +480,8 @@ void kstats_probe_show(struct seq_file *m, const struct kstats *ks)
 	if (p->mech == KSTATS_MECH_PAIR) {
 		seq_putc(m, ',');
 		kstats_show_target(m, &p->end.target);
+		seq_printf(m, " hooks %s,%s", kstats_hook_name(&p->start),
+			   kstats_hook_name(&p->end));
 	}
 	seq_printf(m, " bits %u clock %s state %s missed %lu", ks->frac_bits,
 		   p->local_clock ? "local" : "mono", state, kstats_missed(p));

@@ -32,10 +32,10 @@ static __always_inline u64 kstats_now(void)
 }
 
 /*
- * The clock of an entry: local_clock() where start and end are on one CPU
- * by construction (trace pcpu:FUNC, key cpu), which is cheaper wherever
- * the clocksource is slow to read (an HPET or ACPI PM timer: sched_clock()
- * reads the TSC regardless); elsewhere kstats_now().
+ * The clock of an entry: kstats_now(), or with "clock local" (only where
+ * start and end are on one CPU by construction: trace pcpu:FUNC, key cpu)
+ * local_clock(), cheaper where the clocksource is slow to read but only
+ * as good as the machine's sched_clock().
  */
 static __always_inline u64 kstats_clock(const struct kstats_probe *p)
 {

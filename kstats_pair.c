@@ -1,8 +1,10 @@
 // SPDX-License-Identifier: GPL-2.0
 /*
- * kstats mechanism: pairs, trace NAME start X end Y. Each side is a kprobe
- * pre-handler (SYMBOL, SYMBOL+OFFSET) or a tracepoint probe; the start
- * time is kept per CPU (key cpu) or per task (key task, kstats_task.c).
+ * kstats mechanism: pairs, trace NAME start X end Y. Each side is an
+ * ftrace_ops callback without register saving (SYMBOL, at a function
+ * entry that ftrace can trace), a kprobe pre-handler (SYMBOL+OFFSET, or a
+ * SYMBOL that ftrace cannot trace) or a tracepoint probe; the start time
+ * is kept per CPU (key cpu) or per task (key task, kstats_task.c).
  */
 #define pr_fmt(fmt) KBUILD_MODNAME ": " fmt
 
@@ -70,6 +72,56 @@ static notrace void kstats_tp_end(void *data)
 	kstats_timed_end(p, KSTATS_SIDE_END, &tm);
 }
 
+/* ftrace callbacks: ftrace adds recursion protection (FL_RECURSION). */
+static notrace void kstats_ft_start(unsigned long ip, unsigned long parent_ip,
+				    struct ftrace_ops *ops,
+				    struct ftrace_regs *fregs)
+{
+	kstats_tp_start(container_of(ops, struct kstats_probe, start.ops));
+}
+
+static notrace void kstats_ft_end(unsigned long ip, unsigned long parent_ip,
+				  struct ftrace_ops *ops,
+				  struct ftrace_regs *fregs)
+{
+	kstats_tp_end(container_of(ops, struct kstats_probe, end.ops));
+}
+
+/*
+ * SYMBOL at a function entry: a live ftrace_ops callback, which costs far
+ * less than a kprobe (no register saving, no int3 or kprobe dispatch).
+ * Returns -EOPNOTSUPP, with nothing registered, where ftrace cannot.
+ */
+static int kstats_attach_ftrace(struct kstats_probe *p,
+				struct kstats_endpoint *ep, bool start,
+				struct kstats_cmd *cmd)
+{
+	const char *what = start ? "start" : "end";
+	int ret;
+
+	if (!IS_ENABLED(CONFIG_DYNAMIC_FTRACE) || ep->target.offset ||
+	    ep->no_ftrace)
+		return -EOPNOTSUPP;
+	if (!ep->addr) {
+		ret = kstats_resolve(cmd, what, &ep->target, &ep->addr);
+		if (ret)
+			return ret;
+	}
+	ep->ops.func = start ? kstats_ft_start : kstats_ft_end;
+	ep->ops.flags = FTRACE_OPS_FL_RECURSION;
+	if (ftrace_set_filter_ip(&ep->ops, ep->addr, 0, 0))
+		return -EOPNOTSUPP;	/* not traceable: a kprobe may be */
+	ret = register_ftrace_function(&ep->ops);
+	if (ret) {
+		ftrace_free_filter(&ep->ops);
+		return kstats_fail(cmd, ret, "%s: ftrace refused %s (error %d)",
+				   what, ep->target.sym, ret);
+	}
+	ep->hook = KSTATS_HOOK_FTRACE;
+	ep->registered = true;
+	return 0;
+}
+
 static void *kstats_tp_handler(bool start)
 {
 	return start ? (void *)kstats_tp_start : (void *)kstats_tp_end;
@@ -88,6 +140,7 @@ static int kstats_attach_endpoint(struct kstats_probe *p,
 	int ret;
 
 	if (ep->target.tracepoint) {
+		ep->hook = KSTATS_HOOK_TRACEPOINT;
 		if (!KSTATS_HAVE_TP_PROBES)
 			return kstats_fail(cmd, -EOPNOTSUPP,
 					   "%s: tracepoints are not supported with CONFIG_CFI_CLANG",
@@ -106,6 +159,10 @@ static int kstats_attach_endpoint(struct kstats_probe *p,
 		return 0;
 	}
 
+	ret = kstats_attach_ftrace(p, ep, start, cmd);
+	if (ret != -EOPNOTSUPP)
+		return ret;
+	ep->hook = KSTATS_HOOK_KPROBE;
 	if (ep->addr) {
 		kp->addr = (kprobe_opcode_t *)ep->addr;
 	} else {
@@ -129,6 +186,12 @@ static bool kstats_detach_endpoint(struct kstats_probe *p,
 	if (!ep->registered)
 		return false;
 	ep->registered = false;
+	if (ep->hook == KSTATS_HOOK_FTRACE) {
+		/* Waits until no callback runs. */
+		unregister_ftrace_function(&ep->ops);
+		ftrace_free_filter(&ep->ops);
+		return false;
+	}
 	if (ep->tp) {
 		tracepoint_probe_unregister(ep->tp, kstats_tp_handler(start), p);
 		return true;
@@ -160,9 +223,9 @@ int kstats_pair_attach(struct kstats_probe *p, struct kstats_cmd *cmd)
 /* End before start, as in attach. */
 void kstats_pair_enable(struct kstats_probe *p)
 {
-	if (p->end.registered && !p->end.tp)
+	if (p->end.registered && p->end.hook == KSTATS_HOOK_KPROBE)
 		enable_kprobe(&p->end.kp);
-	if (p->start.registered && !p->start.tp)
+	if (p->start.registered && p->start.hook == KSTATS_HOOK_KPROBE)
 		enable_kprobe(&p->start.kp);
 }
 
@@ -188,5 +251,11 @@ void kstats_pair_detach(struct kstats_probe *p)
 
 unsigned long kstats_pair_missed(const struct kstats_probe *p)
 {
-	return READ_ONCE(p->start.kp.nmissed) + READ_ONCE(p->end.kp.nmissed);
+	unsigned long n = 0;
+
+	if (p->start.hook == KSTATS_HOOK_KPROBE)
+		n += READ_ONCE(p->start.kp.nmissed);
+	if (p->end.hook == KSTATS_HOOK_KPROBE)
+		n += READ_ONCE(p->end.kp.nmissed);
+	return n;
 }

@@ -53,7 +53,7 @@ enum kstats_cmd_key {
 
 /* The clock of an entry, "clock local|mono". */
 enum kstats_cmd_clock {
-	KSTATS_CLOCK_DEFAULT,	/* local for pcpu: and key cpu, else mono */
+	KSTATS_CLOCK_DEFAULT,	/* mono */
 	KSTATS_CLOCK_MONO,	/* ktime_get_mono_fast_ns() */
 	KSTATS_CLOCK_LOCAL,	/* local_clock() */
 };

@@ -10,6 +10,7 @@
 #ifndef _KSTATS_PROBE_H
 #define _KSTATS_PROBE_H
 
+#include <linux/ftrace.h>
 #include <linux/kprobes.h>
 #include <linux/types.h>
 #include "kstats_parse.h"
@@ -87,10 +88,20 @@ struct kstats_pcpu_call {
 	unsigned int seq;
 };
 
-/* X or Y of a pair: a kprobe, or a tracepoint of the kernel or a module. */
+/* How one side of a pair is hooked. */
+enum kstats_hook {
+	KSTATS_HOOK_FTRACE,	/* SYMBOL: an ftrace_ops callback at its entry */
+	KSTATS_HOOK_KPROBE,	/* SYMBOL+OFFSET, or SYMBOL that ftrace lacks */
+	KSTATS_HOOK_TRACEPOINT,	/* __tracepoint_NAME */
+};
+
+/* X or Y of a pair: ftrace, a kprobe, or a tracepoint of the kernel or a module. */
 struct kstats_endpoint {
 	struct kstats_target target;
-	unsigned long addr;	/* kprobe address if known, else by symbol */
+	enum kstats_hook hook;
+	bool no_ftrace;		/* calibration: a kprobe even at an entry */
+	unsigned long addr;	/* its address if known, else by symbol */
+	struct ftrace_ops ops;
 	struct kprobe kp;
 	struct tracepoint *tp;
 	struct module *tp_mod;	/* owner of @tp, NULL if built in */

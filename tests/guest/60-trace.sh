@@ -92,7 +92,7 @@ fi
 
 # trace pcpu:FUNC: one pending call per CPU.
 is "$(write_err "$KS/_control" "trace pcpu:$FN bits 3")" OK "trace pcpu:$FN"
-is "$(line $FN)" "name $FN origin control mechanism pcpu-$AUTO targets $FN bits 3 clock local state running missed 0 skipped 0$NOCAL" \
+is "$(line $FN)" "name $FN origin control mechanism pcpu-$AUTO targets $FN bits 3 clock mono state running missed 0 skipped 0$NOCAL" \
 	"_control line of a pcpu trace (entry name is FUNC)"
 helper work $K $D >/dev/null
 is "$(samples $FN)" $K "pcpu: exactly $K samples"

@@ -20,7 +20,7 @@ ctl() { write_err "$KS/_control" "$*"; }
 # kprobes, key cpu (the default).
 is "$(ctl trace kp start $MS end $ME)" OK "kprobe pair"
 NOCAL=" bias_ns - bias_p99_ns - overhead_ns -"
-is "$(line kp)" "name kp origin control mechanism pair key cpu targets $MS,$ME bits 4 clock local state running missed 0 dropped 0 unpaired 0$NOCAL" \
+is "$(line kp)" "name kp origin control mechanism pair key cpu targets $MS,$ME hooks ftrace,ftrace bits 4 clock mono state running missed 0 dropped 0 unpaired 0$NOCAL" \
 	"_control line of a kprobe pair"
 helper work $K $D >/dev/null
 is "$(samples kp)" $K "kprobe pair: exactly $K samples"
@@ -31,6 +31,20 @@ is "$(ctl trace kpo start $MS+0 end ${ME}+0x0 bits 1 key cpu)" OK "kprobe pair w
 is "$(field kpo targets)" "$MS,$ME" "offset 0 is listed as the bare symbol"
 helper work $K $D >/dev/null
 is "$(samples kpo)" $K "kprobe pair with offsets: exactly $K samples"
+is "$(field kpo hooks)" ftrace,ftrace "offset 0 is a function entry: ftrace, not a kprobe"
+
+# SYMBOL+OFFSET past the entry is a kprobe: the first instruction after
+# the fentry call, at 5 bytes, or 9 after an endbr64.
+for o in 5 9; do
+	r=$(ctl trace kpx start $MS+$o end $ME+$o)
+	[ "$r" = OK ] && break
+done
+is "$r" OK "kprobe pair past the function entry (+$o)"
+is "$(field kpx hooks)" kprobe,kprobe "SYMBOL+$o: kprobes on both sides"
+helper work $K $D >/dev/null
+is "$(samples kpx)" $K "kprobe pair past the entry: exactly $K samples"
+is "$(below kpx $D)" 0 "kprobe pair past the entry: every mean at least $D ns"
+is "$(ctl remove kpx)" OK "remove kpx"
 
 # tracepoints of a module, key cpu and key task.
 is "$(ctl trace tpc start $TS end $TE key cpu bits 3)" OK "tracepoint pair, key cpu"
@@ -40,25 +54,27 @@ is "$(ctl trace tpt start $TS end $TE key task)" OK "tracepoint pair, key task"
 S=$(field tpt slots)
 check "key task: default table of $S slots, a power of two >= 1024" \
 	awk -v s="$S" 'BEGIN { for (p = 1024; p < s; p *= 2); exit !(s == p) }'
-is "$(line tpt)" "name tpt origin control mechanism pair key task targets $TS,$TE bits 4 clock mono state running missed 0 dropped 0 unpaired 0 notask 0 slots $S$NOCAL" \
+is "$(line tpt)" "name tpt origin control mechanism pair key task targets $TS,$TE hooks tracepoint,tracepoint bits 4 clock mono state running missed 0 dropped 0 unpaired 0 notask 0 slots $S$NOCAL" \
 	"_control line of a tracepoint pair"
 helper work $K $D >/dev/null
 is "$(samples tpc)" $K "tracepoint pair, key cpu: exactly $K samples"
 is "$(below tpc $D)" 0 "tracepoint pair, key cpu: every mean at least $D ns"
 is "$(samples tpt)" $K "tracepoint pair, key task: exactly $K samples"
 is "$(below tpt $D)" 0 "tracepoint pair, key task: every mean at least $D ns"
-is "$(samples kp)" $((3 * K)) "the kprobe pair counted all three runs"
-# clock: local by default where start and end share a CPU (key cpu), mono
-# by choice; local refused where they may not (key task).
-is "$(field kp clock) $(field tpc clock) $(field tpt clock)" "local local mono" \
-	"default clocks: key cpu local, key task mono"
-is "$(ctl trace kpm start $MS end $ME clock mono)" OK "kprobe pair, clock mono"
-is "$(field kpm clock)" mono "clock mono is listed"
+is "$(samples kp)" $((4 * K)) "the first pair counted all four runs"
+# clock: mono by default; local by choice where start and end share a CPU
+# (key cpu), refused where they may not (key task). local_clock() is only
+# as good as the guest's sched_clock(), which on some boots of the 6.1
+# guest (TSC miscalibrated, then marked unstable) stands still for
+# milliseconds: only counts are checked.
+is "$(field kp clock) $(field tpc clock) $(field tpt clock)" "mono mono mono" \
+	"default clock: mono"
+is "$(ctl trace kpm start $MS end $ME clock local)" OK "pair keyed by CPU, clock local"
+is "$(field kpm clock)" local "clock local is listed"
 is "$(ctl trace tpl start $TS end $TE key task clock local)" "Invalid argument" \
 	"clock local with key task: EINVAL"
 helper work $K $D >/dev/null
-is "$(samples kpm)" $K "clock mono: exactly $K samples"
-is "$(below kpm $D)" 0 "clock mono: every mean at least $D ns"
+is "$(samples kpm)" $K "clock local: exactly $K samples"
 is "$(ctl remove kpm)" OK "remove kpm"
 
 for e in kp kpo tpc tpt; do

@@ -28,7 +28,7 @@ case $TARGET in
 deb61) FUNCS="kretprobe" ;;
 *) FUNCS="kretprobe fprobe" ;;
 esac
-PAIRS="pair-kprobe-cpu pair-kprobe-task pair-tracepoint-cpu pair-tracepoint-task"
+PAIRS="pair-ftrace-cpu pair-ftrace-task pair-kprobe-cpu pair-kprobe-task pair-tracepoint-cpu pair-tracepoint-task"
 MECHS="clock clock-local manual $FUNCS"
 for m in $FUNCS; do MECHS="$MECHS pcpu-$m"; done
 MECHS="$MECHS $PAIRS"
@@ -46,23 +46,20 @@ is "$(grep '^calibration ' "$KS/_control" | awk '{ print $3 }' | tr '\n' ' ')" "
 for m in $MECHS; do
 	l=$(grep "^calibration mechanism $m " "$KS/_control")
 	check "$m: line format" sh -c "echo '$l' | grep -qE '^calibration mechanism $m bias_ns [0-9]+ bias_p99_ns [0-9]+ cost_ns [0-9]+ samples 1000\$'"
+	# local_clock() may stand still between two reads (see 61-pairs.sh).
+	[ "$m" = clock-local ] && continue
 	check "$m: bias $(cal $m bias_ns) ns > 0" test "$(cal $m bias_ns)" -gt 0
 	check "$m: p99 $(cal $m bias_p99_ns) >= p50 $(cal $m bias_ns)" \
 		test "$(cal $m bias_p99_ns)" -ge "$(cal $m bias_ns)"
 done
 # The ordering that holds by construction, for what each mechanism adds
-# to the back-to-back reads of its own clock (local for pcpu: and key cpu,
-# mono elsewhere; the manual hook reads mono): a manual hook runs the
-# least code between its clock reads, a tracepoint pair keyed by CPU less
+# to two back-to-back reads of the clock: a manual hook runs the least
+# code between its clock reads, a tracepoint pair keyed by CPU less
 # than trace FUNC (no trampoline, no return hook). kprobe pairs go through
 # the ftrace register-saving trampoline on both sides: under TCG they come
 # out near or above trace FUNC, so they are only shown.
 added() {
-	case $1 in
-	pcpu-*|*-cpu) c=$(cal clock-local bias_ns) ;;
-	*) c=$(cal clock bias_ns) ;;
-	esac
-	echo $(($(cal "$1" bias_ns) - c))
+	echo $(($(cal "$1" bias_ns) - $(cal clock bias_ns)))
 }
 man=$(added manual)
 for m in $MECHS; do
@@ -73,7 +70,7 @@ for f in $FUNCS; do
 	check "manual adds $man ns < $f adds $(added $f) ns" test "$man" -lt "$(added $f)"
 	check "pair-tracepoint-cpu adds $(added pair-tracepoint-cpu) ns < $f adds $(added $f) ns" \
 		test "$(added pair-tracepoint-cpu)" -lt "$(added $f)"
-	for p in pair-kprobe-cpu pair-kprobe-task pair-tracepoint-task; do
+	for p in pair-ftrace-cpu pair-ftrace-task pair-kprobe-cpu pair-kprobe-task pair-tracepoint-task; do
 		echo "# $p adds $(added $p) ns, $f adds $(added $f) ns"
 	done
 done
@@ -82,6 +79,10 @@ for f in $FUNCS; do
 		test "$(cal $f cost_ns)" -gt 0
 done
 
+# ftrace at a function entry saves no registers and dispatches no kprobe;
+# under TCG a kprobe there (also through ftrace) measures about the same.
+echo "# pair-ftrace-cpu adds $(added pair-ftrace-cpu) ns, pair-kprobe-cpu $(added pair-kprobe-cpu) ns"
+
 # Entry lines carry their mechanism's bias: kretprobe for kw, the pair
 # kinds for pairs (a mixed pair: the mean of its two kinds).
 is "$(field kw bias_ns) $(field kw bias_p99_ns)" \
@@ -89,8 +90,9 @@ is "$(field kw bias_ns) $(field kw bias_p99_ns)" \
 is "$(ctl trace tpt start $TS end $TE key task)" OK "tracepoint pair, key task"
 is "$(field tpt bias_ns)" "$(cal pair-tracepoint-task bias_ns)" "tpt shows the pair-tracepoint-task bias"
 is "$(ctl trace mix start $MS end $TE)" OK "kprobe start, tracepoint end"
+is "$(field mix hooks)" ftrace,tracepoint "the mixed pair: ftrace at the mark, a tracepoint"
 is "$(field mix bias_ns)" \
-	"$(( ($(cal pair-kprobe-cpu bias_ns) + $(cal pair-tracepoint-cpu bias_ns)) / 2 ))" \
+	"$(( ($(cal pair-ftrace-cpu bias_ns) + $(cal pair-tracepoint-cpu bias_ns)) / 2 ))" \
 	"a mixed pair shows the mean of both kinds"
 
 # What the probe measures of an empty call is below what its caller
