@@ -1432,6 +1432,30 @@ static void kt_control(struct kunit *test)
 		       "name kunit_ctl_b origin kernel bits 0 state stopped");
 }
 
+/* Entry commands with a NUL byte are refused, as _control refuses them. */
+static void kt_file_nul(struct kunit *test)
+{
+	static const struct { const char *cmd; size_t len; } bad[] = {
+		{ "start\0junk", 10 }, { "start\0", 6 }, { "stop\0\n", 6 },
+		{ "reset\0x", 7 }, { "\0start", 6 }, { "START\0junk\n", 11 },
+	};
+	struct kstats *ks = kt_new(test, "kunit_nul", 0);
+	unsigned int i;
+
+	kstats_stop(ks);
+	kt_record_n(ks, 42, 3);
+	for (i = 0; i < ARRAY_SIZE(bad); i++) {
+		KUNIT_EXPECT_EQ_MSG(test, kt_write(test, ks->name, bad[i].cmd,
+						   bad[i].len),
+				    -EINVAL, "command %u", i);
+		KUNIT_EXPECT_FALSE(test, READ_ONCE(ks->active));
+	}
+	kstats_start(ks);
+	kt_record_n(ks, 42, 3);
+	KUNIT_EXPECT_EQ(test, kt_write(test, ks->name, "reset\0", 6), -EINVAL);
+	KUNIT_EXPECT_EQ(test, kt_total_count(ks), 3);
+}
+
 /* ---------------------------------------------------------------------- */
 /* Long runs: a slot at its documented limits                             */
 /* ---------------------------------------------------------------------- */
@@ -1439,13 +1463,13 @@ static void kt_control(struct kunit *test)
 /* Samples a slot takes, over all CPUs, before its sum may overflow. */
 #define KT_SUM_LIMIT	BIT_ULL(64 - KT_MEAN_BITS)
 
-/* The lines of @ks's file are exactly @a and @b. */
+/* The lines of @ks's file are exactly @a and @b (each with its newline). */
 static void kt_expect_file(struct kunit *test, struct kstats *ks,
 			   const char *a, const char *b)
 {
 	char *text = kt_read(test, ks->name);
 
-	KUNIT_EXPECT_EQ(test, strlen(text), strlen(a) + strlen(b));
+	KUNIT_EXPECT_EQ(test, strlen(text), strlen(a) + strlen(b) + 2);
 	kt_expect_line(test, text, 1, a);
 	kt_expect_line(test, text, 1, b);
 }
@@ -1543,6 +1567,7 @@ static struct kunit_case kstats_test_cases[] = {
 	KUNIT_CASE(kt_duplicate),
 	KUNIT_CASE(kt_delete_cases),
 	KUNIT_CASE(kt_control),
+	KUNIT_CASE(kt_file_nul),
 	KUNIT_CASE_PARAM(kt_slot_limits, kt_frac_gen_params),
 	{}
 };
