@@ -9,7 +9,7 @@
 . /tests/lib.sh
 load_modules
 
-SECS=${TORTURE_SECS:-30}
+SECS=${TORTURE_SECS:-20}
 FN=kstats_helper_work
 MS=kstats_helper_mark_start
 ME=kstats_helper_mark_end

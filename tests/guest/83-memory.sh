@@ -1,5 +1,5 @@
 #!/bin/sh
-# Memory: 1,000 create/remove cycles (200 of them also a trace) grow neither percpu nor (without
+# Memory: 1,000 create/remove cycles (100 of them also a trace) grow neither percpu nor (without
 # KASAN, whose quarantine holds freed objects) unreclaimable slab memory,
 # and kmemleak (debug kernel) finds nothing after the run; the memory of
 # an entry, slots x possible CPUs x 16 bytes, is what the guest reports;
@@ -16,15 +16,15 @@ ncpu=$(($(cat /sys/devices/system/cpu/possible | sed 's/.*-//') + 1))
 kasan=0
 zcat /proc/config.gz 2>/dev/null | grep -q '^CONFIG_KASAN=y' && kasan=1
 
-# One cycle: a kernel entry (new, record, delete); every 5th cycle also
+# One cycle: a kernel entry (new, record, delete); every 10th cycle also
 # a trace (trace, remove; attaching and detaching probes is slow under
 # TCG), through one of five mechanisms in turn.
 cycle() {
 	echo "new mem 5" > "$HELPER"
 	echo "record mem 123456 3" > "$HELPER"
 	echo "delete mem" > "$HELPER"
-	[ $(($1 % 5)) = 0 ] || return 0
-	case $(($1 / 5 % 5)) in
+	[ $(($1 % 10)) = 0 ] || return 0
+	case $(($1 / 10 % 5)) in
 	0) echo "trace $FN bits 5" ;;
 	1) echo "trace $FN via kretprobe" ;;
 	2) echo "trace pcpu:$FN" ;;

@@ -34,25 +34,25 @@ fdw() {
 # What works at a lockdown level set at boot: loading, reading, and
 # refused write opens.
 locked_boot() {
-	is "$(level)" "$mode" "booted with lockdown=$mode"
+	is "$(level)" "$mode" "lockdown is $mode"
 	log_mark
-	check "signed kstats.ko loads" insmod "$MODDIR/kstats.ko"
+	check "$mode: signed kstats.ko loads" insmod "$MODDIR/kstats.ko"
 	is "$(log_new | grep -c 'kstats: kernel is locked down: files are read-only')" 1 \
-		"one line in the log says so at load"
-	check "signed example module loads" insmod "$MODDIR/kstats_example.ko"
-	is "$(grep -c . "$KS/_control")" 1 "_control can be read"
+		"$mode: one line in the log says so at load"
+	check "$mode: signed example module loads" insmod "$MODDIR/kstats_example.ko"
+	is "$(grep -c . "$KS/_control")" 1 "$mode: _control can be read"
 	is "$(grep '^name' "$KS/_control")" \
-		"name example_memset origin kernel bits 4 state running" "_control lists the entry"
-	is "$(samples example_memset)" 10000 "the entry can be read: 10000 samples"
-	check "the kstats tool reads it" kstats show example_memset
+		"name example_memset origin kernel bits 4 state running" "$mode: _control lists the entry"
+	is "$(samples example_memset)" 10000 "$mode: the entry can be read: 10000 samples"
+	check "$mode: the kstats tool reads it" kstats show example_memset
 	log_mark
-	is "$(write_err "$KS/_control" "trace vfs_read")" "$EPERM" "_control cannot be opened for writing"
-	is "$(write_err "$KS/example_memset" reset)" "$EPERM" "an entry cannot be opened for writing"
+	is "$(write_err "$KS/_control" "trace vfs_read")" "$EPERM" "$mode: _control cannot be opened for writing"
+	is "$(write_err "$KS/example_memset" reset)" "$EPERM" "$mode: an entry cannot be opened for writing"
 	is "$(log_new | grep -c 'Lockdown: .*debugfs access is restricted')" 2 \
-		"each refusal logged by the lockdown LSM"
-	is "$(samples example_memset)" 10000 "the entry is unchanged"
-	check "rmmod example" rmmod kstats_example
-	check "rmmod kstats" rmmod kstats
+		"$mode: each refusal logged by the lockdown LSM"
+	is "$(samples example_memset)" 10000 "$mode: the entry is unchanged"
+	check "$mode: rmmod example" rmmod kstats_example
+	check "$mode: rmmod kstats" rmmod kstats
 }
 
 case $mode in
@@ -60,7 +60,7 @@ integrity | confidentiality)
 	locked_boot
 	if [ "$mode" = integrity ]; then
 		mode=confidentiality
-		is "$(write_err "$SECFS/lockdown" confidentiality)" OK "raised to confidentiality"
+		is "$(write_err "$SECFS/lockdown" confidentiality)" OK "integrity: raised to confidentiality at run time"
 		locked_boot
 	fi
 	exit 0
