@@ -517,10 +517,8 @@ static int fuzz(int argc, char **argv)
 				ok_ent++;
 			} else if (r == -EFAULT && fault && len && len < 16) {
 				faults++;
-			} else if (r == -EINVAL && (!expect || !len)) {
-				/* refused, as it should be */
-			} else if (r == 0 && !len) {
-				/* zero-length write: nothing happens */
+			} else if (r == -EINVAL && !expect) {
+				/* refused, as it should be; so is an empty write */
 			} else {
 				fail("entry write '%s' (%zu bytes%s): got %zd, want %s",
 				     show(buf, len), len, fault ? ", bad pointer" : "",
