@@ -24,10 +24,11 @@
 #define KSTATS_P_SCALE	1000000	/* p is printed with six decimals */
 #define KSTATS_CMD_MAX	16	/* longest entry command, with newline */
 /*
- * Files are 0444 although they take commands: debugfs lets any file with
- * more than 0444 be opened under lockdown (debugfs_locked_down()), not even
- * for reading. Root still writes them (CAP_DAC_OVERRIDE) when the kernel is
- * not locked down; under lockdown debugfs refuses every write open itself.
+ * Files are 0444 although they take commands: under lockdown, debugfs
+ * refuses to open a file whose mode has more than 0444, even for reading
+ * (debugfs_locked_down()). Root still writes them (CAP_DAC_OVERRIDE) when
+ * the kernel is not locked down; under lockdown debugfs refuses every
+ * write open itself.
  */
 #define KSTATS_FILE_MODE	0444
 
