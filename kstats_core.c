@@ -22,6 +22,16 @@ LIST_HEAD(kstats_list);
 /* Protects kstats_list, hence the uniqueness of names. */
 DEFINE_MUTEX(kstats_mutex);
 
+/*
+ * At most this many entries at once (kernel code and _control together):
+ * each costs up to 30 KiB per possible CPU (frac_bits 5), and a runaway
+ * script must not eat the machine's memory. kstats_new() and "trace" get
+ * -ENOSPC beyond it.
+ */
+static unsigned int max_entries = 1024;
+module_param(max_entries, uint, 0444);
+MODULE_PARM_DESC(max_entries, "most entries at once (default 1024)");
+
 bool kstats_name_valid(const char *name)
 {
 	size_t len = strnlen(name, KSTATS_NAME_MAX + 1);
@@ -80,6 +90,18 @@ void kstats_free(struct kstats *ks)
 	kfree(ks);
 }
 
+/* Number of published entries; the caller holds kstats_mutex. */
+static unsigned int kstats_count(void)
+{
+	unsigned int n = 0;
+	struct kstats *ks;
+
+	lockdep_assert_held(&kstats_mutex);
+	list_for_each_entry(ks, &kstats_list, list)
+		n++;
+	return n;
+}
+
 int kstats_publish(struct kstats *ks)
 {
 	int ret;
@@ -87,6 +109,11 @@ int kstats_publish(struct kstats *ks)
 	mutex_lock(&kstats_mutex);
 	if (kstats_find(ks->name)) {
 		ret = -EEXIST;
+		goto out;
+	}
+	/* _control logs why; kstats_new() returns it to its caller. */
+	if (kstats_count() >= max_entries) {
+		ret = -ENOSPC;
 		goto out;
 	}
 	ret = kstats_fs_add(ks);

@@ -13,6 +13,7 @@
 #include <linux/fs.h>
 #include <linux/mm.h>
 #include <linux/mutex.h>
+#include <linux/security.h>
 #include <linux/seq_file.h>
 #include <linux/slab.h>
 #include <linux/string.h>
@@ -22,6 +23,14 @@
 
 #define KSTATS_P_SCALE	1000000	/* p is printed with six decimals */
 #define KSTATS_CMD_MAX	16	/* longest entry command, with newline */
+/*
+ * Files are 0444 although they take commands: under lockdown, debugfs
+ * refuses to open a file whose mode has more than 0444, even for reading
+ * (debugfs_locked_down()). Root still writes them (CAP_DAC_OVERRIDE) when
+ * the kernel is not locked down; under lockdown debugfs refuses every
+ * write open itself.
+ */
+#define KSTATS_FILE_MODE	0444
 
 static struct dentry *kstats_root;
 
@@ -218,6 +227,12 @@ static ssize_t kstats_write(struct file *file, const char __user *ubuf,
 	buf[count] = '\0';
 	if (len && buf[len - 1] == '\n')
 		buf[--len] = '\0';
+	/* As _control: a NUL must not hide what follows it. */
+	if (strlen(buf) != len) {
+		pr_warn_ratelimited("%s: command refused: NUL byte in '%*pE'\n",
+				    ks->name, (int)len, buf);
+		return -EINVAL;
+	}
 
 	if (!strcasecmp(buf, "start")) {
 		kstats_start(ks);
@@ -262,7 +277,7 @@ int kstats_fs_add(struct kstats *ks)
 	struct dentry *d;
 
 	/* debugfs's full proxy gives the removal protection we rely on. */
-	d = debugfs_create_file(ks->name, 0644, kstats_root, ks,
+	d = debugfs_create_file(ks->name, KSTATS_FILE_MODE, kstats_root, ks,
 				&kstats_entry_fops);
 	if (IS_ERR(d))
 		return PTR_ERR(d);
@@ -346,6 +361,25 @@ static int kstats_control_open(struct inode *inode, struct file *file)
 	return seq_open(file, &kstats_control_sops);
 }
 
+/*
+ * Confidentiality lockdown forbids kprobes, hence every trace. debugfs
+ * only checks lockdown at open, so a file descriptor opened before
+ * lockdown was raised is checked here, on each command.
+ */
+static int kstats_control_allowed(struct kstats_cmd *cmd)
+{
+	int ret;
+
+	/* calibrate registers probes too. */
+	if (cmd->op == KSTATS_CMD_REMOVE)
+		return 0;
+	ret = security_locked_down(LOCKDOWN_KPROBES);
+	if (ret)
+		snprintf(cmd->why, sizeof(cmd->why),
+			 "kernel locked down (confidentiality): no probes; boot without lockdown=confidentiality to trace");
+	return ret;
+}
+
 /* One command per write; see kstats_parse.c and kstats_control.c. */
 static ssize_t kstats_control_write(struct file *file, const char __user *ubuf,
 				    size_t count, loff_t *ppos)
@@ -368,6 +402,8 @@ static ssize_t kstats_control_write(struct file *file, const char __user *ubuf,
 		return -ENOMEM;
 	}
 	ret = kstats_parse(buf, count, cmd);
+	if (!ret)
+		ret = kstats_control_allowed(cmd);
 	if (!ret)
 		ret = kstats_probe_command(cmd);
 	if (ret) {
@@ -395,10 +431,13 @@ int kstats_fs_init(void)
 {
 	struct dentry *d;
 
+	/* debugfs refuses write opens itself; say what that means here. */
+	if (security_locked_down(LOCKDOWN_DEBUGFS))
+		pr_notice("kernel is locked down: files are read-only; boot without lockdown to trace or to start, stop or reset entries\n");
 	kstats_root = debugfs_create_dir("kstats", NULL);
 	if (IS_ERR(kstats_root))
 		return PTR_ERR(kstats_root);
-	d = debugfs_create_file("_control", 0644, kstats_root, NULL,
+	d = debugfs_create_file("_control", KSTATS_FILE_MODE, kstats_root, NULL,
 				&kstats_control_fops);
 	if (IS_ERR(d)) {
 		debugfs_remove(kstats_root);

@@ -1432,6 +1432,123 @@ static void kt_control(struct kunit *test)
 		       "name kunit_ctl_b origin kernel bits 0 state stopped");
 }
 
+/* Entry commands with a NUL byte are refused, as _control refuses them. */
+static void kt_file_nul(struct kunit *test)
+{
+	static const struct { const char *cmd; size_t len; } bad[] = {
+		{ "start\0junk", 10 }, { "start\0", 6 }, { "stop\0\n", 6 },
+		{ "reset\0x", 7 }, { "\0start", 6 }, { "START\0junk\n", 11 },
+	};
+	struct kstats *ks = kt_new(test, "kunit_nul", 0);
+	unsigned int i;
+
+	kstats_stop(ks);
+	kt_record_n(ks, 42, 3);
+	for (i = 0; i < ARRAY_SIZE(bad); i++) {
+		KUNIT_EXPECT_EQ_MSG(test, kt_write(test, ks->name, bad[i].cmd,
+						   bad[i].len),
+				    -EINVAL, "command %u", i);
+		KUNIT_EXPECT_FALSE(test, READ_ONCE(ks->active));
+	}
+	kstats_start(ks);
+	kt_record_n(ks, 42, 3);
+	KUNIT_EXPECT_EQ(test, kt_write(test, ks->name, "reset\0", 6), -EINVAL);
+	KUNIT_EXPECT_EQ(test, kt_total_count(ks), 3);
+}
+
+/* ---------------------------------------------------------------------- */
+/* Long runs: a slot at its documented limits                             */
+/* ---------------------------------------------------------------------- */
+
+/* Samples a slot takes, over all CPUs, before its sum may overflow. */
+#define KT_SUM_LIMIT	BIT_ULL(64 - KT_MEAN_BITS)
+
+/* The lines of @ks's file are exactly @a and @b (each with its newline). */
+static void kt_expect_file(struct kunit *test, struct kstats *ks,
+			   const char *a, const char *b)
+{
+	char *text = kt_read(test, ks->name);
+
+	KUNIT_EXPECT_EQ(test, strlen(text), strlen(a) + strlen(b) + 2);
+	kt_expect_line(test, text, 1, a);
+	kt_expect_line(test, text, 1, b);
+}
+
+static char *kt_line_text(struct kunit *test, unsigned int slot, bool totals,
+			  unsigned int cpu, u64 count, u64 avg)
+{
+	char *line = kunit_kzalloc(test, 128, GFP_KERNEL);
+
+	KUNIT_ASSERT_NOT_NULL(test, line);
+	snprintf(line, 128, "slot %-3u CPU%c %-4u count %8llu avg %8llu p 1.000000",
+		 slot, totals ? 'S' : ' ', cpu, count, avg);
+	return line;
+}
+
+/*
+ * The counters of a slot are set to what a very long run leaves, then
+ * kstats_record() adds one more sample: 2^44 - 1 samples at the top of a
+ * slot (the largest sum), U64_MAX - 1 samples at its bottom (the largest
+ * count), and 2^44 - 1 top samples spread over the possible CPUs (the
+ * totals line adds their sums). The file must show the exact count and
+ * the mean of a single such sample.
+ */
+static void kt_slot_limits(struct kunit *test)
+{
+	unsigned int f = kt_param(test), np = num_possible_cpus(), n = 0;
+	struct kstats *ks = kt_new(test, "kunit_limits", f);
+	unsigned int slot = kt_slot(BIT_ULL(40), f);
+	u64 lo = kstats_slot_lo(slot, f), w = kstats_slot_width(slot, f);
+	unsigned int shift = kstats_sum_shift(slot >> f);
+	u64 top = lo + w - 1, off = (w - 1) >> shift, one, count;
+	struct kstats_slot *sl;
+	int cpu;
+
+	/* One sample at the top of the slot: its scaled offset is 2^20 - 1. */
+	one = kstats_slot_mean(slot, f, off, 1);
+	KUNIT_EXPECT_EQ(test, off, BIT_ULL(KT_MEAN_BITS) - 1);
+	KUNIT_EXPECT_EQ(test, one, top & ~(BIT_ULL(shift) - 1));
+
+	/* The largest sum, on one CPU. */
+	cpu = get_cpu();
+	sl = per_cpu_ptr(ks->slots, cpu) + slot;
+	sl->count = KT_SUM_LIMIT - 1;
+	sl->sum = (KT_SUM_LIMIT - 1) * off;
+	kstats_record(ks, top);
+	put_cpu();
+	KUNIT_EXPECT_EQ(test, sl->count, KT_SUM_LIMIT);
+	KUNIT_EXPECT_EQ(test, sl->sum, KT_SUM_LIMIT * off);
+	kt_expect_file(test, ks,
+		       kt_line_text(test, slot, false, cpu, KT_SUM_LIMIT, one),
+		       kt_line_text(test, slot, true, np, KT_SUM_LIMIT, one));
+
+	/* The largest count, at the bottom of the slot. */
+	kstats_reset(ks);
+	cpu = get_cpu();
+	sl = per_cpu_ptr(ks->slots, cpu) + slot;
+	sl->count = U64_MAX - 1;
+	kstats_record(ks, lo);
+	put_cpu();
+	KUNIT_EXPECT_EQ(test, sl->count, U64_MAX);
+	KUNIT_EXPECT_EQ(test, sl->sum, 0);
+	kt_expect_file(test, ks,
+		       kt_line_text(test, slot, false, cpu, U64_MAX, lo),
+		       kt_line_text(test, slot, true, np, U64_MAX, lo));
+
+	/* The largest sum over all CPUs together, in the totals line. */
+	kstats_reset(ks);
+	count = KT_SUM_LIMIT - 1;
+	for_each_possible_cpu(cpu) {
+		u64 c = ++n < np ? count / np : count - (np - 1) * (count / np);
+
+		sl = per_cpu_ptr(ks->slots, cpu) + slot;
+		sl->count = c;
+		sl->sum = c * off;
+	}
+	kt_expect_line(test, kt_read(test, ks->name), 1,
+		       kt_line_text(test, slot, true, np, count, one));
+}
+
 static struct kunit_case kstats_test_cases[] = {
 	KUNIT_CASE_PARAM(kt_slot_exact, kt_frac_gen_params),
 	KUNIT_CASE_PARAM(kt_slot_monotonic, kt_frac_gen_params),
@@ -1450,6 +1567,8 @@ static struct kunit_case kstats_test_cases[] = {
 	KUNIT_CASE(kt_duplicate),
 	KUNIT_CASE(kt_delete_cases),
 	KUNIT_CASE(kt_control),
+	KUNIT_CASE(kt_file_nul),
+	KUNIT_CASE_PARAM(kt_slot_limits, kt_frac_gen_params),
 	{}
 };
 

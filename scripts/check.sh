@@ -5,7 +5,8 @@
 #   3. per target: W=1 build, sparse, initramfs
 #   4. boot the targets' guests (KSTATS_JOBS at a time), then per target:
 #      did the guest finish, its TAP results, a clean kernel log and, where
-#      kstats_test.ko was built, the KUnit results
+#      kstats_test.ko was built, the KUnit results; the debug kernel also
+#      boots three times more under lockdown (tests/guest/89-lockdown.sh)
 #   5. on the host: a guest records a capture (tests/capture.sh), then
 #      pytest runs tests/host (the kstats command) on it and on the kept
 #      fixtures, one check per test; "dkms build" and "make install"
@@ -16,7 +17,7 @@
 #
 # Environment:
 #   KSTATS_TARGETS        targets to test (default: deb61 deb612 debug)
-#   KSTATS_GUEST_TIMEOUT  seconds a guest may run (default 900)
+#   KSTATS_GUEST_TIMEOUT  seconds a guest may run (default 1800)
 #   KSTATS_JOBS           guests booted at once (default 2)
 #   KSTATS_BUILD          artifact directory (default: build/ in the repo)
 #   KSTATS_TESTS          only the guest scripts starting with these words
@@ -114,10 +115,11 @@ fi
 # Each target's guest boots as soon as its modules and initramfs are
 # ready, up to $jobs guests at once, the slow debug kernel first. Each
 # records its exit status; results are read afterwards, in target order.
+# boot NAME [TARGET [KERNEL ARGUMENTS]]: the guest of build/NAME.
 boot() {
 	local out=$build/$1 rc=0
-	"$KSTATS_SCRIPTS/run-guest.sh" "$1" "$out/initramfs.cpio.gz" "$out/log" \
-		2>"$out/guest.err" || rc=$?
+	KSTATS_APPEND=${3:-} "$KSTATS_SCRIPTS/run-guest.sh" "${2:-$1}" \
+		"$out/initramfs.cpio.gz" "$out/log" 2>"$out/guest.err" || rc=$?
 	echo "$rc" >"$out/guest.rc"
 }
 
@@ -127,8 +129,8 @@ launch() {
 		wait -n || true
 		running=$((running - 1))
 	fi
-	echo "check: $1: booting the guest (up to ${KSTATS_GUEST_TIMEOUT:-900} s)"
-	boot "$1" &
+	echo "check: $1: booting the guest (up to ${KSTATS_GUEST_TIMEOUT:-1800} s)${3:+ with $3}"
+	boot "$@" &
 	running=$((running + 1))
 }
 
@@ -164,6 +166,41 @@ for t in $(grep -x debug <<<"$targets") $(grep -vx debug <<<"$targets"); do
 		show "$out/sparse.err"
 	fi
 done
+
+# The debug kernel again, under lockdown: booted with lockdown=integrity
+# and with lockdown=confidentiality, and without, raising it at run time
+# (KSTATS_LOCKDOWN=raise), each running tests/guest/89-lockdown.sh only.
+lockdown_boots=()
+lockdown_selected() {
+	local p
+	[ -z "${KSTATS_TESTS:-}" ] && return 0
+	for p in $KSTATS_TESTS; do
+		[[ 89-lockdown.sh == "$p"* ]] && return 0
+	done
+	return 1
+}
+if [[ " ${guests[*]} " == *" debug "* ]] && lockdown_selected; then
+	for how in integrity confidentiality raise; do
+		name=debug-lockdown-$how
+		out=$build/$name
+		rm -rf "$out"
+		mkdir -p "$out"
+		# The modules without the KUnit suite, which writes to debugfs.
+		mkdir -p "$out/modules"
+		cp "$build/debug/modules/"*.ko "$out/modules/"
+		rm -f "$out/modules/kstats_test.ko"
+		if KSTATS_TESTS=89 "$KSTATS_SCRIPTS/mkinitramfs.sh" debug \
+			"$out/modules" "$out/initramfs.cpio.gz" 2>"$out/initramfs.err"; then
+			arg=lockdown=$how
+			[ "$how" = raise ] && arg=KSTATS_LOCKDOWN=raise
+			lockdown_boots+=("$name")
+			launch "$name" debug "$arg"
+		else
+			fail "$name initramfs"
+			show "$out/initramfs.err"
+		fi
+	done
+fi
 wait
 
 # TAP lines of a results file as "ok<TAB>script: description" or
@@ -182,8 +219,8 @@ tap_lines() {
 		}'
 }
 
-for t in $targets; do
-	[[ " ${guests[*]} " == *" $t "* ]] || continue
+for t in $targets "${lockdown_boots[@]}"; do
+	[[ " ${guests[*]} ${lockdown_boots[*]} " == *" $t "* ]] || continue
 	out=$build/$t
 	log=$out/log
 	rc=$(cat "$out/guest.rc" 2>/dev/null || echo 1)

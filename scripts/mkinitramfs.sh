@@ -6,6 +6,7 @@
 #   /tests/               a copy of the repo's tests/guest/ (may be absent)
 #   /usr/bin/kstats       the kstats command, with Debian's Python under /usr
 #                         and /lib (guest-python.sh)
+#   /usr/bin/kstats-fuzz  tests/user/kstats_fuzz.c, built static on the host
 #   /etc/kstats-target    the target's short name
 #   /etc/kstats-mode      "demo" with --demo, which also adds /demo.sh
 # The archive is written by the kernel's own gen_init_cpio from a list, so
@@ -98,6 +99,12 @@ keep_tests() {
 	# The kstats command, run in the guest against the live files.
 	"$KSTATS_SCRIPTS/guest-python.sh" "$tmp"
 	echo "file /usr/bin/kstats $src/scripts/kstats 0755 0 0"
+	# The fuzzer: busybox sh is far too slow for 100,000 writes.
+	if [ -e "$src/tests/user/kstats_fuzz.c" ]; then
+		gcc -static -O2 -Wall -Werror -o "$tmp/kstats-fuzz" \
+			"$src/tests/user/kstats_fuzz.c"
+		echo "file /usr/bin/kstats-fuzz $tmp/kstats-fuzz 0755 0 0"
+	fi
 	if [ -n "$demo" ]; then
 		echo demo >"$tmp/mode"
 		echo "file /etc/kstats-mode $tmp/mode 0644 0 0"

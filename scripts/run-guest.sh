@@ -4,8 +4,9 @@
 #   LOGDIR/results.tap  second serial port: what the guest init reports
 #   LOGDIR/qemu.log     QEMU's own messages; LOGDIR/qemu.cmd its command
 # Succeeds iff the guest printed "# GUEST DONE" before the time limit
-# (KSTATS_GUEST_TIMEOUT seconds, default 900). KSTATS_TCG_OPTS: options
-# of QEMU's -accel tcg (default thread=single).
+# (KSTATS_GUEST_TIMEOUT seconds, default 1800). KSTATS_TCG_OPTS: options
+# of QEMU's -accel tcg (default thread=single). KSTATS_APPEND: more kernel
+# arguments (check.sh boots the debug kernel with lockdown= this way).
 #
 # Usage: run-guest.sh TARGET INITRAMFS LOGDIR
 set -euo pipefail
@@ -16,7 +17,7 @@ set -euo pipefail
 	exit 2
 }
 target=$1 initramfs=$2 logdir=$3
-limit=${KSTATS_GUEST_TIMEOUT:-900}
+limit=${KSTATS_GUEST_TIMEOUT:-1800}
 [ -r "$initramfs" ] || die "no initramfs $initramfs"
 mkdir -p "$logdir"
 
@@ -37,6 +38,7 @@ fi
 # QEMU's exit. Oopses do not panic, so one run shows every report.
 # mitigations=off: page table isolation costs a lot under TCG.
 append="console=ttyS0 loglevel=7 panic=-1 printk.devkmsg=on mitigations=off"
+append+=${KSTATS_APPEND:+ $KSTATS_APPEND}
 
 boot() {
 	local kernel=$1

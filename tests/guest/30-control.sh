@@ -36,8 +36,8 @@ is "$(cat "$KS/_control")" "name ctl origin kernel bits 4 state running
 name ctl2 origin kernel bits 0 state running" "_control lists entries in creation order"
 
 # Only root may write; anyone who can reach debugfs may read.
-is "$(stat -c '%a %u' "$KS/ctl")" "644 0" "entry file mode"
-is "$(stat -c '%a %u' "$KS/_control")" "644 0" "_control mode: root writes commands"
+is "$(stat -c '%a %u' "$KS/ctl")" "444 0" "entry file mode (0444: readable under lockdown)"
+is "$(stat -c '%a %u' "$KS/_control")" "444 0" "_control mode (0444; root writes commands)"
 mount -o remount,mode=755 /sys/kernel/debug
 helper record ctl 3 2 >/dev/null
 is "$(as_user "echo reset > $KS/ctl" 2>&1 | sed 's/.*: //')" \

@@ -30,7 +30,7 @@ is "$(write_err "$KS/_control" "trace $FN")" OK "trace $FN"
 is "$(line $FN)" "name $FN origin control mechanism $AUTO targets $FN bits 4 clock mono state running missed 0$NOCAL" \
 	"_control line of trace FUNC ($AUTO), default bits 4"
 check "entry file exists" test -f "$KS/$FN"
-is "$(stat -c %a "$KS/$FN")" 644 "entry file mode"
+is "$(stat -c %a "$KS/$FN")" 444 "entry file mode (0444: readable under lockdown)"
 is "$(helper work $K $D)" OK "helper runs $K calls of $D ns"
 is "$(samples $FN)" $K "$AUTO: exactly $K samples"
 is "$(below $FN $D)" 0 "$AUTO: every slot mean is at least $D ns"

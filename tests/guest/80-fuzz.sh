@@ -1,0 +1,51 @@
+#!/bin/sh
+# Fuzz: 100,000 writes into _control and entry files (the fuzzer is
+# tests/user/kstats_fuzz.c); entries that existed before, stopped, must
+# read byte-identical afterwards and _control must list the same entries.
+# KSTATS_FUZZ_SEED on the kernel command line replays a run.
+# timeout: 400
+. /tests/lib.sh
+load_modules
+
+FN=kstats_helper_work
+EINVAL="Invalid argument"
+state() { grep "^name $1 " "$KS/_control" | sed 's/.* state \([a-z]*\).*/\1/'; }
+put() { kstats-fuzz put "$@"; }
+
+# Entry commands with a NUL and more after it are refused, as _control
+# refuses them, and change nothing.
+helper new fz 3 >/dev/null
+echo stop > "$KS/fz"
+for cmd in 'start\0junk' 'start\0' 'stop\0\n' 'reset\0x' 'START\0junk\n'; do
+	log_mark
+	is "$(put "$KS/fz" "$cmd")" "$EINVAL" "entry: '$cmd' refused"
+	is "$(log_new | grep -c 'fz: command refused: NUL byte')" 1 "entry: '$cmd': one line in the log"
+done
+is "$(state fz)" stopped "entry: still stopped after the NUL commands"
+is "$(put "$KS/fz" 'start\n')" OK "entry: 'start' with a newline is taken"
+is "$(state fz)" running "entry: running"
+is "$(put "$KS/_control" "trace $FN\\0junk")" "$EINVAL" "_control: NUL refused"
+
+# The entries to keep: one of kernel code, one trace, one pair, stopped,
+# with samples.
+helper new keep_kern 2 >/dev/null
+helper record keep_kern 1234 7 >/dev/null
+echo "trace kstats_helper_mark_end as keep_trace" > "$KS/_control"
+echo "trace keep_pair start kstats_helper_mark_start end __tracepoint_kstats_helper_end key task" > "$KS/_control"
+helper work 3 1000 >/dev/null
+for e in keep_kern keep_trace keep_pair; do echo stop > "$KS/$e"; done
+check "kept entries have samples" test "$(grep -c CPUS "$KS/keep_trace")" -ge 1
+
+seed=$(sed -n 's/.*KSTATS_FUZZ_SEED=\([0-9]*\).*/\1/p' /proc/cmdline)
+[ -n "$seed" ] || seed=$(od -An -N4 -tu4 /dev/urandom | tr -d ' ')
+echo "# fuzz seed $seed (replay: KSTATS_APPEND=KSTATS_FUZZ_SEED=$seed)"
+start=$(date +%s)
+kstats-fuzz fuzz "$KS" "$seed" 100000 fz keep_kern keep_trace keep_pair
+echo "# fuzz took $(($(date +%s) - start)) s"
+grep '^name' "$KS/_control" | sed 's/^/# /'
+
+echo "remove keep_trace" > "$KS/_control"
+echo "remove keep_pair" > "$KS/_control"
+helper delete keep_kern >/dev/null
+helper delete fz >/dev/null
+is "$(cat "$KS/_control")" "" "_control empty at the end"

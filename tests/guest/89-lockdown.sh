@@ -1,0 +1,108 @@
+#!/bin/sh
+# Kernel lockdown (debug kernel, booted by check.sh with lockdown= or with
+# KSTATS_LOCKDOWN=raise on the command line; in other boots this script
+# does nothing). Under both levels kstats loads (signed), and its files
+# can be read; opening them for writing is refused by debugfs (EPERM).
+# File descriptors opened before lockdown was raised still write, except
+# that confidentiality refuses every trace (no kprobes), with EPERM and
+# one line in the log.
+# timeout: 300
+. /tests/lib.sh
+
+SECFS=/sys/kernel/security
+EPERM="Operation not permitted"
+FN=kstats_helper_work
+case $(cat /proc/cmdline) in
+*lockdown=integrity*) mode=integrity ;;
+*lockdown=confidentiality*) mode=confidentiality ;;
+*KSTATS_LOCKDOWN=raise*) mode=raise ;;
+*)
+	echo "# not a lockdown boot (check.sh boots the debug kernel with lockdown= for this)"
+	exit 0
+	;;
+esac
+grep -q " $SECFS " /proc/mounts || mount -t securityfs securityfs "$SECFS"
+level() { sed 's/.*\[\(.*\)\].*/\1/' "$SECFS/lockdown"; }
+samples() { grep CPUS "$KS/$1" | awk '{ n += $6 } END { print n + 0 }'; }
+state() { grep "^name $1 " "$KS/_control" | sed 's/.* state \([a-z]*\).*/\1/'; }
+# fdw FD STRING: one write into an open file descriptor; OK or the error.
+fdw() {
+	out=$(eval "(echo -n \"\$2\" >&$1) 2>&1") && { echo OK; return; }
+	echo "$out" | sed 's/.*: //'
+}
+
+# What works at a lockdown level set at boot: loading, reading, and
+# refused write opens.
+locked_boot() {
+	is "$(level)" "$mode" "lockdown is $mode"
+	log_mark
+	check "$mode: signed kstats.ko loads" insmod "$MODDIR/kstats.ko"
+	is "$(log_new | grep -c 'kstats: kernel is locked down: files are read-only')" 1 \
+		"$mode: one line in the log says so at load"
+	check "$mode: signed example module loads" insmod "$MODDIR/kstats_example.ko"
+	is "$(grep -c . "$KS/_control")" 1 "$mode: _control can be read"
+	is "$(grep '^name' "$KS/_control")" \
+		"name example_memset origin kernel bits 4 state running" "$mode: _control lists the entry"
+	is "$(samples example_memset)" 10000 "$mode: the entry can be read: 10000 samples"
+	check "$mode: the kstats tool reads it" kstats show example_memset
+	log_mark
+	is "$(write_err "$KS/_control" "trace vfs_read")" "$EPERM" "$mode: _control cannot be opened for writing"
+	is "$(write_err "$KS/example_memset" reset)" "$EPERM" "$mode: an entry cannot be opened for writing"
+	is "$(log_new | grep -c 'Lockdown: .*debugfs access is restricted')" 2 \
+		"$mode: each refusal logged by the lockdown LSM"
+	is "$(samples example_memset)" 10000 "$mode: the entry is unchanged"
+	check "$mode: rmmod example" rmmod kstats_example
+	check "$mode: rmmod kstats" rmmod kstats
+}
+
+case $mode in
+integrity | confidentiality)
+	locked_boot
+	if [ "$mode" = integrity ]; then
+		mode=confidentiality
+		is "$(write_err "$SECFS/lockdown" confidentiality)" OK "integrity: raised to confidentiality at run time"
+		locked_boot
+	fi
+	exit 0
+	;;
+esac
+
+# Raised at run time, with files opened before.
+is "$(level)" none "booted without lockdown"
+load_modules
+helper new ld 3 >/dev/null
+echo "trace $FN" > "$KS/_control"
+exec 5>"$KS/_control" 6>"$KS/ld" 7>"$HELPER"
+is "$(write_err "$SECFS/lockdown" integrity)" OK "lockdown raised to integrity"
+is "$(level)" integrity "lockdown is integrity"
+is "$(write_err "$KS/_control" "trace vfs_read")" "$EPERM" "integrity: new write opens refused"
+is "$(fdw 5 "trace pcpu:$FN as ld_p")" OK "integrity: trace through an fd opened before"
+is "$(fdw 6 stop)" OK "integrity: stop through an fd opened before"
+is "$(state ld)" stopped "integrity: the entry is stopped"
+is "$(fdw 6 start)" OK "integrity: start through an fd opened before"
+is "$(fdw 7 "work 5 0 ld")" OK "integrity: the helper works through its fd"
+is "$(samples $FN) $(samples ld_p) $(samples ld)" "5 5 5" "integrity: entries count and read"
+
+is "$(write_err "$SECFS/lockdown" confidentiality)" OK "lockdown raised to confidentiality"
+before=$(cat "$KS/_control")
+sleep 6 # a fresh window of the rate-limited refusal log
+for c in "trace vfs_read" "trace pcpu:vfs_read" "trace vfs_read via kretprobe" \
+	"trace p start vfs_read end vfs_write" \
+	"trace p start __tracepoint_sys_enter end __tracepoint_sys_exit key task"; do
+	log_mark
+	is "$(fdw 5 "$c")" "$EPERM" "confidentiality: '$c' refused through an fd opened before"
+	is "$(log_new | grep -c "kstats: _control: '$c' refused: kernel locked down (confidentiality)")" 1 \
+		"confidentiality: '$c': one line in the log"
+done
+is "$(cat "$KS/_control")" "$before" "confidentiality: _control unchanged"
+is "$(fdw 7 "work 4 0 ld")" OK "confidentiality: traced code runs"
+is "$(samples $FN) $(samples ld_p) $(samples ld)" "9 9 9" "confidentiality: existing traces keep counting and read"
+is "$(fdw 6 reset)" OK "confidentiality: reset through an fd opened before"
+is "$(samples ld)" 0 "confidentiality: reset done"
+is "$(fdw 5 "remove ld_p")" OK "confidentiality: remove through an fd opened before"
+is "$(fdw 5 "remove $FN")" OK "confidentiality: remove the other trace"
+is "$(fdw 7 "delete ld")" OK "confidentiality: helper deletes its entry"
+exec 5>&- 6>&- 7>&-
+is "$(cat "$KS/_control")" "" "confidentiality: _control empty"
+check "rmmod kstats_helper" rmmod kstats_helper
+check "rmmod kstats" rmmod kstats
