@@ -15,27 +15,143 @@ mount -t tracefs tracefs $T 2>/dev/null
 
 echo "# kernel $(uname -r)"
 insmod /modules/kstats.ko || echo "# insmod kstats failed"
+F=/sys/kernel/debug/kstats_floor/attach
+insmod /modules/kstats_floor.ko || echo "# insmod kstats_floor failed"
 
 ctl() {
 	echo "$1" >$K/_control
 }
 
-# setup/teardown of configuration $2 ($1 = on|off); fails if unsupported.
+# kstats entry NAME created by _control command $2, stopped if $3 = stopped.
+ks_on() {
+	ctl "$2" || return 1
+	[ "$3" != stopped ] || echo stop >"$K/$1"
+}
+
+# ftrace: a hist trigger $2 on event $1 (system/event); "!" + it removes it.
+trig() {
+	echo "$2" >>"$T/events/$1/trigger"
+}
+
+# Latency histogram through a synthetic event: from event $1 to event $2
+# of the same task, both with a hist trigger keyed on common_pid.
+synth_on() {
+	echo 'bench_lat u64 lat' >>$T/synthetic_events || return 1
+	trig "$1" 'hist:keys=common_pid:ts0=common_timestamp' &&
+	trig "$2" "hist:keys=common_pid:lat=common_timestamp-\$ts0:onmatch(${1%/*}.${1#*/}).trace(bench_lat,\$lat)" &&
+	trig synthetic/bench_lat 'hist:keys=lat.log2'
+}
+
+synth_off() {
+	trig synthetic/bench_lat '!hist:keys=lat.log2'
+	trig "$2" "!hist:keys=common_pid:lat=common_timestamp-\$ts0:onmatch(${1%/*}.${1#*/}).trace(bench_lat,\$lat)"
+	trig "$1" '!hist:keys=common_pid:ts0=common_timestamp'
+	echo '!bench_lat u64 lat' >>$T/synthetic_events
+}
+
+# A probe event $2 (kprobe_events or dynamic_events syntax, in file $1)
+# named bench/$3 with a hist trigger counting hits per task.
+pev_on() {
+	echo "$2" >>"$T/$1" && trig "bench/$3" 'hist:keys=common_pid'
+}
+
+pev_off() {
+	trig "bench/$3" '!hist:keys=common_pid'
+	echo "-:bench/$3" >>"$T/$1"
+}
+
+# Set up ($1 = on) or tear down ($1 = off) configuration $2; fails if this
+# kernel lacks it.
 config() {
+	on=$1
 	case $2 in
 	untraced | busybox-dd) ;;
-	kstats-trace) [ "$1" = on ] && ctl 'trace vfs_read' || ctl 'remove vfs_read' ;;
-	kstats-trace-stopped)
-		if [ "$1" = on ]; then
-			ctl 'trace vfs_read' && echo stop >$K/vfs_read
+	floor-*)
+		if [ "$on" = on ]; then
+			case $2 in
+			floor-tracepoint) echo tracepoint sys_enter >$F ;;
+			*) echo "${2#floor-} vfs_read" >$F ;;
+			esac
 		else
-			ctl 'remove vfs_read'
+			echo off >$F
+		fi ;;
+	kstats-*)
+		case $2 in
+		*-stopped) st=stopped c=${2%-stopped} ;;
+		*) st=running c=$2 ;;
+		esac
+		case $c in
+		kstats-trace) cmd='trace vfs_read as e' ;;
+		kstats-kretprobe) cmd='trace vfs_read via kretprobe as e' ;;
+		kstats-fprobe) cmd='trace vfs_read via fprobe as e' ;;
+		kstats-pcpu) cmd='trace pcpu:vfs_read as e' ;;
+		kstats-kprobe-pair-cpu) cmd='trace e start vfs_read end vfs_write key cpu' ;;
+		kstats-kprobe-pair-task) cmd='trace e start vfs_read end vfs_write key task' ;;
+		kstats-tp-pair-cpu) cmd='trace e start __tracepoint_sys_enter end __tracepoint_sys_exit key cpu' ;;
+		kstats-tp-pair-task) cmd='trace e start __tracepoint_sys_enter end __tracepoint_sys_exit key task' ;;
+		*) return 1 ;;
+		esac
+		if [ "$on" = on ]; then
+			ks_on e "$cmd" "$st"
+		else
+			ctl 'remove e'
+		fi ;;
+	ftrace-syscall-hist)
+		if [ "$on" = on ]; then
+			trig raw_syscalls/sys_enter 'hist:keys=id'
+		else
+			trig raw_syscalls/sys_enter '!hist:keys=id'
+		fi ;;
+	ftrace-kprobe-hist)
+		if [ "$on" = on ]; then
+			pev_on kprobe_events 'p:bench/kp vfs_read' kp
+		else
+			pev_off kprobe_events '' kp
+		fi ;;
+	ftrace-kretprobe-hist)
+		if [ "$on" = on ]; then
+			pev_on kprobe_events 'r:bench/krp vfs_read' krp
+		else
+			pev_off kprobe_events '' krp
+		fi ;;
+	ftrace-fprobe-hist)
+		[ -e $T/dynamic_events ] || return 1
+		if [ "$on" = on ]; then
+			pev_on dynamic_events 'f:bench/fp vfs_read%return' fp
+		else
+			pev_off dynamic_events '' fp
+		fi ;;
+	ftrace-synth-syscall)
+		if [ "$on" = on ]; then
+			synth_on raw_syscalls/sys_enter raw_syscalls/sys_exit
+		else
+			synth_off raw_syscalls/sys_enter raw_syscalls/sys_exit
+		fi ;;
+	ftrace-synth-vfs-read)
+		if [ "$on" = on ]; then
+			echo 'p:bench/rd vfs_read' >>$T/kprobe_events &&
+			echo 'r:bench/rdret vfs_read' >>$T/kprobe_events &&
+			synth_on bench/rd bench/rdret
+		else
+			synth_off bench/rd bench/rdret
+			echo '-:bench/rdret' >>$T/kprobe_events
+			echo '-:bench/rd' >>$T/kprobe_events
 		fi ;;
 	*) return 1 ;;
 	esac
 }
 
-CONFIGS=${CONFIGS:-"untraced busybox-dd kstats-trace kstats-trace-stopped"}
+KS="kstats-trace kstats-kretprobe kstats-fprobe kstats-pcpu
+kstats-kprobe-pair-cpu kstats-kprobe-pair-task kstats-tp-pair-cpu
+kstats-tp-pair-task"
+ALL="untraced busybox-dd floor-kretprobe floor-kprobe floor-fprobe
+floor-fprobe-entry floor-ftrace floor-direct floor-tracepoint"
+for c in $KS; do
+	ALL="$ALL $c $c-stopped"
+done
+ALL="$ALL ftrace-syscall-hist ftrace-kprobe-hist ftrace-kretprobe-hist
+ftrace-fprobe-hist ftrace-synth-syscall ftrace-synth-vfs-read"
+CONFIGS=${CONFIGS:-$ALL}
 
 r=1
 while [ "$r" -le "$ROUNDS" ]; do

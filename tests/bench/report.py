@@ -40,8 +40,10 @@ def per_iter(res):
                 continue
             (n1, (i1, t1)), (n2, (i2, t2)) = sorted(sizes.items())
             ipi.append((i2 - i1) / (n2 - n1))
+            # Time is taken around the loop only: no start-up to remove,
+            # and a difference of two noisy times would double the noise.
             if t1 is not None and t2 is not None:
-                nspi.append((t2 - t1) / (n2 - n1))
+                nspi.append((t1 + t2) / (n1 + n2))
         out[cfg] = {'insn_per_iter': ipi, 'ns_per_iter': nspi}
     return out
 
