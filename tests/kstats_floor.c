@@ -79,7 +79,11 @@ static void floor_ftrace_cb(unsigned long ip, unsigned long parent_ip,
 {
 }
 
-static struct ftrace_ops floor_ops = { .func = floor_ftrace_cb };
+/*
+ * ftrace_free_filter() leaves the ops pointing at the hashes it freed:
+ * each attachment starts from a zeroed ops, which ftrace initialises anew.
+ */
+static struct ftrace_ops floor_ops;
 
 #ifdef CONFIG_DYNAMIC_FTRACE_WITH_DIRECT_CALLS
 /*
@@ -102,8 +106,10 @@ static struct ftrace_ops floor_direct_ops;
 
 static int floor_direct_on(unsigned long ip)
 {
-	int ret = ftrace_set_filter_ip(&floor_direct_ops, ip, 0, 0);
+	int ret;
 
+	memset(&floor_direct_ops, 0, sizeof(floor_direct_ops));
+	ret = ftrace_set_filter_ip(&floor_direct_ops, ip, 0, 0);
 	if (!ret)
 		ret = register_ftrace_direct(&floor_direct_ops,
 					     (unsigned long)kstats_floor_tramp);
@@ -194,6 +200,8 @@ static int floor_attach(enum floor_mech m, const char *target)
 		return register_fprobe(&floor_fp, target, NULL);
 #endif
 	case FLOOR_FTRACE:
+		memset(&floor_ops, 0, sizeof(floor_ops));
+		floor_ops.func = floor_ftrace_cb;
 		ret = ftrace_set_filter(&floor_ops, (unsigned char *)target,
 					strlen(target), 1);
 		if (!ret)

@@ -7,16 +7,21 @@
 #   run CONFIG ROUND N NS
 # and "skip CONFIG REASON" for configurations this kernel lacks. The host
 # pairs the k-th run line with the k-th pair of plugin markers.
-. /etc/kstats-bench.conf
+# On a real machine (scripts/bench-host.sh, PERF=1 in the configuration),
+# "perf stat" counts each run instead: "run CONFIG ROUND N NS INSN CYCLES".
+. "${KSTATS_BENCH_CONF:-/etc/kstats-bench.conf}"
+M=${MODDIR:-/modules}
 K=/sys/kernel/debug/kstats
 T=/sys/kernel/tracing
 [ -d $T ] || T=/sys/kernel/debug/tracing
 mount -t tracefs tracefs $T 2>/dev/null
 
 echo "# kernel $(uname -r)"
-insmod /modules/kstats.ko || echo "# insmod kstats failed"
+insmod $M/kstats.ko || echo "# insmod kstats failed"
 F=/sys/kernel/debug/kstats_floor/attach
-insmod /modules/kstats_floor.ko || echo "# insmod kstats_floor failed"
+insmod $M/kstats_floor.ko || echo "# insmod kstats_floor failed"
+insmod $M/kstats_bench_exp.ko || echo "# insmod kstats_bench_exp failed"
+E=/sys/kernel/debug/kstats_bench_exp
 
 ctl() {
 	echo "$1" >$K/_control
@@ -61,11 +66,15 @@ pev_off() {
 }
 
 # Set up ($1 = on) or tear down ($1 = off) configuration $2; fails if this
-# kernel lacks it.
+# kernel lacks it. Its variables must not clash with the caller's ($c).
 config() {
 	on=$1
 	case $2 in
-	untraced | busybox-dd) ;;
+	untraced | busybox-dd | loop-*-none | pp-off) ;;
+	loop-*-stopped | loop-*-running)
+		[ "$1" = off ] || echo "${2##*-}" | sed 's/running/start/;s/stopped/stop/' >$K/bench_loop ;;
+	pp-kstats) config "$1" kstats-tp-pair-task ;;
+	pp-ftrace) config "$1" ftrace-synth-syscall ;;
 	floor-*)
 		if [ "$on" = on ]; then
 			case $2 in
@@ -77,10 +86,10 @@ config() {
 		fi ;;
 	kstats-*)
 		case $2 in
-		*-stopped) st=stopped c=${2%-stopped} ;;
-		*) st=running c=$2 ;;
+		*-stopped) kst=stopped kc=${2%-stopped} ;;
+		*) kst=running kc=$2 ;;
 		esac
-		case $c in
+		case $kc in
 		kstats-trace) cmd='trace vfs_read as e' ;;
 		kstats-kretprobe) cmd='trace vfs_read via kretprobe as e' ;;
 		kstats-fprobe) cmd='trace vfs_read via fprobe as e' ;;
@@ -92,7 +101,7 @@ config() {
 		*) return 1 ;;
 		esac
 		if [ "$on" = on ]; then
-			ks_on e "$cmd" "$st"
+			ks_on e "$cmd" "$kst"
 		else
 			ctl 'remove e'
 		fi ;;
@@ -141,6 +150,22 @@ config() {
 	esac
 }
 
+BM=bench-mark
+[ -z "${PERF:-}" ] || BM="perf stat -x, -e instructions,cycles -o /tmp/perf.csv bench-mark"
+
+# The workload of configuration $1, $2 iterations; prints "ns TIME".
+work() {
+	case $1 in
+	busybox-dd)
+		$BM run dd if=/dev/zero of=/dev/null bs=1 count="$2" 2>&1 |
+			grep '^ns' ;;
+	loop-*-none) $BM write $E/loop "$(echo "$1" | cut -d- -f2) none $2" ;;
+	loop-*) $BM write $E/loop "$(echo "$1" | cut -d- -f2) record $2" ;;
+	pp-*) $BM pingpong "$2" ;;
+	*) $BM dd "$2" ;;
+	esac
+}
+
 KS="kstats-trace kstats-kretprobe kstats-fprobe kstats-pcpu
 kstats-kprobe-pair-cpu kstats-kprobe-pair-task kstats-tp-pair-cpu
 kstats-tp-pair-task"
@@ -150,7 +175,9 @@ for c in $KS; do
 	ALL="$ALL $c $c-stopped"
 done
 ALL="$ALL ftrace-syscall-hist ftrace-kprobe-hist ftrace-kretprobe-hist
-ftrace-fprobe-hist ftrace-synth-syscall ftrace-synth-vfs-read"
+ftrace-fprobe-hist ftrace-synth-syscall ftrace-synth-vfs-read
+loop-empty-none loop-empty-stopped loop-empty-running loop-memcpy-none
+loop-memcpy-stopped loop-memcpy-running pp-off pp-kstats pp-ftrace"
 CONFIGS=${CONFIGS:-$ALL}
 
 r=1
@@ -162,15 +189,51 @@ while [ "$r" -le "$ROUNDS" ]; do
 			continue
 		fi
 		for n in $SIZE $((SIZE * 2)); do
-			if [ "$c" = busybox-dd ]; then
-				out=$(bench-mark run dd if=/dev/zero of=/dev/null \
-					bs=1 count="$n" 2>&1 | grep '^ns')
-			else
-				out=$(bench-mark dd "$n" 2>&1)
+			out=$(work "$c" "$n")
+			if [ -n "${PERF:-}" ]; then
+				out="$out $(awk -F, '$3 ~ /^instructions/ { i = $1 }
+					$3 ~ /^cycles/ { c = $1 } END { print i + 0, c + 0 }' /tmp/perf.csv)"
 			fi
 			echo "run $c $r $n ${out#ns }"
+			case $c in
+			loop-*) echo "loopns $c $r $(cat $E/loop)" ;;
+			esac
 		done
 		config off "$c" || echo "# teardown of $c failed"
 	done
 	r=$((r + 1))
+done
+
+# Experiment 2: clock reads and kstats_record() in the kernel, then the
+# runtime of an empty function under each mechanism, as the TSC sees it
+# around the call and, for kstats, as its own histogram has it.
+echo "${CLOCKS:-10000}" >$E/clocks && sed 's/^/clocks /' $E/clocks
+
+# Value of the first CPUS line of entry $1 whose cumulative p reaches $2.
+kpct() {
+	awk -v q="$2" '$3 == "CPUS" && $10 >= q { print $8; exit }' "$K/$1"
+}
+
+for m in none floor-kprobe floor-kretprobe floor-fprobe floor-fprobe-entry \
+	floor-ftrace floor-direct kstats-trace kstats-kretprobe kstats-fprobe \
+	kstats-pcpu; do
+	fn=kstats_bench_exp_empty
+	case $m in
+	none) ok=1 ;;
+	floor-*) echo "${m#floor-} $fn" >$F 2>/dev/null && ok=1 || ok= ;;
+	kstats-trace) ctl "trace $fn as e" 2>/dev/null && ok=1 || ok= ;;
+	kstats-pcpu) ctl "trace pcpu:$fn as e" 2>/dev/null && ok=1 || ok= ;;
+	kstats-*) ctl "trace $fn via ${m#kstats-} as e" 2>/dev/null && ok=1 || ok= ;;
+	esac
+	if [ -z "$ok" ]; then
+		echo "skip empty-$m"
+		continue
+	fi
+	echo "${EMPTY:-10000}" >$E/empty && echo "empty $m $(cut -d' ' -f2- $E/empty)"
+	case $m in
+	kstats-*)
+		echo "emptyhist $m p10 $(kpct e 0.1) p50 $(kpct e 0.5) p90 $(kpct e 0.9) p99 $(kpct e 0.99) p99.9 $(kpct e 0.999)"
+		ctl 'remove e' ;;
+	floor-*) echo off >$F ;;
+	esac
 done
