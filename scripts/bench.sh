@@ -101,22 +101,17 @@ bench_boot() {
 # with our modules and scripts, as an uncompressed initramfs (TCG
 # decompresses slowly), in 2G of RAM. Reuses the modules of bench_boot.
 bpf_boot() {
-	local target=$1 out=$build/$1-bpf rootfs path rel
+	local target=$1 out=$build/$1-bpf rootfs
 	rootfs=$("$KSTATS_SCRIPTS/bench-rootfs.sh")
 	rm -rf "$out"
 	mkdir -p "$out/log"
 	{
-		while IFS= read -r -d '' path; do
-			rel=${path#"$rootfs"}
-			case $rel in *' '* | /init | /dev/*) continue ;; esac
-			if [ -L "$path" ]; then
-				echo "slink $rel $(readlink "$path") 0777 0 0"
-			elif [ -d "$path" ]; then
-				echo "dir $rel $(stat -c %a "$path") 0 0"
-			elif [ -f "$path" ]; then
-				echo "file $rel $path $(stat -c %a "$path") 0 0"
-			fi
-		done < <(find "$rootfs" -mindepth 1 -print0 | sort -z)
+		# One find, not a stat per file: the tree has over 10000 entries.
+		(cd "$rootfs" && find . -mindepth 1 ! -path './dev/*' ! -name '* *' \
+			\( -type l -printf 'slink /%P %l 0777 0 0\n' \) -o \
+			\( -type d -printf 'dir /%P %m 0 0\n' \) -o \
+			\( -type f -printf "file /%P $rootfs/%P %m 0 0\n" \) |
+			LC_ALL=C sort -k2,2)
 		echo "nod /dev/console 0600 0 0 c 5 1"
 		echo "file /init $benchsrc/bpf-init.sh 0755 0 0"
 		echo "file /bench-bpf-guest.sh $benchsrc/bench-bpf-guest.sh 0755 0 0"
