@@ -23,13 +23,13 @@ src=${KSTATS_SRC:-$KSTATS_REPO}
 export KSTATS_SRC=$src
 benchsrc=$src/tests/bench
 if [ "${QUICK:-0}" = 1 ]; then
-	size=${KSTATS_BENCH_SIZE:-5000} rounds=${KSTATS_BENCH_ROUNDS:-5}
+	size=${KSTATS_BENCH_SIZE:-4000} rounds=${KSTATS_BENCH_ROUNDS:-3}
 	clocks=${KSTATS_BENCH_CLOCKS:-1000}
 else
 	size=${KSTATS_BENCH_SIZE:-10000} rounds=${KSTATS_BENCH_ROUNDS:-7}
 	clocks=${KSTATS_BENCH_CLOCKS:-5000}
 fi
-targets=${KSTATS_TARGETS:-deb61 deb612}
+read -ra targets <<<"${KSTATS_TARGETS:-deb61 deb612}"
 mkdir -p "$build"
 
 "$KSTATS_SCRIPTS/setup.sh" >"$build/setup.log"
@@ -46,7 +46,7 @@ gcc -O2 -Wall -static -o "$build/bench-mark" "$benchsrc/bench-mark.c"
 qemu_run() {
 	local target=$1 initrd=$2 log=$3 mem=$4
 	local cmd=(qemu-system-x86_64 -nodefaults -no-user-config
-		-accel tcg,thread=single -cpu max -m "$mem" -smp 1 -display none
+		-accel "tcg,thread=single" -cpu max -m "$mem" -smp 1 -display none
 		-no-reboot -kernel "$(target_kernel "$target")" -initrd "$initrd"
 		-append "console=ttyS0 loglevel=7 panic=-1 mitigations=off"
 		-serial "file:$log/console.log"
@@ -71,7 +71,7 @@ qemu_run() {
 # One boot of target $1 with the plugin: -smp 1, one TCG thread, so the
 # plugin's single counter is exact.
 bench_boot() {
-	local target=$1 out=$build/$1 kernel
+	local target=$1 out=$build/$1
 	rm -rf "$out"
 	mkdir -p "$out/log"
 	echo "bench: $target: building the modules" >&2
@@ -126,10 +126,13 @@ bpf_boot() {
 	rm -f "$out/initramfs.cpio"
 }
 
-for t in $targets; do
+for t in "${targets[@]}"; do
 	# KSTATS_BENCH_MAIN=0: only the bpftrace guest, with the modules of
 	# the last run.
 	[ "${KSTATS_BENCH_MAIN:-1}" = 0 ] || bench_boot "$t"
 	[ "${KSTATS_BENCH_BPF:-1}" = 0 ] || bpf_boot "$t"
 done
-python3 "$benchsrc/report.py" "$build" $targets
+python3 "$benchsrc/report.py" "$build" "${targets[@]}"
+if command -v gnuplot >/dev/null; then
+	python3 "$benchsrc/plot.py" "$build" >&2
+fi

@@ -51,8 +51,12 @@ with_tool() {
 		sleep 1
 		i=$((i + 1))
 	done
-	kill -KILL $pid 2>/dev/null && echo "# $c: killed after ${i}s"
-	wait $pid
+	if kill -KILL $pid 2>/dev/null; then
+		# Stuck in the kernel, it may never exit: do not wait.
+		echo "# $c: still detaching after ${i}s, killed"
+	else
+		wait $pid
+	fi
 	sed "s/^/# $c: /" /tmp/tool.out | tail -n 30
 }
 
