@@ -103,6 +103,9 @@ config() {
 		if [ "$on" = on ]; then
 			ks_on e "$cmd" "$kst"
 		else
+			# What the entry saw: a trace that counts nothing is no trace.
+			echo "# $2: $(grep '^name e ' $K/_control) samples $(awk \
+				'$3 == "CPUS" { s += $6 } END { print s + 0 }' $K/e)"
 			ctl 'remove e'
 		fi ;;
 	ftrace-syscall-hist)
@@ -111,24 +114,17 @@ config() {
 		else
 			trig raw_syscalls/sys_enter '!hist:keys=id'
 		fi ;;
-	ftrace-kprobe-hist)
+	ftrace-kprobe-hist | ftrace-kretprobe-hist | ftrace-fprobe-hist)
+		case $2 in
+		*-kprobe-*) f=kprobe_events ev='p:bench/kp vfs_read' ;;
+		*-kretprobe-*) f=kprobe_events ev='r:bench/kp vfs_read' ;;
+		*) f=dynamic_events ev='f:bench/kp vfs_read%return' ;;
+		esac
+		[ -e "$T/$f" ] || return 1
 		if [ "$on" = on ]; then
-			pev_on kprobe_events 'p:bench/kp vfs_read' kp
+			pev_on $f "$ev" kp
 		else
-			pev_off kprobe_events '' kp
-		fi ;;
-	ftrace-kretprobe-hist)
-		if [ "$on" = on ]; then
-			pev_on kprobe_events 'r:bench/krp vfs_read' krp
-		else
-			pev_off kprobe_events '' krp
-		fi ;;
-	ftrace-fprobe-hist)
-		[ -e $T/dynamic_events ] || return 1
-		if [ "$on" = on ]; then
-			pev_on dynamic_events 'f:bench/fp vfs_read%return' fp
-		else
-			pev_off dynamic_events '' fp
+			pev_off $f '' kp
 		fi ;;
 	ftrace-synth-syscall)
 		if [ "$on" = on ]; then
@@ -235,6 +231,7 @@ for m in none floor-kprobe floor-kretprobe floor-fprobe floor-fprobe-entry \
 	echo "${EMPTY:-10000}" >$E/empty && echo "empty $m $(cut -d' ' -f2- $E/empty)"
 	case $m in
 	kstats-*)
+		echo "# empty-$m: $(grep '^name e ' $K/_control)"
 		echo "emptyhist $m p10 $(kpct e 0.1) p50 $(kpct e 0.5) p90 $(kpct e 0.9) p99 $(kpct e 0.99) p99.9 $(kpct e 0.999)"
 		ctl 'remove e' ;;
 	floor-*) echo off >$F ;;

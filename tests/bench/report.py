@@ -24,6 +24,9 @@ def load(tdir):
             continue
         if w[0] == 'run' and len(w) >= 5:
             g['runs'].append((w[1], int(w[2]), int(w[3]), w[4], w[5:]))
+        elif len(w) > 2 and w[0] == '#' and w[1].startswith('kstats-') and 'samples' in w:
+            kv = dict(zip(w[2::2], w[3::2]))
+            g.setdefault('entries', {})[w[1].rstrip(':')] = kv
         elif w[0] == 'skip':
             g['skipped'][w[1]] = ' '.join(w[2:])
         elif line.startswith('# kernel '):
@@ -209,7 +212,10 @@ def ratios(report, targets):
                     x = extra(q)
                     if x:
                         ns, nq = extra(c + suffix, 'ns'), extra(q, 'ns')
-                        tr = f', time x{ns / nq:.2f}' if ns and nq else ''
+                        # Under TCG on a busy host a time difference may
+                        # be lost in the noise: no ratio of noise.
+                        tr = (f', time x{ns / nq:.2f}' if ns and nq and ns > 0 and nq > 0
+                              else ', time n/a')
                         parts.append(f'{q} {x:+.0f}: x{e / x:.2f}{tr}')
                 r = report[t].setdefault('ratios', {})
                 r[c + suffix] = parts
@@ -303,6 +309,12 @@ def main():
     out += [''] + dd_table(report, targets)
     out += ratios(report, targets)
     out += experiments(report, targets)
+    for t in targets:
+        for c, kv in report[t].get('entries', {}).items():
+            if kv.get('skipped', '0') != '0' or (kv.get('samples') == '0' and
+                                                  kv.get('state') == 'running'):
+                out.append(f"{t}: {c}: the entry has {kv.get('samples')} samples, "
+                           f"skipped {kv.get('skipped', 0)}: it does not measure every call")
     for t in targets:
         for c, why in report[t]['skipped'].items():
             out.append(f'{t}: skipped {c}: {why or "not supported"}')
