@@ -17,10 +17,10 @@ T=/sys/kernel/tracing
 mount -t tracefs tracefs $T 2>/dev/null
 
 echo "# kernel $(uname -r)"
-insmod $M/kstats.ko || echo "# insmod kstats failed"
+insmod "$M/kstats.ko" || echo "# insmod kstats failed"
 F=/sys/kernel/debug/kstats_floor/attach
-insmod $M/kstats_floor.ko || echo "# insmod kstats_floor failed"
-insmod $M/kstats_bench_exp.ko || echo "# insmod kstats_bench_exp failed"
+insmod "$M/kstats_floor.ko" || echo "# insmod kstats_floor failed"
+insmod "$M/kstats_bench_exp.ko" || echo "# insmod kstats_bench_exp failed"
 E=/sys/kernel/debug/kstats_bench_exp
 
 ctl() {
