@@ -38,12 +38,23 @@ dkms:
 demo:
 	scripts/demo.sh
 
-# Cost of kstats_record() per sample, in a guest of TARGET (default deb612).
+# The probe effect of kstats against the bare mechanisms, ftrace and
+# bpftrace, in instructions (QEMU plugin) and time, on deb61 and deb612
+# (scripts/bench.sh). QUICK=1: shorter. HOST=1: on this machine's own
+# kernel (loads modules; for real hardware only, scripts/bench-host.sh).
 bench:
+ifeq ($(HOST),1)
+	scripts/bench-host.sh
+else
+	QUICK=$(QUICK) scripts/bench.sh
+endif
+
+# The kstats_record() microbenchmark of tests/kstats_bench.c.
+bench-record:
 	KSTATS_DEMO_SCRIPT=$(PWD)/tests/bench-guest.sh scripts/demo.sh $(or $(TARGET),deb612)
 
 # Every test on every target kernel, in QEMU guests.
 check:
 	scripts/check.sh
 
-.PHONY: all modules clean install dkms demo bench check
+.PHONY: all modules clean install dkms demo bench bench-record check

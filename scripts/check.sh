@@ -22,6 +22,7 @@
 #   KSTATS_BUILD          artifact directory (default: build/ in the repo)
 #   KSTATS_TESTS          only the guest scripts starting with these words
 #   KSTATS_HOST           0: skip the host side (capture, pytest, dkms)
+#   KSTATS_BENCH          0: skip the bench smoke test
 #   KSTATS_SRC            module sources (default: the repo; for testing the
 #                         test platform itself)
 set -euo pipefail
@@ -261,6 +262,28 @@ for t in $targets "${lockdown_boots[@]}"; do
 		fi
 	fi
 done
+
+# The bench (scripts/bench.sh) with tiny sizes on the stock targets, as a
+# smoke test: it must boot, count, and print its tables. Its figures are
+# not checked (no timing is ever a test). KSTATS_BENCH=0 skips it.
+if [ "${KSTATS_BENCH:-1}" != 0 ]; then
+	for t in $(grep -vx debug <<<"$targets" || true); do
+		log=$build/bench-$t.log
+		echo "check: $t: bench smoke test (tiny sizes)"
+		if KSTATS_TARGETS=$t KSTATS_BUILD=$build/bench-smoke \
+			KSTATS_BENCH_BPF=0 KSTATS_BENCH_SIZE=200 KSTATS_BENCH_ROUNDS=1 \
+			KSTATS_BENCH_CLOCKS=50 KSTATS_GUEST_TIMEOUT=600 \
+			"$KSTATS_SCRIPTS/bench.sh" >"$log" 2>&1 &&
+			grep -Eq '^untraced \(bench-mark dd loop\) +\| +[0-9]' "$log" &&
+			grep -q '^kstats trace vfs_read via kretprobe  *| *[0-9]' "$log" &&
+			grep -q '^Experiment 4' "$log"; then
+			pass "$t bench runs and prints its tables"
+		else
+			fail "$t bench runs and prints its tables ($log)"
+			tail -n 20 "$log" | sed 's/^/    /'
+		fi
+	done
+fi
 
 # KSTATS_HOST=0: the guests only (to iterate faster; not for CI).
 [ "${KSTATS_HOST:-1}" = 0 ] && finish

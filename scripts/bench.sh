@@ -1,0 +1,138 @@
+#!/bin/bash
+# "make bench": the probe effect of kstats against ftrace, bpftrace and the
+# bare mechanisms, in one QEMU guest per stock kernel (deb61, deb612):
+# instructions per iteration counted by a TCG plugin
+# (tests/bench/insn-count-plugin.c), and wall time, of every configuration
+# of tests/bench/bench-guest.sh. See Documentation/kstats.rst, "Benchmarks".
+#
+# Environment:
+#   QUICK=1        fewer rounds and smaller sizes (make bench QUICK=1)
+#   KSTATS_BENCH_SIZE   dd iterations of the small run (the large is 2x)
+#   KSTATS_BENCH_ROUNDS rounds of all configurations (timings: median)
+#   KSTATS_TARGETS targets (default: deb61 deb612)
+#   KSTATS_BUILD   artifact directory (default: build/ in the repo)
+#   KSTATS_BENCH_BPF=0   skip the bpftrace guest (Debian userspace)
+#   KSTATS_BENCH_CONFIGS configurations of the main guest (default: all)
+#
+# Usage: bench.sh
+set -euo pipefail
+. "$(dirname "$0")/targets.sh"
+
+build=$(realpath -m "${KSTATS_BUILD:-$KSTATS_REPO/build}")/bench
+src=${KSTATS_SRC:-$KSTATS_REPO}
+export KSTATS_SRC=$src
+benchsrc=$src/tests/bench
+if [ "${QUICK:-0}" = 1 ]; then
+	size=${KSTATS_BENCH_SIZE:-4000} rounds=${KSTATS_BENCH_ROUNDS:-3}
+	clocks=${KSTATS_BENCH_CLOCKS:-1000}
+else
+	size=${KSTATS_BENCH_SIZE:-10000} rounds=${KSTATS_BENCH_ROUNDS:-7}
+	clocks=${KSTATS_BENCH_CLOCKS:-5000}
+fi
+read -ra targets <<<"${KSTATS_TARGETS:-deb61 deb612}"
+mkdir -p "$build"
+
+"$KSTATS_SCRIPTS/setup.sh" >"$build/setup.log"
+"$KSTATS_SCRIPTS/build-debug-kernel.sh" >/dev/null
+gen=$(debug_kernel_dir)/usr/gen_init_cpio
+
+# Host-built parts: the plugin and the static guest program.
+gcc -O2 -Wall -shared -fPIC -o "$build/insn-count-plugin.so" \
+	"$benchsrc/insn-count-plugin.c"
+gcc -O2 -Wall -static -o "$build/bench-mark" "$benchsrc/bench-mark.c"
+
+# Boot target $1 with initramfs $2, logs in $3, $4 of RAM, and the
+# plugin: -smp 1, one TCG thread, so the plugin's single counter is exact.
+qemu_run() {
+	local target=$1 initrd=$2 log=$3 mem=$4
+	local cmd=(qemu-system-x86_64 -nodefaults -no-user-config
+		-accel "tcg,thread=single" -cpu max -m "$mem" -smp 1 -display none
+		-no-reboot -kernel "$(target_kernel "$target")" -initrd "$initrd"
+		-append "console=ttyS0 loglevel=7 panic=-1 mitigations=off"
+		-serial "file:$log/console.log"
+		-serial "file:$log/results.txt"
+		-monitor none
+		-plugin "$build/insn-count-plugin.so,out=$log/markers.txt")
+	printf '%q ' "${cmd[@]}" >"$log/qemu.cmd"
+	timeout -k 10 "${KSTATS_GUEST_TIMEOUT:-1800}" "${cmd[@]}" </dev/null \
+		>"$log/qemu.log" 2>&1 || true
+	grep -qx '# GUEST DONE' "$log/results.txt" ||
+		die "$target: guest did not finish; see $log/"
+	# Figures from a kernel that warned or oopsed are worth nothing.
+	"$KSTATS_SCRIPTS/check-guest-log.sh" "$log" ||
+		die "$target: the kernel log shows a report; see $log/console.log"
+	{
+		echo "qemu $(qemu-system-x86_64 --version | head -n 1)"
+		echo "host_cpu $(sed -n 's/^model name[^:]*: //p' /proc/cpuinfo | head -n 1)"
+		echo "accel tcg thread=single smp 1"
+	} >"$log/env.txt"
+}
+
+# One boot of target $1 with the plugin: -smp 1, one TCG thread, so the
+# plugin's single counter is exact.
+bench_boot() {
+	local target=$1 out=$build/$1
+	rm -rf "$out"
+	mkdir -p "$out/log"
+	echo "bench: $target: building the modules" >&2
+	"$KSTATS_SCRIPTS/build-modules.sh" "$target" "$out" build >/dev/null
+	"$KSTATS_SCRIPTS/mkinitramfs.sh" --demo "$benchsrc/bench-guest.sh" \
+		"$target" "$out/modules" "$out/base.cpio.gz"
+	# The bench's own files, as a second archive appended to the first.
+	{
+		echo "file /usr/bin/bench-mark $build/bench-mark 0755 0 0"
+		printf 'dir /etc 0755 0 0\n'
+	} >"$out/extra.list"
+	printf 'SIZE=%s\nROUNDS=%s\nCLOCKS=%s\nEMPTY=%s\n' "$size" "$rounds" \
+		"$clocks" $((clocks * 10)) >"$out/bench.conf"
+	# ${KSTATS_BENCH_CONFIGS}: a subset of the configurations (smoke test).
+	[ -z "${KSTATS_BENCH_CONFIGS:-}" ] ||
+		echo "CONFIGS=\"$KSTATS_BENCH_CONFIGS\"" >>"$out/bench.conf"
+	echo "file /etc/kstats-bench.conf $out/bench.conf 0644 0 0" >>"$out/extra.list"
+	"$gen" -t 0 "$out/extra.list" | gzip -n >"$out/extra.cpio.gz"
+	cat "$out/base.cpio.gz" "$out/extra.cpio.gz" >"$out/initramfs.cpio.gz"
+	echo "bench: $target: booting (log in $out/log)" >&2
+	qemu_run "$target" "$out/initramfs.cpio.gz" "$out/log" 1G
+	# Experiment 3: bytes that the inline kstats_record() adds to a loop.
+	nm -S "$out/modules/kstats_bench_exp.ko" >"$out/log/nm.txt"
+}
+
+# The bpftrace guest of target $1: the Debian rootfs of bench-rootfs.sh
+# with our modules and scripts, as an uncompressed initramfs (TCG
+# decompresses slowly), in 2G of RAM. Reuses the modules of bench_boot.
+bpf_boot() {
+	local target=$1 out=$build/$1-bpf rootfs
+	rootfs=$("$KSTATS_SCRIPTS/bench-rootfs.sh")
+	rm -rf "$out"
+	mkdir -p "$out/log"
+	{
+		# One find, not a stat per file: the tree has over 10000 entries.
+		(cd "$rootfs" && find . -mindepth 1 ! -path './dev/*' ! -name '* *' \
+			\( -type l -printf 'slink /%P %l 0777 0 0\n' \) -o \
+			\( -type d -printf 'dir /%P %m 0 0\n' \) -o \
+			\( -type f -printf "file /%P $rootfs/%P %m 0 0\n" \) |
+			LC_ALL=C sort -k2,2)
+		echo "nod /dev/console 0600 0 0 c 5 1"
+		echo "file /init $benchsrc/bpf-init.sh 0755 0 0"
+		echo "file /bench-bpf-guest.sh $benchsrc/bench-bpf-guest.sh 0755 0 0"
+		echo "file /usr/bin/bench-mark $build/bench-mark 0755 0 0"
+		echo "file /etc/kstats-bench.conf $build/$target/bench.conf 0644 0 0"
+		echo "dir /modules 0755 0 0"
+		echo "file /modules/kstats.ko $build/$target/modules/kstats.ko 0644 0 0"
+	} >"$out/list"
+	"$gen" -t 0 "$out/list" >"$out/initramfs.cpio"
+	echo "bench: $target: booting the bpftrace guest (log in $out/log)" >&2
+	qemu_run "$target" "$out/initramfs.cpio" "$out/log" 2G
+	rm -f "$out/initramfs.cpio"
+}
+
+for t in "${targets[@]}"; do
+	# KSTATS_BENCH_MAIN=0: only the bpftrace guest, with the modules of
+	# the last run.
+	[ "${KSTATS_BENCH_MAIN:-1}" = 0 ] || bench_boot "$t"
+	[ "${KSTATS_BENCH_BPF:-1}" = 0 ] || bpf_boot "$t"
+done
+python3 "$benchsrc/report.py" "$build" "${targets[@]}"
+if command -v gnuplot >/dev/null; then
+	python3 "$benchsrc/plot.py" "$build" >&2
+fi

@@ -1,0 +1,93 @@
+#!/bin/sh
+# bpftrace and "perf ftrace latency" side of "make bench", in a guest with
+# a Debian userspace (tests/bench/bpf-init.sh). Each tool stays attached
+# for all rounds of its configuration (starting bpftrace costs tens of
+# seconds under TCG); untraced and kstats runs in the same boot give the
+# baseline. Prints "run CONFIG ROUND N NS" lines as bench-guest.sh does.
+. /etc/kstats-bench.conf
+K=/sys/kernel/debug/kstats
+echo "# kernel $(uname -r)"
+echo "# bpftrace $(bpftrace --version 2>&1)"
+busybox insmod /modules/kstats.ko || echo "# insmod kstats failed"
+
+rounds() {
+	r=1
+	while [ "$r" -le "$ROUNDS" ]; do
+		for n in $SIZE $((SIZE * 2)); do
+			out=$(bench-mark dd "$n" 2>&1)
+			echo "run $1 $r $n ${out#ns }"
+		done
+		r=$((r + 1))
+	done
+}
+
+# Run tool command "$2..." in the background, wait until it printed $1
+# (it is attached), run the rounds as configuration $c, stop it with
+# SIGINT and show its last lines (the histogram).
+with_tool() {
+	ready=$1
+	shift
+	"$@" >/tmp/tool.out 2>&1 &
+	pid=$!
+	i=0
+	while ! grep -q "$ready" /tmp/tool.out && [ $i -lt 600 ]; do
+		kill -0 $pid 2>/dev/null || break
+		sleep 1
+		i=$((i + 1))
+	done
+	if ! grep -q "$ready" /tmp/tool.out; then
+		echo "skip $c $(tail -n 1 /tmp/tool.out)"
+		kill -INT $pid 2>/dev/null
+		wait $pid
+		return
+	fi
+	echo "# $c attached after ${i}s"
+	rounds "$c"
+	# SIGINT prints the maps; detaching BPF trampolines can take minutes
+	# under TCG, which is no part of the measurement.
+	kill -INT $pid
+	i=0
+	while kill -0 $pid 2>/dev/null && [ $i -lt 120 ]; do
+		sleep 1
+		i=$((i + 1))
+	done
+	if kill -KILL $pid 2>/dev/null; then
+		# Stuck in the kernel, it may never exit: do not wait.
+		echo "# $c: still detaching after ${i}s, killed"
+	else
+		wait $pid
+	fi
+	sed "s/^/# $c: /" /tmp/tool.out | tail -n 30
+}
+
+c=untraced rounds untraced
+echo 'trace vfs_read as e' >$K/_control && c=kstats-trace rounds kstats-trace
+echo 'remove e' >$K/_control
+
+c=bpftrace-kretprobe with_tool Attaching bpftrace -e '
+kprobe:vfs_read { @s[tid] = nsecs; }
+kretprobe:vfs_read /@s[tid]/ { @ns = hist(nsecs - @s[tid]); delete(@s[tid]); }'
+
+# perf ftrace latency traces a command: its own configuration runs the
+# rounds under one perf each (perf starts fast).
+if perf ftrace latency -h 2>&1 | grep -q -- '--trace-funcs'; then
+	r=1
+	while [ "$r" -le "$ROUNDS" ]; do
+		for n in $SIZE $((SIZE * 2)); do
+			perf ftrace latency -T vfs_read -- bench-mark dd "$n" \
+				>/tmp/perf.out 2>&1
+			out=$(grep '^ns' /tmp/perf.out)
+			echo "run perf-ftrace-latency $r $n ${out#ns }"
+		done
+		r=$((r + 1))
+	done
+	grep -v '^ns' /tmp/perf.out | tail -n 30 | sed 's/^/# perf: /'
+else
+	echo "skip perf-ftrace-latency perf has no ftrace latency"
+fi
+c=untraced-after rounds untraced-after
+
+# Last: detaching fentry/fexit programs can hang this TCG guest.
+c=bpftrace-kfunc with_tool Attaching bpftrace -e '
+kfunc:vfs_read { @s[tid] = nsecs; }
+kretfunc:vfs_read /@s[tid]/ { @ns = hist(nsecs - @s[tid]); delete(@s[tid]); }'

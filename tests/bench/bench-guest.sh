@@ -1,0 +1,239 @@
+#!/bin/sh
+# Guest side of "make bench" (scripts/bench.sh), busybox sh, one CPU.
+# For each round, for each configuration: set it up, run
+# "bench-mark dd SIZE" and "bench-mark dd 2*SIZE" (each executes two
+# markers that the QEMU plugin counts instructions at), tear it down.
+# Prints, in order, one line per bench-mark run:
+#   run CONFIG ROUND N NS
+# and "skip CONFIG REASON" for configurations this kernel lacks. The host
+# pairs the k-th run line with the k-th pair of plugin markers.
+# On a real machine (scripts/bench-host.sh, PERF=1 in the configuration),
+# "perf stat" counts each run instead: "run CONFIG ROUND N NS INSN CYCLES".
+. "${KSTATS_BENCH_CONF:-/etc/kstats-bench.conf}"
+M=${MODDIR:-/modules}
+K=/sys/kernel/debug/kstats
+T=/sys/kernel/tracing
+[ -d $T ] || T=/sys/kernel/debug/tracing
+mount -t tracefs tracefs $T 2>/dev/null
+
+echo "# kernel $(uname -r)"
+insmod "$M/kstats.ko" || echo "# insmod kstats failed"
+F=/sys/kernel/debug/kstats_floor/attach
+insmod "$M/kstats_floor.ko" || echo "# insmod kstats_floor failed"
+insmod "$M/kstats_bench_exp.ko" || echo "# insmod kstats_bench_exp failed"
+E=/sys/kernel/debug/kstats_bench_exp
+
+ctl() {
+	echo "$1" >$K/_control
+}
+
+# kstats entry NAME created by _control command $2, stopped if $3 = stopped.
+ks_on() {
+	ctl "$2" || return 1
+	[ "$3" != stopped ] || echo stop >"$K/$1"
+}
+
+# ftrace: a hist trigger $2 on event $1 (system/event); "!" + it removes it.
+trig() {
+	echo "$2" >>"$T/events/$1/trigger"
+}
+
+# Latency histogram through a synthetic event: from event $1 to event $2
+# of the same task, both with a hist trigger keyed on common_pid.
+synth_on() {
+	echo 'bench_lat u64 lat' >>$T/synthetic_events || return 1
+	trig "$1" 'hist:keys=common_pid:ts0=common_timestamp' &&
+	trig "$2" "hist:keys=common_pid:lat=common_timestamp-\$ts0:onmatch(${1%/*}.${1#*/}).trace(bench_lat,\$lat)" &&
+	trig synthetic/bench_lat 'hist:keys=lat.log2'
+}
+
+synth_off() {
+	trig synthetic/bench_lat '!hist:keys=lat.log2'
+	trig "$2" "!hist:keys=common_pid:lat=common_timestamp-\$ts0:onmatch(${1%/*}.${1#*/}).trace(bench_lat,\$lat)"
+	trig "$1" '!hist:keys=common_pid:ts0=common_timestamp'
+	echo '!bench_lat u64 lat' >>$T/synthetic_events
+}
+
+# A probe event $2 (kprobe_events or dynamic_events syntax, in file $1)
+# named bench/$3 with a hist trigger counting hits per task.
+pev_on() {
+	echo "$2" >>"$T/$1" && trig "bench/$3" 'hist:keys=common_pid'
+}
+
+pev_off() {
+	trig "bench/$3" '!hist:keys=common_pid'
+	echo "-:bench/$3" >>"$T/$1"
+}
+
+# Set up ($1 = on) or tear down ($1 = off) configuration $2; fails if this
+# kernel lacks it. Its variables must not clash with the caller's ($c).
+config() {
+	on=$1
+	case $2 in
+	untraced | busybox-dd | loop-*-none | pp-off) ;;
+	loop-*-stopped | loop-*-running)
+		[ "$1" = off ] || echo "${2##*-}" | sed 's/running/start/;s/stopped/stop/' >$K/bench_loop ;;
+	pp-kstats) config "$1" kstats-tp-pair-task ;;
+	pp-ftrace) config "$1" ftrace-synth-syscall ;;
+	floor-*)
+		if [ "$on" = on ]; then
+			case $2 in
+			floor-tracepoint) echo tracepoint sys_enter >$F ;;
+			*) echo "${2#floor-} vfs_read" >$F ;;
+			esac
+		else
+			echo off >$F
+		fi ;;
+	kstats-*)
+		case $2 in
+		*-stopped) kst=stopped kc=${2%-stopped} ;;
+		*) kst=running kc=$2 ;;
+		esac
+		case $kc in
+		kstats-trace) cmd='trace vfs_read as e' ;;
+		kstats-kretprobe) cmd='trace vfs_read via kretprobe as e' ;;
+		kstats-fprobe) cmd='trace vfs_read via fprobe as e' ;;
+		kstats-pcpu) cmd='trace pcpu:vfs_read as e' ;;
+		kstats-kprobe-pair-cpu) cmd='trace e start vfs_read end vfs_write key cpu' ;;
+		kstats-kprobe-pair-task) cmd='trace e start vfs_read end vfs_write key task' ;;
+		kstats-tp-pair-cpu) cmd='trace e start __tracepoint_sys_enter end __tracepoint_sys_exit key cpu' ;;
+		kstats-tp-pair-task) cmd='trace e start __tracepoint_sys_enter end __tracepoint_sys_exit key task' ;;
+		*) return 1 ;;
+		esac
+		if [ "$on" = on ]; then
+			ks_on e "$cmd" "$kst"
+		else
+			# What the entry saw: a trace that counts nothing is no trace.
+			echo "# $2: $(grep '^name e ' $K/_control) samples $(awk \
+				'$3 == "CPUS" { s += $6 } END { print s + 0 }' $K/e)"
+			ctl 'remove e'
+		fi ;;
+	ftrace-syscall-hist)
+		if [ "$on" = on ]; then
+			trig raw_syscalls/sys_enter 'hist:keys=id'
+		else
+			trig raw_syscalls/sys_enter '!hist:keys=id'
+		fi ;;
+	ftrace-kprobe-hist | ftrace-kretprobe-hist | ftrace-fprobe-hist)
+		case $2 in
+		*-kprobe-*) f=kprobe_events ev='p:bench/kp vfs_read' ;;
+		*-kretprobe-*) f=kprobe_events ev='r:bench/kp vfs_read' ;;
+		*) f=dynamic_events ev='f:bench/kp vfs_read%return' ;;
+		esac
+		[ -e "$T/$f" ] || return 1
+		if [ "$on" = on ]; then
+			pev_on $f "$ev" kp
+		else
+			pev_off $f '' kp
+		fi ;;
+	ftrace-synth-syscall)
+		if [ "$on" = on ]; then
+			synth_on raw_syscalls/sys_enter raw_syscalls/sys_exit
+		else
+			synth_off raw_syscalls/sys_enter raw_syscalls/sys_exit
+		fi ;;
+	ftrace-synth-vfs-read)
+		if [ "$on" = on ]; then
+			echo 'p:bench/rd vfs_read' >>$T/kprobe_events &&
+			echo 'r:bench/rdret vfs_read' >>$T/kprobe_events &&
+			synth_on bench/rd bench/rdret
+		else
+			synth_off bench/rd bench/rdret
+			echo '-:bench/rdret' >>$T/kprobe_events
+			echo '-:bench/rd' >>$T/kprobe_events
+		fi ;;
+	*) return 1 ;;
+	esac
+}
+
+BM=bench-mark
+[ -z "${PERF:-}" ] || BM="perf stat -x, -e instructions,cycles -o /tmp/perf.csv bench-mark"
+
+# The workload of configuration $1, $2 iterations; prints "ns TIME".
+work() {
+	case $1 in
+	busybox-dd)
+		$BM run dd if=/dev/zero of=/dev/null bs=1 count="$2" 2>&1 |
+			grep '^ns' ;;
+	loop-*-none) $BM write $E/loop "$(echo "$1" | cut -d- -f2) none $2" ;;
+	loop-*) $BM write $E/loop "$(echo "$1" | cut -d- -f2) record $2" ;;
+	pp-*) $BM pingpong "$2" ;;
+	*) $BM dd "$2" ;;
+	esac
+}
+
+KS="kstats-trace kstats-kretprobe kstats-fprobe kstats-pcpu
+kstats-kprobe-pair-cpu kstats-kprobe-pair-task kstats-tp-pair-cpu
+kstats-tp-pair-task"
+ALL="untraced busybox-dd floor-kretprobe floor-kprobe floor-fprobe
+floor-fprobe-entry floor-ftrace floor-direct floor-tracepoint"
+for c in $KS; do
+	ALL="$ALL $c $c-stopped"
+done
+ALL="$ALL ftrace-syscall-hist ftrace-kprobe-hist ftrace-kretprobe-hist
+ftrace-fprobe-hist ftrace-synth-syscall ftrace-synth-vfs-read
+loop-empty-none loop-empty-stopped loop-empty-running loop-memcpy-none
+loop-memcpy-stopped loop-memcpy-running pp-off pp-kstats pp-ftrace"
+CONFIGS=${CONFIGS:-$ALL}
+
+r=1
+while [ "$r" -le "$ROUNDS" ]; do
+	for c in $CONFIGS; do
+		if ! config on "$c" 2>/tmp/err; then
+			[ "$r" = 1 ] && echo "skip $c $(head -n 1 /tmp/err)"
+			config off "$c" 2>/dev/null
+			continue
+		fi
+		for n in $SIZE $((SIZE * 2)); do
+			# The empty loop runs 2 instructions an iteration: more of
+			# them, or interrupts around it would show.
+			case $c in loop-empty-*) n=$((n * 20)) ;; esac
+			out=$(work "$c" "$n")
+			if [ -n "${PERF:-}" ]; then
+				out="$out $(awk -F, '$3 ~ /^instructions/ { i = $1 }
+					$3 ~ /^cycles/ { c = $1 } END { print i + 0, c + 0 }' /tmp/perf.csv)"
+			fi
+			echo "run $c $r $n ${out#ns }"
+			case $c in
+			loop-*) echo "loopns $c $r $(cat $E/loop)" ;;
+			esac
+		done
+		config off "$c" || echo "# teardown of $c failed"
+	done
+	r=$((r + 1))
+done
+
+# Experiment 2: clock reads and kstats_record() in the kernel, then the
+# runtime of an empty function under each mechanism, as the TSC sees it
+# around the call and, for kstats, as its own histogram has it.
+echo "${CLOCKS:-10000}" >$E/clocks && sed 's/^/clocks /' $E/clocks
+
+# Value of the first CPUS line of entry $1 whose cumulative p reaches $2.
+kpct() {
+	awk -v q="$2" '$3 == "CPUS" && $10 >= q { print $8; exit }' "$K/$1"
+}
+
+for m in none floor-kprobe floor-kretprobe floor-fprobe floor-fprobe-entry \
+	floor-ftrace floor-direct kstats-trace kstats-kretprobe kstats-fprobe \
+	kstats-pcpu; do
+	fn=kstats_bench_exp_empty
+	case $m in
+	none) ok=1 ;;
+	floor-*) echo "${m#floor-} $fn" >$F 2>/dev/null && ok=1 || ok= ;;
+	kstats-trace) ctl "trace $fn as e" 2>/dev/null && ok=1 || ok= ;;
+	kstats-pcpu) ctl "trace pcpu:$fn as e" 2>/dev/null && ok=1 || ok= ;;
+	kstats-*) ctl "trace $fn via ${m#kstats-} as e" 2>/dev/null && ok=1 || ok= ;;
+	esac
+	if [ -z "$ok" ]; then
+		echo "skip empty-$m"
+		continue
+	fi
+	echo "${EMPTY:-10000}" >$E/empty && echo "empty $m $(cut -d' ' -f2- $E/empty)"
+	case $m in
+	kstats-*)
+		echo "# empty-$m: $(grep '^name e ' $K/_control)"
+		echo "emptyhist $m p10 $(kpct e 0.1) p50 $(kpct e 0.5) p90 $(kpct e 0.9) p99 $(kpct e 0.99) p99.9 $(kpct e 0.999)"
+		ctl 'remove e' ;;
+	floor-*) echo off >$F ;;
+	esac
+done

@@ -1,0 +1,93 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * QEMU TCG plugin (plugin API version 1, QEMU 7.2): counts the guest
+ * instructions executed and, each time the guest executes the marker
+ * "xchg %bx,%bx" (66 87 db, a no-op on hardware), appends the running
+ * count to the file given by out=PATH, one decimal number a line.
+ * Run QEMU with -smp 1 and -accel tcg,thread=single: one counter.
+ *
+ * The count is added when a translation block starts, so a marker sees
+ * its whole block counted; that offset is the same at every marker of the
+ * same code and cancels in differences. Debian ships no plugin header, so
+ * the few functions used are declared here from QEMU's qemu-plugin.h.
+ */
+#include <stdint.h>
+#include <stdio.h>
+#include <string.h>
+
+typedef uint64_t qemu_plugin_id_t;
+struct qemu_plugin_tb;
+struct qemu_plugin_insn;
+typedef struct {
+	const char *target_name;
+	struct { int min, cur; } version;
+	_Bool system_emulation;
+	union { struct { int smp_vcpus, max_vcpus; } system; };
+} qemu_info_t;
+enum qemu_plugin_cb_flags { QEMU_PLUGIN_CB_NO_REGS };
+enum qemu_plugin_op { QEMU_PLUGIN_INLINE_ADD_U64 };
+typedef void (*tb_trans_cb_t)(qemu_plugin_id_t, struct qemu_plugin_tb *);
+typedef void (*udata_cb_t)(unsigned int vcpu, void *udata);
+typedef void (*exit_cb_t)(qemu_plugin_id_t, void *udata);
+
+void qemu_plugin_register_vcpu_tb_trans_cb(qemu_plugin_id_t, tb_trans_cb_t);
+void qemu_plugin_register_vcpu_tb_exec_inline(struct qemu_plugin_tb *,
+					      enum qemu_plugin_op, void *,
+					      uint64_t);
+void qemu_plugin_register_vcpu_insn_exec_cb(struct qemu_plugin_insn *,
+					    udata_cb_t,
+					    enum qemu_plugin_cb_flags, void *);
+void qemu_plugin_register_atexit_cb(qemu_plugin_id_t, exit_cb_t, void *);
+size_t qemu_plugin_tb_n_insns(const struct qemu_plugin_tb *);
+struct qemu_plugin_insn *qemu_plugin_tb_get_insn(const struct qemu_plugin_tb *,
+						 size_t);
+const void *qemu_plugin_insn_data(const struct qemu_plugin_insn *);
+size_t qemu_plugin_insn_size(const struct qemu_plugin_insn *);
+
+__attribute__((visibility("default"))) int qemu_plugin_version = 1;
+
+static uint64_t insns;
+static FILE *out;
+static const unsigned char marker[] = { 0x66, 0x87, 0xdb };
+
+static void on_marker(unsigned int vcpu, void *udata)
+{
+	fprintf(out, "%llu\n", (unsigned long long)insns);
+	fflush(out);
+}
+
+static void on_translate(qemu_plugin_id_t id, struct qemu_plugin_tb *tb)
+{
+	size_t i, n = qemu_plugin_tb_n_insns(tb);
+
+	qemu_plugin_register_vcpu_tb_exec_inline(tb, QEMU_PLUGIN_INLINE_ADD_U64,
+						 &insns, n);
+	for (i = 0; i < n; i++) {
+		struct qemu_plugin_insn *insn = qemu_plugin_tb_get_insn(tb, i);
+
+		if (qemu_plugin_insn_size(insn) == sizeof(marker) &&
+		    !memcmp(qemu_plugin_insn_data(insn), marker, sizeof(marker)))
+			qemu_plugin_register_vcpu_insn_exec_cb(insn, on_marker,
+						QEMU_PLUGIN_CB_NO_REGS, NULL);
+	}
+}
+
+static void on_exit(qemu_plugin_id_t id, void *udata)
+{
+	fprintf(out, "# total %llu\n", (unsigned long long)insns);
+	fclose(out);
+}
+
+__attribute__((visibility("default")))
+int qemu_plugin_install(qemu_plugin_id_t id, const qemu_info_t *info,
+			int argc, char **argv)
+{
+	if (argc != 1 || strncmp(argv[0], "out=", 4))
+		return -1;
+	out = fopen(argv[0] + 4, "w");
+	if (!out)
+		return -1;
+	qemu_plugin_register_vcpu_tb_trans_cb(id, on_translate);
+	qemu_plugin_register_atexit_cb(id, on_exit, NULL);
+	return 0;
+}

@@ -1,0 +1,327 @@
+#!/usr/bin/env python3
+"""Pair the guests' "run" lines with the plugin's marker counts, print the
+tables of "make bench" and write bench.json with every figure.
+
+Usage: report.py BUILDDIR TARGET...
+"""
+import json
+import math
+import statistics as st
+import sys
+from pathlib import Path
+
+PCT = ['p10', 'p50', 'p90', 'p99', 'p99.9']
+
+
+def load(tdir):
+    """Everything one guest printed, with instruction counts per run."""
+    log = tdir / 'log'
+    g = {'runs': [], 'skipped': {}, 'meta': {}, 'loopns': {}, 'clocks': [],
+         'empty': {}, 'emptyhist': {}, 'sizes': {}}
+    for line in (log / 'results.txt').read_text(errors='replace').splitlines():
+        w = line.split()
+        if not w:
+            continue
+        if w[0] == 'run' and len(w) >= 5:
+            g['runs'].append((w[1], int(w[2]), int(w[3]), w[4], w[5:]))
+        elif len(w) > 2 and w[0] == '#' and w[1].startswith('kstats-') and 'samples' in w:
+            kv = dict(zip(w[2::2], w[3::2]))
+            g.setdefault('entries', {})[w[1].rstrip(':')] = kv
+        elif w[0] == 'skip':
+            g['skipped'][w[1]] = ' '.join(w[2:])
+        elif line.startswith('# kernel '):
+            g['meta']['kernel'] = w[2]
+        elif w[0] == 'loopns' and 'ps_per_iter' in w:
+            g['loopns'].setdefault(w[1], []).append(int(w[-1]) / 1000)
+        elif w[0] == 'clocks' and len(w) >= 16:
+            g['clocks'].append({'probe': w[2], 'cache': w[3],
+                                'n': int(w[5]),
+                                **{w[i]: int(w[i + 1]) for i in range(6, 16, 2)}})
+        elif w[0] in ('empty', 'emptyhist') and len(w) >= 12:
+            kv = dict(zip(w[2::2], w[3::2]))
+            g[w[0]][w[1]] = {k: int(v) for k, v in kv.items() if v.isdigit()}
+    for k in ('env.txt',):
+        if (log / k).exists():
+            for line in (log / k).read_text().splitlines():
+                key, _, val = line.partition(' ')
+                g['meta'][key] = val
+    if (log / 'nm.txt').exists():
+        for line in (log / 'nm.txt').read_text().splitlines():
+            w = line.split()
+            if len(w) == 4 and w[3].startswith('exp_loop_'):
+                g['sizes'][w[3]] = int(w[1], 16)
+    if (log / 'markers.txt').exists():
+        marks = [int(x) for x in (log / 'markers.txt').read_text().split('\n')
+                 if x and not x.startswith('#')]
+    else:
+        # A real machine (bench-host.sh): perf stat's count of each run.
+        marks = []
+        for r in g['runs']:
+            marks += [0, int(r[4][0]) if r[4] else 0]
+    if len(marks) != 2 * len(g['runs']):
+        sys.exit(f"{tdir}: {len(g['runs'])} runs but {len(marks)} markers")
+    res = {}
+    for i, (cfg, rnd, n, ns, _) in enumerate(g['runs']):
+        t = int(ns) if ns.lstrip('-').isdigit() and int(ns) > 0 else None
+        sizes = res.setdefault(cfg, {}).setdefault(rnd, {})
+        if n in sizes:
+            sys.exit(f'{tdir}: {cfg} round {rnd} size {n} ran twice')
+        sizes[n] = (marks[2 * i + 1] - marks[2 * i], t)
+    g['configs'] = per_iter(res)
+    del g['runs']
+    return g
+
+
+def per_iter(res):
+    """Instructions per iteration from the two sizes of each round (the
+    difference removes start-up costs), and ns per iteration."""
+    out = {}
+    for cfg, rounds in res.items():
+        ipi, nspi = [], []
+        for _, sizes in sorted(rounds.items()):
+            if len(sizes) != 2:
+                continue
+            (n1, (i1, t1)), (n2, (i2, t2)) = sorted(sizes.items())
+            ipi.append((i2 - i1) / (n2 - n1))
+            # Time is taken around the loop only: no start-up to remove,
+            # and a difference of two noisy times would double the noise.
+            if t1 is not None and t2 is not None:
+                nspi.append((t1 + t2) / (n1 + n2))
+        if ipi:
+            out[cfg] = {'insn_per_iter': ipi, 'ns_per_iter': nspi,
+                        'insn': st.median(ipi),
+                        'ns': st.median(nspi) if nspi else None}
+    return out
+
+
+# Each kstats configuration, its floor (empty handlers of the same
+# mechanism; pairs hit two probes per iteration) and ftrace's equivalent.
+KSTATS = [
+    # config, label, floor configs (summed), ftrace equivalents
+    ('kstats-trace', 'kstats trace vfs_read (default mechanism)', None,
+     ['ftrace-kretprobe-hist', 'ftrace-synth-vfs-read', 'bpftrace-kretprobe',
+      'bpftrace-kfunc', 'perf-ftrace-latency']),
+    ('kstats-kretprobe', 'kstats trace vfs_read via kretprobe',
+     ['floor-kretprobe'], ['ftrace-kretprobe-hist', 'ftrace-synth-vfs-read']),
+    ('kstats-fprobe', 'kstats trace vfs_read via fprobe', ['floor-fprobe'],
+     ['ftrace-fprobe-hist', 'ftrace-synth-vfs-read']),
+    ('kstats-pcpu', 'kstats trace pcpu:vfs_read', None,
+     ['ftrace-kretprobe-hist', 'ftrace-synth-vfs-read']),
+    ('kstats-kprobe-pair-cpu', 'kstats pair vfs_read->vfs_write, key cpu',
+     ['floor-kprobe', 'floor-kprobe'], ['ftrace-kprobe-hist']),
+    ('kstats-kprobe-pair-task', 'kstats pair vfs_read->vfs_write, key task',
+     ['floor-kprobe', 'floor-kprobe'], ['ftrace-kprobe-hist']),
+    ('kstats-tp-pair-cpu', 'kstats pair sys_enter->sys_exit, key cpu',
+     ['floor-tracepoint', 'floor-tracepoint'], ['ftrace-synth-syscall']),
+    ('kstats-tp-pair-task', 'kstats pair sys_enter->sys_exit, key task',
+     ['floor-tracepoint', 'floor-tracepoint'], ['ftrace-synth-syscall']),
+]
+
+LABELS = {
+    'untraced': 'untraced (bench-mark dd loop)',
+    'busybox-dd': 'untraced, busybox dd bs=1',
+    'floor-kretprobe': 'floor: empty kretprobe on vfs_read',
+    'floor-kprobe': 'floor: empty kprobe on vfs_read',
+    'floor-fprobe': 'floor: empty fprobe (entry+exit) on vfs_read',
+    'floor-fprobe-entry': 'floor: empty fprobe entry on vfs_read',
+    'floor-ftrace': 'floor: empty ftrace_ops callback on vfs_read',
+    'floor-direct': 'floor: ftrace direct call, returning trampoline',
+    'floor-tracepoint': 'floor: empty tracepoint probe on sys_enter',
+    'ftrace-syscall-hist': 'ftrace: hist trigger on raw_syscalls/sys_enter',
+    'ftrace-kprobe-hist': 'ftrace: kprobe event + hist on vfs_read',
+    'ftrace-kretprobe-hist': 'ftrace: kretprobe event + hist on vfs_read',
+    'ftrace-fprobe-hist': 'ftrace: fprobe vfs_read%return event + hist',
+    'ftrace-synth-syscall': 'ftrace: synthetic latency hist sys_enter->sys_exit',
+    'ftrace-synth-vfs-read': 'ftrace: synthetic latency hist of vfs_read (kprobe+kretprobe)',
+    'bpftrace-kretprobe': 'bpftrace: hist() of vfs_read, kprobe+kretprobe',
+    'bpftrace-kfunc': 'bpftrace: hist() of vfs_read, kfunc+kretfunc',
+    'perf-ftrace-latency': 'perf ftrace latency -T vfs_read',
+    'untraced@bpf-boot': 'untraced, in the bpftrace guest',
+    'kstats-trace@bpf-boot': 'kstats trace vfs_read, in the bpftrace guest',
+}
+for c, label, _, _ in KSTATS:
+    LABELS[c] = label
+    LABELS[c + '-stopped'] = label + ', stopped'
+
+
+def welch(a, b):
+    """Difference of means b - a with its 95% interval (normal approx.)."""
+    if len(a) < 2 or len(b) < 2:
+        return None
+    d = st.mean(b) - st.mean(a)
+    se = math.sqrt(st.variance(a) / len(a) + st.variance(b) / len(b))
+    return d, 1.96 * se
+
+
+def fmt(x, spec='.0f'):
+    return '-' if x is None else format(x, spec)
+
+
+def dd_table(report, targets):
+    lines = ['Experiment 1: dd (1-byte read + 1-byte write per iteration), '
+             'instructions per iteration (median of rounds; +extra over '
+             'untraced) and ns per iteration (median), per kernel']
+    head = f"{'configuration':62s}" + ''.join(
+        f" | {t + ' insn':>10s} {'+extra':>7s} {'ns':>7s} {'+ns':>7s}" for t in targets)
+    lines += [head, '-' * len(head)]
+    order = ['untraced', 'busybox-dd'] + [c for c in LABELS if c.startswith('floor-')]
+    for c, *_ in KSTATS:
+        order += [c, c + '-stopped']
+    order += [c for c in LABELS if c.startswith(('ftrace-', 'bpftrace', 'perf', 'untraced@', 'kstats-trace@'))]
+    for c in order:
+        row = f'{LABELS[c]:62s}'
+        for t in targets:
+            cf = report[t]['configs']
+            base = cf.get('untraced')
+            v = cf.get(c)
+            if not v or not base:
+                row += f" | {'n/a':>10s} {'':7s} {'':7s} {'':7s}"
+                continue
+            row += (f" | {v['insn']:10.1f} {v['insn'] - base['insn']:+7.0f}"
+                    f" {fmt(v['ns'])!s:>7s} "
+                    f"{fmt(v['ns'] - base['ns'] if v['ns'] and base['ns'] else None, '+.0f'):>7s}")
+        lines.append(row)
+    return lines
+
+
+def ratios(report, targets):
+    lines = ['', 'Ratios of kstats\' extra instructions (and extra ns) per '
+             'iteration to the floor and to ftrace\'s equivalent']
+    for t in targets:
+        cf = report[t]['configs']
+        base = cf.get('untraced')
+        if not base:
+            continue
+
+        def extra(c, key='insn'):
+            v = cf.get(c)
+            if not v or v[key] is None or base[key] is None:
+                return None
+            return v[key] - base[key]
+        lines.append(f'  {t}:')
+        for c, label, floor, eq in KSTATS:
+            for suffix in ('', '-stopped'):
+                e = extra(c + suffix)
+                if e is None:
+                    continue
+                parts = []
+                if floor and all(extra(f) is not None for f in floor):
+                    fl = sum(extra(f) for f in floor)
+                    parts.append(f'floor {fl:+.0f}: x{e / fl:.2f} (own {e - fl:+.0f})')
+                for q in eq:
+                    x = extra(q)
+                    if x:
+                        ns, nq = extra(c + suffix, 'ns'), extra(q, 'ns')
+                        # Under TCG on a busy host a time difference may
+                        # be lost in the noise: no ratio of noise.
+                        tr = (f', time x{ns / nq:.2f}' if ns and nq and ns > 0 and nq > 0
+                              else ', time n/a')
+                        parts.append(f'{q} {x:+.0f}: x{e / x:.2f}{tr}')
+                r = report[t].setdefault('ratios', {})
+                r[c + suffix] = parts
+                lines.append(f'    {c + suffix:28s} {e:+6.0f}  ' + '; '.join(parts))
+    return lines
+
+
+def experiments(report, targets):
+    lines = []
+    for t in targets:
+        g = report[t]
+        lines += ['', f'Experiment 2 ({t}): in-kernel costs, ns from the TSC '
+                  '(clock reads and kstats_record() back to back, hot and cold)']
+        for c in g['clocks']:
+            lines.append(f"  {c['probe']:24s} {c['cache']:4s} " +
+                         ' '.join(f'{p} {c[p]:>6d}' for p in PCT))
+        lines.append('  runtime of an empty function, per call (TSC around '
+                     'the call), under each mechanism:')
+        for m, v in g['empty'].items():
+            lines.append(f'  {m:24s}      ' + ' '.join(f'{p} {v.get(p, 0):>6d}' for p in PCT))
+        if g['emptyhist']:
+            lines.append('  the same as kstats\' own histogram reports it (slot means, ns):')
+        for m, v in g['emptyhist'].items():
+            lines.append(f'  {m:24s}      ' + ' '.join(f'{p} {v.get(p, 0):>6d}' for p in PCT))
+        lines += ['', f'Experiment 3 ({t}): markers loop, per iteration']
+        cf = g['configs']
+        for body in ('empty', 'memcpy'):
+            base = cf.get(f'loop-{body}-none')
+            for mode in ('none', 'stopped', 'running'):
+                v = cf.get(f'loop-{body}-{mode}')
+                ns = g['loopns'].get(f'loop-{body}-{mode}')
+                if not v:
+                    continue
+                lines.append(f"  {body:6s} {mode:8s} insn {v['insn']:8.2f} "
+                             f"(+{v['insn'] - base['insn']:.2f})  ns {st.median(ns) if ns else 0:8.2f}")
+        sz = g['sizes']
+        for body in ('empty', 'memcpy'):
+            a, b = sz.get(f'exp_loop_{body}_none'), sz.get(f'exp_loop_{body}_record')
+            if a and b:
+                lines.append(f'  bytes of the {body} loop function: {a} without, '
+                             f'{b} with kstats_record(): +{b - a}')
+        lines += ['', f'Experiment 4 ({t}): pipe ping-pong, ns per round trip, '
+                  'mean difference to off with 95% interval']
+        off = cf.get('pp-off')
+        for c in ('pp-off', 'pp-kstats', 'pp-ftrace'):
+            v = cf.get(c)
+            if not v or not off:
+                continue
+            w = welch(off['ns_per_iter'], v['ns_per_iter'])
+            sig = ''
+            if w and c != 'pp-off':
+                d, h = w
+                sig = (f'  diff {d:+.0f} +/- {h:.0f} ns ({100 * d / st.mean(off["ns_per_iter"]):+.1f}%)'
+                       + ('' if abs(d) > h else ', no difference proven'))
+                g.setdefault('pingpong', {})[c] = {'diff_ns': d, 'ci95_ns': h}
+            lines.append(f"  {c:10s} insn {v['insn']:8.1f} ns {fmt(v['ns'])}{sig}")
+    return lines
+
+
+def merge_bpf(main, bpf):
+    """Configurations of the bpftrace guest (another boot, another
+    userspace), shifted by the difference of the two boots' untraced runs
+    so that their extras stay relative to their own boot's baseline."""
+    mb, bb = main['configs'].get('untraced'), bpf['configs'].get('untraced')
+    if not mb or not bb:
+        return
+    for c, v in bpf['configs'].items():
+        name = c if c.startswith(('bpftrace', 'perf')) else c + '@bpf-boot'
+        w = dict(v)
+        w['insn'] = v['insn'] - bb['insn'] + mb['insn']
+        if v['ns'] is not None and bb['ns'] and mb['ns']:
+            w['ns'] = v['ns'] - bb['ns'] + mb['ns']
+        w['same_boot_baseline'] = {'insn': bb['insn'], 'ns': bb['ns']}
+        main['configs'][name] = w
+    main['skipped'].update(bpf['skipped'])
+    main['meta']['bpftrace_boot'] = bpf['meta']
+
+
+def main():
+    build = Path(sys.argv[1])
+    targets = sys.argv[2:]
+    report = {t: load(build / t) for t in targets}
+    for t in targets:
+        if (build / f'{t}-bpf/log/results.txt').exists():
+            merge_bpf(report[t], load(build / f'{t}-bpf'))
+    out = []
+    for t in targets:
+        m = report[t]['meta']
+        out.append(f"{t}: kernel {m.get('kernel')}, {m.get('qemu')}, "
+                   f"{m.get('accel')}, host CPU {m.get('host_cpu')}")
+    out += [''] + dd_table(report, targets)
+    out += ratios(report, targets)
+    out += experiments(report, targets)
+    for t in targets:
+        for c, kv in report[t].get('entries', {}).items():
+            if kv.get('skipped', '0') != '0' or (kv.get('samples') == '0' and
+                                                  kv.get('state') == 'running'):
+                out.append(f"{t}: {c}: the entry has {kv.get('samples')} samples, "
+                           f"skipped {kv.get('skipped', 0)}: it does not measure every call")
+    for t in targets:
+        for c, why in report[t]['skipped'].items():
+            out.append(f'{t}: skipped {c}: {why or "not supported"}')
+    text = '\n'.join(out) + '\n'
+    (build / 'bench.txt').write_text(text)
+    (build / 'bench.json').write_text(json.dumps(report, indent=1))
+    print(text, end='')
+
+
+main()
