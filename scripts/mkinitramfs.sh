@@ -8,8 +8,11 @@
 #                         and /lib (guest-python.sh)
 #   /etc/kstats-target    the target's short name
 #   /etc/kstats-mode      "demo" with --demo, which also adds /demo.sh
-# The archive is written by the kernel's own gen_init_cpio from a list, so
-# device nodes need no root and the result is reproducible.
+# The contents are first described as a list in gen_init_cpio's format
+# (guest-python.sh prints its part so), then laid out in a temporary tree
+# (device nodes by mknod: this needs root, as setup.sh does) and archived
+# by Debian's cpio, newc format, with owner 0:0, mtime 0 and renumbered
+# inodes, so that the result is reproducible and no kernel tree is needed.
 #
 # Usage: mkinitramfs.sh [--demo SCRIPT] TARGET KODIR OUT.cpio.gz
 set -euo pipefail
@@ -32,8 +35,7 @@ target=$1 kodir=$2 out=$3
 src=${KSTATS_SRC:-$KSTATS_REPO}
 
 BUSYBOX=/bin/busybox
-gen=$(debug_kernel_dir)/usr/gen_init_cpio
-[ -x "$gen" ] || die "$gen missing: run scripts/build-debug-kernel.sh first"
+command -v cpio >/dev/null || die "cpio missing (run scripts/setup.sh)"
 "$BUSYBOX" --list-full >/dev/null 2>&1 ||
 	die "$BUSYBOX is not a full busybox (install busybox-static)"
 [ -d "$kodir" ] || die "no module directory $kodir"
@@ -105,7 +107,31 @@ keep_tests() {
 	fi
 } >"$tmp/list"
 
+# Lay out the entries of list $1 (gen_init_cpio's format: dir, file, slink,
+# nod) under directory $2, with the modes the list gives.
+materialize() {
+	local root=$2 kind path a b c d e f g
+	while read -r kind path a b c d e f g; do
+		case $kind in
+		dir) mkdir -p "$root$path" && chmod "$a" "$root$path" ;;
+		file) cp "$a" "$root$path" && chmod "$b" "$root$path" ;;
+		slink) ln -sfn "$a" "$root$path" ;;
+		nod) mknod "$root$path" "$d" "$e" "$f" && chmod "$a" "$root$path" ||
+			die "cannot make device node $path (needs root)" ;;
+		*) die "unknown initramfs list entry '$kind'" ;;
+		esac
+	done <"$1"
+}
+
 # Each directory once: guest-python.sh lists /usr and /usr/bin again.
 awk '$1 != "dir" || !seen[$2]++' "$tmp/list" >"$tmp/list.uniq"
-"$gen" -t 0 "$tmp/list.uniq" | gzip -n -6 >"$tmp/out.cpio.gz"
+mkdir "$tmp/tree"
+chmod 755 "$tmp/tree"
+materialize "$tmp/list.uniq" "$tmp/tree"
+# mtime 0 everywhere (links too), names sorted: the same inputs give the
+# same bytes.
+find "$tmp/tree" -exec touch -h -d @0 {} +
+(cd "$tmp/tree" && find . -mindepth 1 | LC_ALL=C sort |
+	cpio -o -H newc --quiet --owner 0:0 --reproducible) |
+	gzip -n -6 >"$tmp/out.cpio.gz"
 mv -f "$tmp/out.cpio.gz" "$out"
