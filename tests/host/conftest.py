@@ -68,6 +68,14 @@ def run(*args, check=True, env=None, timeout=60, input=None):
     return r
 
 
+def live_env(directory, **more):
+    """Environment in which the tool takes `directory` for the live debugfs
+    kstats directory (the statfs check passes; _control still needed)."""
+    env = {'KSTATS_TEST_LIVE_DIR': str(directory)}
+    env.update(more)
+    return env
+
+
 class Samples(object):
     """A raw sample list: bits, flag and (cpu, value) pairs."""
 
