@@ -178,6 +178,8 @@ def test_ssh_reads_remote(capture, tmp_path):
     # One ssh ... cat per file read: _control, then the entry.
     assert log.read_text().splitlines() == [
         'root@host cat -- %s/_control' % capture, 'root@host cat -- %s/lat_base' % capture]
+    listed = run('--ssh', 'root@host', 'list', '--dir', capture, env={'KSTATS_SSH': ssh}).stdout
+    assert listed == run('list', '--dir', capture).stdout
     r = run('--ssh', 'root@host', 'show', '--dir', capture, 'nope', check=False,
             env={'KSTATS_SSH': ssh})
     assert r.returncode == 1 and 'no entry nope in root@host:' in r.stderr
