@@ -200,6 +200,8 @@ def test_watch_refuses_pipe(capture, tmp_path):
     os.mkfifo(fifo)
     r = run('watch', fifo, '-n', '2', check=False)
     assert r.returncode == 1 and 'is a pipe, read once' in r.stderr
+    r = run('plot', '-', '--live', '-n', '2', check=False, input=text)
+    assert r.returncode == 1 and 'standard input is read once' in r.stderr
 
 
 # -- 10: flags
