@@ -66,8 +66,10 @@ same=$(kstats diff /tmp/fast /tmp/fast)
 is "$(echo "$same" | grep -c 'No difference proven at 97.5% confidence')" 2 \
 	"kstats diff of one snapshot with itself: no difference in mean or median"
 diff=$(kstats diff /tmp/fast /tmp/slow)
-is "$(echo "$diff" | grep -c 'No difference proven')" 0 \
-	"kstats diff of a $D ns and a $((4 * D)) ns run: a difference"
+# The verdict; the mean's test may miss it when a few preempted calls of
+# milliseconds widen its interval, the median's may not.
+is "$(echo "$diff" | grep -E '^(Verdict|Median):')" "Median: Difference at 97.5% confidence
+Verdict: different" "kstats diff of a $D ns and a $((4 * D)) ns run: a difference"
 echo "$diff" | grep -E '^(Mean|Median)|Difference' | sed 's/^/#   /'
 
 # export: OpenMetrics lines for the live entry.
