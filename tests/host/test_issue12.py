@@ -245,3 +245,20 @@ def test_watch_json(capture):
     import fractions
     p99 = docs[0]['total']['percentiles']['p99']
     assert p99['lo'] <= nearest_rank(raw, fractions.Fraction(99, 100)) <= p99['hi']
+
+
+def test_mountinfo_fallback_without_ctypes(tmp_path):
+    """Where Python has no ctypes (the test guests), the filesystem type
+    comes from /proc/self/mountinfo: not debugfs for a plain directory,
+    so the refusal holds there too."""
+    from conftest import TOOL, PYTHON
+    import subprocess
+    code = ('import sys; sys.modules["ctypes"] = None\n'
+            'import importlib.machinery, importlib.util\n'
+            'l = importlib.machinery.SourceFileLoader("k", %r)\n'
+            'm = importlib.util.module_from_spec(importlib.util.spec_from_loader("k", l))\n'
+            'l.exec_module(m)\n'
+            'print(m.statfs_type(%r), m.statfs_type("/proc") == m.DEBUGFS_MAGIC)\n'
+            % (TOOL, str(tmp_path)))
+    r = subprocess.run([PYTHON, '-c', code], stdout=subprocess.PIPE, universal_newlines=True)
+    assert r.stdout == '0 False\n'
