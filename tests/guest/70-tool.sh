@@ -2,7 +2,7 @@
 # The kstats command (scripts/kstats, /usr/bin/kstats in the guest) against
 # the live debugfs files: trace, list, show, stop/start/reset, watch, save,
 # diff, export and remove, and how it reports a command the kernel refuses.
-# timeout: 400
+# timeout: 900
 . /tests/lib.sh
 load_modules
 
@@ -79,7 +79,7 @@ is "$(echo "$exp" | grep "^kstats_seconds_count{entry=\"$FN\"}" | awk '{ print $
 is "$(echo "$exp" | tail -n 1)" "# EOF" "kstats export ends with # EOF"
 
 # Writing commands refuse a saved capture (not debugfs), which stays as it
-# was; the live directory passed the same check above (stop, start, reset).
+# was.
 kstats save --all /tmp/cap >/dev/null
 sums=$(md5sum /tmp/cap/* | sort)
 err=$(kstats --dir /tmp/cap stop $FN 2>&1)
@@ -89,9 +89,8 @@ is "$err" "kstats: error: /tmp/cap is not on debugfs (a saved capture?): stop wr
 err=$(KSTATS_DIR=/tmp/cap kstats reset $FN 2>&1)
 is "$?" 1 "KSTATS_DIR=CAPTURE kstats reset exits 1"
 is "$(md5sum /tmp/cap/* | sort)" "$sums" "the capture's files are unchanged"
+# (The live directory passed the same check: stop, start and reset above.)
 n=$(samples $FN)
-kstats stop $FN && kstats start $FN
-is "$(samples $FN)" "$n" "the live directory still takes stop and start"
 
 # Units and the summary line; standard input with --label.
 line=$(kstats show $FN | sed -n 4p)
