@@ -9,15 +9,18 @@
 #   /usr/bin/kstats-fuzz  tests/user/kstats_fuzz.c, built static on the host
 #   /etc/kstats-target    the target's short name
 #   /etc/kstats-mode      "demo" with --demo, which also adds /demo.sh
-# The archive is written by the kernel's own gen_init_cpio from a list, so
-# device nodes need no root and the result is reproducible.
+# The contents are first described as a list in gen_init_cpio's format
+# (guest-python.sh prints its part so), then laid out in a temporary tree
+# (device nodes by mknod: this needs root, as setup.sh does) and archived
+# by Debian's cpio, newc format, with owner 0:0, mtime 0 and renumbered
+# inodes, so that the result is reproducible and no kernel tree is needed.
 #
-# Usage: mkinitramfs.sh [--demo SCRIPT] TARGET KODIR OUT.cpio.gz
+# Usage: mkinitramfs.sh [--demo SCRIPT] TARGET KODIR OUT.cpio[.gz]
 set -euo pipefail
 . "$(dirname "$0")/common.sh"
 
 usage() {
-	echo "usage: ${0##*/} [--demo SCRIPT] TARGET KODIR OUT.cpio.gz" >&2
+	echo "usage: ${0##*/} [--demo SCRIPT] TARGET KODIR OUT.cpio[.gz]" >&2
 	exit 2
 }
 
@@ -33,8 +36,7 @@ target=$1 kodir=$2 out=$3
 src=${KSTATS_SRC:-$KSTATS_REPO}
 
 BUSYBOX=/bin/busybox
-gen=$(debug_kernel_dir)/usr/gen_init_cpio
-[ -x "$gen" ] || die "$gen missing: run scripts/build-debug-kernel.sh first"
+command -v cpio >/dev/null || die "cpio missing (run scripts/setup.sh)"
 "$BUSYBOX" --list-full >/dev/null 2>&1 ||
 	die "$BUSYBOX is not a full busybox (install busybox-static)"
 [ -d "$kodir" ] || die "no module directory $kodir"
@@ -75,6 +77,27 @@ keep_tests() {
 	done
 }
 
+# guest-python.sh's list of entries, staged once per version of it and of
+# Python in the cache (it byte-compiles the standard library: seconds of
+# CPU that every initramfs would otherwise spend again).
+guest_python() {
+	local key dir
+	key=$( {
+		cat "$KSTATS_SCRIPTS/guest-python.sh"
+		dpkg-query -W python3.11-minimal libpython3.11-stdlib 2>/dev/null
+	} | sha256sum | cut -c1-16)
+	dir=$KSTATS_CACHE/guest-python/$key
+	mkdir -p "$KSTATS_CACHE/guest-python"
+	(
+		flock 9
+		if [ ! -s "$dir/list" ]; then
+			"$KSTATS_SCRIPTS/guest-python.sh" "$dir" >"$dir.list.tmp"
+			mv -f "$dir.list.tmp" "$dir/list"
+		fi
+	) 9>"$dir.lock"
+	cat "$dir/list"
+}
+
 {
 	for d in dev proc sys tmp root etc bin sbin usr usr/bin usr/sbin \
 		modules tests; do
@@ -97,7 +120,7 @@ keep_tests() {
 		tree "$src/tests/guest" /tests | keep_tests
 	fi
 	# The kstats command, run in the guest against the live files.
-	"$KSTATS_SCRIPTS/guest-python.sh" "$tmp"
+	guest_python
 	echo "file /usr/bin/kstats $src/scripts/kstats 0755 0 0"
 	# The fuzzer: busybox sh is far too slow for 100,000 writes.
 	if [ -e "$src/tests/user/kstats_fuzz.c" ]; then
@@ -112,7 +135,40 @@ keep_tests() {
 	fi
 } >"$tmp/list"
 
+# Lay out the entries of list $1 (gen_init_cpio's format: dir, file, slink,
+# nod) under directory $2, with the modes the list gives.
+materialize() {
+	local root=$2 kind path a b d e f
+	# nod PATH MODE UID GID TYPE MAJOR MINOR: uid and gid are 0 anyway.
+	while read -r kind path a b _ d e f _; do
+		case $kind in
+		dir) mkdir -p "$root$path" && chmod "$a" "$root$path" ;;
+		file) cp "$a" "$root$path" && chmod "$b" "$root$path" ;;
+		slink) ln -sfn "$a" "$root$path" ;;
+		nod)
+			if ! mknod "$root$path" "$d" "$e" "$f"; then
+				die "cannot make device node $path (needs root)"
+			fi
+			chmod "$a" "$root$path"
+			;;
+		*) die "unknown initramfs list entry '$kind'" ;;
+		esac
+	done <"$1"
+}
+
 # Each directory once: guest-python.sh lists /usr and /usr/bin again.
 awk '$1 != "dir" || !seen[$2]++' "$tmp/list" >"$tmp/list.uniq"
-"$gen" -t 0 "$tmp/list.uniq" | gzip -n -6 >"$tmp/out.cpio.gz"
-mv -f "$tmp/out.cpio.gz" "$out"
+mkdir "$tmp/tree"
+chmod 755 "$tmp/tree"
+materialize "$tmp/list.uniq" "$tmp/tree"
+# mtime 0 everywhere (links too), names sorted: the same inputs give the
+# same bytes.
+find "$tmp/tree" -exec touch -h -d @0 {} +
+# OUT ending in .gz: gzip'd; else plain, which the guest unpacks ~2 s
+# faster under TCG (the demo's choice).
+compress=(cat)
+[[ $out == *.gz ]] && compress=(gzip -n -6)
+(cd "$tmp/tree" && find . -mindepth 1 | LC_ALL=C sort |
+	cpio -o -H newc --quiet --owner 0:0 --reproducible) |
+	"${compress[@]}" >"$tmp/out.cpio"
+mv -f "$tmp/out.cpio" "$out"

@@ -63,6 +63,26 @@ target_describe() {
 	echo "$1 ($(target_release "$1"))"
 }
 
+# Path of the kernel's scripts/extract-vmlinux: the debug tree's if it is
+# built, else the one file taken once from linux-source-6.12's tarball into
+# the cache (reading the tarball takes ~15 s; building the tree, minutes),
+# so that "make demo" needs no kernel build. Fails if neither exists.
+extract_vmlinux_tool() {
+	local tool tarball=/usr/src/linux-source-6.12.tar.xz
+	local member=linux-source-6.12/scripts/extract-vmlinux
+	tool=$(debug_kernel_dir)/scripts/extract-vmlinux
+	[ -x "$tool" ] && echo "$tool" && return
+	tool=$KSTATS_CACHE/tools/extract-vmlinux
+	if [ ! -x "$tool" ] && [ -r "$tarball" ]; then
+		mkdir -p "${tool%/*}"
+		tar -xJf "$tarball" -O --occurrence=1 "$member" >"$tool.tmp.$$" 2>/dev/null &&
+			[ -s "$tool.tmp.$$" ] && chmod 755 "$tool.tmp.$$" &&
+			mv -f "$tool.tmp.$$" "$tool"
+		rm -f "$tool.tmp.$$"
+	fi
+	[ -x "$tool" ] && echo "$tool"
+}
+
 # Image to pass to QEMU's -kernel for target $1. All three kernels have
 # CONFIG_PVH, and QEMU boots an uncompressed ELF vmlinux through its PVH
 # entry about twice as fast as a bzImage under TCG (no decompression in
@@ -85,8 +105,7 @@ target_kernel() {
 	vmlinuz=/boot/vmlinuz-$rel
 	[ -r "$vmlinuz" ] || die "$vmlinuz missing (run scripts/setup.sh)"
 	out=$KSTATS_CACHE/vmlinux/vmlinux-$rel
-	extract=$(debug_kernel_dir)/scripts/extract-vmlinux
-	if [ ! -s "$out" ] && [ -x "$extract" ]; then
+	if [ ! -s "$out" ] && extract=$(extract_vmlinux_tool); then
 		mkdir -p "${out%/*}"
 		# Write under a temporary name: a killed run must not leave a
 		# truncated image behind.

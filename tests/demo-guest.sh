@@ -77,13 +77,14 @@ kstats reset vfs_read sys
 dd if=/dev/zero of=/dev/null bs=1 count=20000 2>/dev/null
 kstats stop vfs_read sys
 
-say "kstats show vfs_read   # runtime of each vfs_read() call, ns"
+say "kstats show vfs_read   # runtime of each vfs_read() call"
 kstats show vfs_read
-say "kstats show sys --rows 12   # syscalls: sys_enter to sys_exit of one task, ns"
+say "kstats show sys --rows 12   # syscalls: sys_enter to sys_exit of one task"
 kstats show sys --rows 12
-say "kstats list; kstats export --openmetrics sys | head   # for Prometheus"
+say "kstats list; kstats export --openmetrics sys   # for Prometheus, in seconds"
 kstats list
-kstats export --openmetrics sys | head -n 6
+kstats export --openmetrics sys | awk 'NR <= 3 || (/_bucket/ && $2 > 0 && n++ < 3)'
+echo "..."
 say "kstats trace no_such_function   # a refused command says why"
 kstats trace no_such_function
 say "cat _control   # counters of each trace"

@@ -68,6 +68,14 @@ def run(*args, check=True, env=None, timeout=60, input=None):
     return r
 
 
+def live_env(directory, **more):
+    """Environment in which the tool takes `directory` for the live debugfs
+    kstats directory (the statfs check passes; _control still needed)."""
+    env = {'KSTATS_TEST_LIVE_DIR': str(directory)}
+    env.update(more)
+    return env
+
+
 class Samples(object):
     """A raw sample list: bits, flag and (cpu, value) pairs."""
 
@@ -106,3 +114,46 @@ def nearest_rank(values, q):
 @pytest.fixture(params=CAPTURE_DIRS, ids=CAPTURE_IDS)
 def capture(request):
     return request.param
+
+
+def entry_text(samples, bits):
+    """An entry file as the kernel prints it, from (cpu, value) pairs: per
+    slot, one CPU line per CPU with samples, then the CPUS line; avg the
+    truncated slot mean; p the CDF truncated to 6 decimals."""
+    slots = {}
+    for cpu, v in samples:
+        slots.setdefault(kstats.slot_of(v, bits), {}).setdefault(cpu, []).append(v)
+    ncpus = max(c for c, _ in samples) + 1
+    total = len(samples)
+    per_cpu_total = {}
+    for cpu, _ in samples:
+        per_cpu_total[cpu] = per_cpu_total.get(cpu, 0) + 1
+    cum, cum_cpu, out = 0, {}, []
+    for s in sorted(slots):
+        allv = []
+        for cpu in sorted(slots[s]):
+            vs = slots[s][cpu]
+            allv += vs
+            cum_cpu[cpu] = cum_cpu.get(cpu, 0) + len(vs)
+            p = cum_cpu[cpu] * 1000000 // per_cpu_total[cpu] / 1e6
+            out.append('slot %-3d CPU  %-4d count %8d avg %8d p %.6f\n'
+                       % (s, cpu, len(vs), sum(vs) // len(vs), p))
+        cum += len(allv)
+        out.append('slot %-3d CPUS %-4d count %8d avg %8d p %.6f\n'
+                   % (s, ncpus, len(allv), sum(allv) // len(allv), cum * 1000000 // total / 1e6))
+    return ''.join(out)
+
+
+def write_capture(directory, entries, control_extra=''):
+    """A capture directory: {name: (bits, [(cpu, value)])}, kernel origin
+    unless control_extra (appended to each _control line) says otherwise."""
+    os.makedirs(str(directory), exist_ok=True)
+    lines = []
+    for name, (bits, samples) in entries.items():
+        with open(os.path.join(str(directory), name), 'w') as f:
+            f.write(entry_text(samples, bits))
+        lines.append('name %s origin kernel bits %d state running%s\n'
+                     % (name, bits, control_extra))
+    with open(os.path.join(str(directory), '_control'), 'w') as f:
+        f.write(''.join(lines))
+    return str(directory)

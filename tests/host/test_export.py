@@ -10,7 +10,7 @@ import subprocess
 
 import pytest
 
-from conftest import FIXTURES, NONEMPTY, Samples, run
+from conftest import FIXTURES, NONEMPTY, Samples, kstats, run
 
 SAMPLE_RE = re.compile(r'^([a-zA-Z_][a-zA-Z0-9_]*)\{([^}]*)\} (\S+)$')
 LABEL_RE = re.compile(r'([a-zA-Z_][a-zA-Z0-9_]*)="((?:[^"\\]|\\.)*)"')
@@ -72,7 +72,8 @@ def parse(text):
 
 
 def export(capture, *args):
-    return run('export', '--openmetrics', '--dir', capture, *args).stdout
+    """Raw values (integer le): the seconds are tested apart."""
+    return run('export', '--openmetrics', '--raw', '--dir', capture, *args).stdout
 
 
 @pytest.mark.parametrize('args', [[], ['--per-cpu'], ['--bits', '2'], ['--bits', '0', '--per-cpu'],
@@ -133,15 +134,55 @@ def test_merge_equals_kernel_at_fewer_bits(capture):
 
 def test_empty_and_state(capture):
     hists, gauges = parse(export(capture))
-    assert hists[(('entry', 'empty_b4'),)] == {'buckets': [(float('inf'), 0)],
-                                                'sum': 0.0, 'count': 0}
+    empty = hists[(('entry', 'empty_b4'),)]
+    assert empty['count'] == 0 and empty['sum'] == 0.0
+    assert set(n for _, n in empty['buckets']) == {0}
     assert gauges[(('entry', 'stopped_b1'),)] == 0
     assert gauges[(('entry', 'lat_base'),)] == 1
 
 
+def test_fixed_layout(capture):
+    """One bucket layout per bits, whatever the samples: every slot edge,
+    the same le list for every entry and CPU of those bits."""
+    for args in ([], ['--per-cpu'], ['--bucket-bits', '2']):
+        hists, _ = parse(export(capture, *args))
+        les = {}
+        for key, h in hists.items():
+            name = dict(key)['entry']
+            bits = Samples(name).bits
+            if args == ['--bucket-bits', '2']:
+                bits = min(bits, 2)
+            got = [le for le, _ in h['buckets']]
+            les.setdefault(bits, got)
+            assert got == les[bits], key
+        for bits, got in les.items():
+            assert got == [kstats.slot_top(s, bits) for s in range(kstats.nr_slots(bits) - 1)] \
+                + [float('inf')]
+
+
+def test_seconds_and_unit(capture):
+    text = run('export', '--openmetrics', '--dir', capture, 'lat_base').stdout
+    lines = text.splitlines()
+    assert lines[:2] == ['# TYPE kstats_seconds histogram', '# UNIT kstats_seconds seconds']
+    r = subprocess.run([promtool(), 'check', 'metrics'], input=text, universal_newlines=True,
+                       stdout=subprocess.PIPE, stderr=subprocess.STDOUT)
+    assert r.returncode == 0 and r.stdout.strip() == '', r.stdout
+    raw = Samples('lat_base').values()
+    buckets = [l for l in lines if l.startswith('kstats_seconds_bucket')]
+    for line in buckets[:-1]:
+        le = float(line.split('le="')[1].split('"')[0])
+        # le in seconds: the slot's largest value in ns / 1e9.
+        assert int(line.split()[-1]) == sum(1 for v in raw if v <= round(le * 1e9)), line
+    total = [l for l in lines if l.startswith('kstats_seconds_sum')][0]
+    assert abs(float(total.split()[-1]) - sum(raw) / 1e9) <= 1e-6 * sum(raw) / 1e9 + 1e-9 * 5000
+    r = run('export', '--openmetrics', '--dir', capture, '--metric', 'foo', check=False)
+    assert r.returncode == 1 and '_seconds' in r.stderr
+
+
 def test_output_file(capture, tmp_path):
     out = tmp_path / 'kstats.prom'
-    r = run('export', '--openmetrics', '--dir', capture, '-o', out, '--metric', 'node_kstats')
+    r = run('export', '--openmetrics', '--raw', '--dir', capture, '-o', out, '--metric',
+            'node_kstats')
     assert r.stdout == ''
     text = out.read_text()
     assert text.startswith('# TYPE node_kstats histogram') and text.endswith('# EOF\n')
@@ -152,6 +193,7 @@ def test_bad_options(capture):
     r = run('export', '--dir', capture, check=False)
     assert r.returncode == 1 and '--openmetrics' in r.stderr
     r = run('export', '--openmetrics', '--dir', capture, '--bits', '7', check=False)
-    assert r.returncode == 1 and '--bits' in r.stderr
+    assert r.returncode == 2 and '--bucket-bits must be 0..5' in r.stderr
+    assert r.stderr.startswith('usage: kstats export')
     r = run('export', '--openmetrics', '--dir', capture, '--metric', 'a-b', check=False)
     assert r.returncode == 1
