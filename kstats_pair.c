@@ -13,63 +13,50 @@
 #include "kstats_handler.h"
 #include "kstats_probe.h"
 
-static notrace int kstats_kp_start(struct kprobe *kp, struct pt_regs *regs)
+/*
+ * X or Y was hit, whatever hooks it. A stopped pair reads no clock; a
+ * running one times one call in KSTATS_TIMED_EVERY for overhead_ns.
+ */
+static __always_inline void kstats_pair_hit(struct kstats_probe *p,
+					    enum kstats_side side)
 {
-	struct kstats_probe *p = container_of(kp, struct kstats_probe, start.kp);
 	struct kstats_timed tm;
 
 	if (kstats_stopped(p)) {
 		kstats_pair_forget(p);
-		return 0;
+		return;
 	}
 	kstats_timed_begin(p, &tm);
-	kstats_pair_start(p);
-	kstats_timed_end(p, KSTATS_SIDE_BEGIN, &tm);
-	return 0;
-}
-
-static notrace int kstats_kp_end(struct kprobe *kp, struct pt_regs *regs)
-{
-	struct kstats_probe *p = container_of(kp, struct kstats_probe, end.kp);
-	struct kstats_timed tm;
-
-	if (kstats_stopped(p)) {
-		kstats_pair_forget(p);
-		return 0;
-	}
-	kstats_timed_begin(p, &tm);
-	kstats_pair_end(p);
-	kstats_timed_end(p, KSTATS_SIDE_END, &tm);
-	return 0;
+	if (side == KSTATS_SIDE_BEGIN)
+		kstats_pair_start(p);
+	else
+		kstats_pair_end(p);
+	kstats_timed_end(p, side, &tm);
 }
 
 /* Tracepoint probes: @data is the entry; the tracepoint's args are unused. */
 static notrace void kstats_tp_start(void *data)
 {
-	struct kstats_probe *p = data;
-	struct kstats_timed tm;
-
-	if (kstats_stopped(p)) {
-		kstats_pair_forget(p);
-		return;
-	}
-	kstats_timed_begin(p, &tm);
-	kstats_pair_start(p);
-	kstats_timed_end(p, KSTATS_SIDE_BEGIN, &tm);
+	kstats_pair_hit(data, KSTATS_SIDE_BEGIN);
 }
 
 static notrace void kstats_tp_end(void *data)
 {
-	struct kstats_probe *p = data;
-	struct kstats_timed tm;
+	kstats_pair_hit(data, KSTATS_SIDE_END);
+}
 
-	if (kstats_stopped(p)) {
-		kstats_pair_forget(p);
-		return;
-	}
-	kstats_timed_begin(p, &tm);
-	kstats_pair_end(p);
-	kstats_timed_end(p, KSTATS_SIDE_END, &tm);
+static notrace int kstats_kp_start(struct kprobe *kp, struct pt_regs *regs)
+{
+	kstats_pair_hit(container_of(kp, struct kstats_probe, start.kp),
+			KSTATS_SIDE_BEGIN);
+	return 0;
+}
+
+static notrace int kstats_kp_end(struct kprobe *kp, struct pt_regs *regs)
+{
+	kstats_pair_hit(container_of(kp, struct kstats_probe, end.kp),
+			KSTATS_SIDE_END);
+	return 0;
 }
 
 /* ftrace callbacks: ftrace adds recursion protection (FL_RECURSION). */
@@ -77,14 +64,16 @@ static notrace void kstats_ft_start(unsigned long ip, unsigned long parent_ip,
 				    struct ftrace_ops *ops,
 				    struct ftrace_regs *fregs)
 {
-	kstats_tp_start(container_of(ops, struct kstats_probe, start.ops));
+	kstats_pair_hit(container_of(ops, struct kstats_probe, start.ops),
+			KSTATS_SIDE_BEGIN);
 }
 
 static notrace void kstats_ft_end(unsigned long ip, unsigned long parent_ip,
 				  struct ftrace_ops *ops,
 				  struct ftrace_regs *fregs)
 {
-	kstats_tp_end(container_of(ops, struct kstats_probe, end.ops));
+	kstats_pair_hit(container_of(ops, struct kstats_probe, end.ops),
+			KSTATS_SIDE_END);
 }
 
 /*
