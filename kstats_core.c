@@ -173,6 +173,8 @@ EXPORT_SYMBOL_GPL(__kstats_record);
 
 void kstats_start(struct kstats *ks)
 {
+	/* A key task pair started before a stop ends in no later run. */
+	WRITE_ONCE(ks->epoch, ks->epoch + 1);
 	WRITE_ONCE(ks->active, true);
 }
 EXPORT_SYMBOL_GPL(kstats_start);

@@ -198,23 +198,21 @@ static __always_inline void kstats_pair_start(struct kstats_probe *p)
 		this_cpu_write(*p->t0, now);
 	else if (!in_task())
 		this_cpu_inc(p->stats->notask);
-	else if (!kstats_task_start(p->tasks, now))
+	else if (!kstats_task_start(p->tasks, now, READ_ONCE(p->ks->epoch)))
 		this_cpu_inc(p->stats->dropped);
 	preempt_enable_notrace();
 }
 
 /*
- * Pairs, stopped: X or Y was hit. No clock is read, but the pending start
- * of this CPU or task goes, so that no pair spans a stop.
+ * Pairs, stopped: X or Y was hit. No clock is read, and no pair spans a
+ * stop: key cpu drops the pending start of this CPU; key task needs
+ * nothing, since its starts carry the entry's epoch, which the next
+ * kstats_start() bumps.
  */
 static __always_inline void kstats_pair_forget(struct kstats_probe *p)
 {
-	preempt_disable_notrace();
 	if (p->key != KSTATS_KEY_TASK)
 		this_cpu_write(*p->t0, 0);
-	else if (in_task())
-		kstats_task_take(p->tasks);
-	preempt_enable_notrace();
 }
 
 /* Pairs: Y was hit. */
@@ -230,7 +228,7 @@ static __always_inline void kstats_pair_end(struct kstats_probe *p)
 		this_cpu_inc(p->stats->notask);
 		goto out;
 	} else {
-		t0 = kstats_task_take(p->tasks);
+		t0 = kstats_task_take(p->tasks, READ_ONCE(p->ks->epoch));
 	}
 	if (t0)
 		kstats_record(p->ks, kstats_since(now, t0));

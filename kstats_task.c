@@ -24,11 +24,16 @@
 /* Default table size: as many slots as the machine's default thread cap. */
 #define KSTATS_TASK_MIN		1024
 
-/* One pending start; @task is 0 when the slot is free. */
+/*
+ * One pending start; @task is 0 when the slot is free. @epoch is the
+ * entry's epoch at the start: an end in another epoch (the entry was
+ * stopped and started in between) does not pair with it.
+ */
 struct kstats_task_slot {
 	unsigned long task;
 	u64 start_time;
 	u64 t0;
+	u32 epoch;
 };
 
 struct kstats_task_table {
@@ -99,7 +104,7 @@ static __always_inline bool kstats_task_owns(struct kstats_task_slot *s,
  * taken. Called in task context with preemption disabled: a task never
  * races with itself, so one task never holds two slots.
  */
-notrace bool kstats_task_start(struct kstats_task_table *t, u64 now)
+notrace bool kstats_task_start(struct kstats_task_table *t, u64 now, u32 epoch)
 {
 	unsigned long me = (unsigned long)current;
 	u64 born = current->start_time;
@@ -111,6 +116,7 @@ notrace bool kstats_task_start(struct kstats_task_table *t, u64 now)
 		if (kstats_task_owns(s, me, born)) {
 			/* A second start restarts the measurement. */
 			WRITE_ONCE(s->t0, now);
+			WRITE_ONCE(s->epoch, epoch);
 			return true;
 		}
 		if (!free && !READ_ONCE(s->task))
@@ -122,6 +128,7 @@ notrace bool kstats_task_start(struct kstats_task_table *t, u64 now)
 		if (!READ_ONCE(s->task) && !cmpxchg(&s->task, 0, me)) {
 			WRITE_ONCE(s->start_time, born);
 			WRITE_ONCE(s->t0, now);
+			WRITE_ONCE(s->epoch, epoch);
 			return true;
 		}
 	}
@@ -136,8 +143,11 @@ static __always_inline void kstats_task_release(struct kstats_task_slot *s)
 	smp_store_release(&s->task, 0);
 }
 
-/* Takes the current task's start out of the table; 0 if it had none. */
-notrace u64 kstats_task_take(struct kstats_task_table *t)
+/*
+ * Takes the current task's start out of the table; 0 if it had none, or
+ * if it was from another epoch than @epoch.
+ */
+notrace u64 kstats_task_take(struct kstats_task_table *t, u32 epoch)
 {
 	unsigned long me = (unsigned long)current;
 	u64 born = current->start_time;
@@ -148,7 +158,7 @@ notrace u64 kstats_task_take(struct kstats_task_table *t)
 	for (i = 0; i < KSTATS_TASK_PROBES; i++) {
 		s = kstats_task_slot(t, me, i);
 		if (kstats_task_owns(s, me, born)) {
-			t0 = READ_ONCE(s->t0);
+			t0 = READ_ONCE(s->epoch) == epoch ? READ_ONCE(s->t0) : 0;
 			kstats_task_release(s);
 			return t0;
 		}

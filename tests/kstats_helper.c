@@ -28,7 +28,8 @@
  *                            kstats_helper_end from a hardirq (irq_work),
  *                            then NS ns of busy waiting and
  *                            kstats_helper_end from the task
- *   end                      tracepoint kstats_helper_end once
+ *   start, end               tracepoint kstats_helper_start or
+ *                            kstats_helper_end once
  * Closing a file descriptor of /sys/kernel/debug/kstats_helper/start_on_close
  * hits tracepoint kstats_helper_start; at exit that happens after
  * sched_process_exit, from the exiting task.
@@ -246,6 +247,10 @@ static int helper_run(char *buf)
 	int n;
 
 	n = sscanf(buf, "%15s %127s %llu %llu", cmd, name, &a, &b);
+	if (n == 1 && !strcmp(cmd, "start")) {
+		trace_kstats_helper_start(0);
+		return 0;
+	}
 	if (n == 1 && !strcmp(cmd, "end")) {
 		trace_kstats_helper_end(0);
 		return 0;

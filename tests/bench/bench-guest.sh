@@ -94,8 +94,8 @@ config() {
 		kstats-kretprobe) cmd='trace vfs_read via kretprobe as e' ;;
 		kstats-fprobe) cmd='trace vfs_read via fprobe as e' ;;
 		kstats-pcpu) cmd='trace pcpu:vfs_read as e' ;;
-		kstats-kprobe-pair-cpu) cmd='trace e start vfs_read end vfs_write key cpu' ;;
-		kstats-kprobe-pair-task) cmd='trace e start vfs_read end vfs_write key task' ;;
+		kstats-entry-pair-cpu) cmd='trace e start vfs_read end vfs_write key cpu' ;;
+		kstats-entry-pair-task) cmd='trace e start vfs_read end vfs_write key task' ;;
 		kstats-tp-pair-cpu) cmd='trace e start __tracepoint_sys_enter end __tracepoint_sys_exit key cpu' ;;
 		kstats-tp-pair-task) cmd='trace e start __tracepoint_sys_enter end __tracepoint_sys_exit key task' ;;
 		*) return 1 ;;
@@ -163,7 +163,7 @@ work() {
 }
 
 KS="kstats-trace kstats-kretprobe kstats-fprobe kstats-pcpu
-kstats-kprobe-pair-cpu kstats-kprobe-pair-task kstats-tp-pair-cpu
+kstats-entry-pair-cpu kstats-entry-pair-task kstats-tp-pair-cpu
 kstats-tp-pair-task"
 ALL="untraced busybox-dd floor-kretprobe floor-kprobe floor-fprobe
 floor-fprobe-entry floor-ftrace floor-direct floor-tracepoint"

@@ -146,4 +146,15 @@ taskset 1 sh -c "printf end > $HELPER"
 is "$(samples stp) $(field stp unpaired)" "1 1" "running again: the next pair counts"
 is "$(ctl remove stp)" OK "remove stp"
 
+# The same under key task, from one shell (printf and echo are builtins:
+# one task): a start before a stop never pairs with an end after the next
+# start, even with no hit while stopped.
+is "$(ctl trace stpt start $TS end $TE key task)" OK "tracepoint pair, key task, to stop"
+sh -c "printf start > $HELPER; echo stop > $KS/stpt; echo start > $KS/stpt; printf end > $HELPER"
+is "$(samples stpt) $(field stpt unpaired)" "0 1" \
+	"key task: a start before stop and start does not pair with the end after"
+sh -c "printf start > $HELPER; printf end > $HELPER"
+is "$(samples stpt) $(field stpt unpaired)" "1 1" "key task, running: the next pair counts"
+is "$(ctl remove stpt)" OK "remove stpt"
+
 is "$(cat "$KS/_control")" "" "_control empty at the end"
