@@ -38,7 +38,7 @@ struct kstats {
 	/* private: */
 	u8 frac_bits;
 	u16 nr_slots;
-	u32 epoch;		/* bumped by kstats_start(), see kstats_task.c */
+	u32 epoch;		/* bumped by kstats_start(): pairs never span a stop */
 	enum kstats_origin origin;
 	struct kstats_probe *probe;	/* for KSTATS_ORIGIN_CONTROL */
 	struct kstats_slot __percpu *slots;

@@ -160,7 +160,7 @@ struct kstats_probe *kstats_probe_alloc(const struct kstats_cmd *cmd)
 			goto fail;
 	}
 	if (pair && cmd->key == KSTATS_KEY_CPU) {
-		p->t0 = alloc_percpu(u64);
+		p->t0 = alloc_percpu(struct kstats_cpu_start);
 		if (!p->t0)
 			goto fail;
 	}

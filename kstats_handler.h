@@ -194,25 +194,16 @@ static __always_inline void kstats_pair_start(struct kstats_probe *p)
 
 	preempt_disable_notrace();
 	now = kstats_clock(p);
-	if (p->key != KSTATS_KEY_TASK)
-		this_cpu_write(*p->t0, now);
-	else if (!in_task())
+	if (p->key != KSTATS_KEY_TASK) {
+		/* An end in an interrupt in between sees the new t0 unpaired. */
+		this_cpu_write(p->t0->t0, now);
+		this_cpu_write(p->t0->epoch, READ_ONCE(p->ks->epoch));
+	} else if (!in_task()) {
 		this_cpu_inc(p->stats->notask);
-	else if (!kstats_task_start(p->tasks, now, READ_ONCE(p->ks->epoch)))
+	} else if (!kstats_task_start(p->tasks, now, READ_ONCE(p->ks->epoch))) {
 		this_cpu_inc(p->stats->dropped);
+	}
 	preempt_enable_notrace();
-}
-
-/*
- * Pairs, stopped: X or Y was hit. No clock is read, and no pair spans a
- * stop: key cpu drops the pending start of this CPU; key task needs
- * nothing, since its starts carry the entry's epoch, which the next
- * kstats_start() bumps.
- */
-static __always_inline void kstats_pair_forget(struct kstats_probe *p)
-{
-	if (p->key != KSTATS_KEY_TASK)
-		this_cpu_write(*p->t0, 0);
 }
 
 /* Pairs: Y was hit. */
@@ -223,7 +214,9 @@ static __always_inline void kstats_pair_end(struct kstats_probe *p)
 	preempt_disable_notrace();
 	now = kstats_clock(p);
 	if (p->key != KSTATS_KEY_TASK) {
-		t0 = this_cpu_xchg(*p->t0, 0);
+		t0 = this_cpu_xchg(p->t0->t0, 0);
+		if (this_cpu_read(p->t0->epoch) != READ_ONCE(p->ks->epoch))
+			t0 = 0;
 	} else if (!in_task()) {
 		this_cpu_inc(p->stats->notask);
 		goto out;

@@ -14,18 +14,17 @@
 #include "kstats_probe.h"
 
 /*
- * X or Y was hit, whatever hooks it. A stopped pair reads no clock; a
- * running one times one call in KSTATS_TIMED_EVERY for overhead_ns.
+ * X or Y was hit, whatever hooks it. A stopped pair does nothing: starts
+ * carry the entry's epoch, so none pairs across a stop. A running one
+ * times one call in KSTATS_TIMED_EVERY for overhead_ns.
  */
 static __always_inline void kstats_pair_hit(struct kstats_probe *p,
 					    enum kstats_side side)
 {
 	struct kstats_timed tm;
 
-	if (kstats_stopped(p)) {
-		kstats_pair_forget(p);
+	if (kstats_stopped(p))
 		return;
-	}
 	kstats_timed_begin(p, &tm);
 	if (side == KSTATS_SIDE_BEGIN)
 		kstats_pair_start(p);

@@ -81,6 +81,15 @@ struct kstats_pcpu_owner {
 	unsigned int seq;	/* bumped by every call that takes the CPU */
 };
 
+/*
+ * key cpu: the pending start of a CPU, with the entry's epoch then, so
+ * that no pair spans a stop (kstats_start() bumps the epoch).
+ */
+struct kstats_cpu_start {
+	u64 t0;
+	u32 epoch;
+};
+
 /* trace pcpu:FUNC: per-call storage of the mechanism. */
 struct kstats_pcpu_call {
 	u64 t0;
@@ -120,7 +129,7 @@ struct kstats_probe {
 	unsigned long addr;		/* FUNC's address */
 	struct kstats_endpoint start;	/* FUNC, or X of a pair */
 	struct kstats_endpoint end;	/* Y of a pair */
-	u64 __percpu *t0;		/* pairs keyed by CPU */
+	struct kstats_cpu_start __percpu *t0;	/* pairs keyed by CPU */
 	struct kstats_pcpu_owner __percpu *owner;	/* pcpu */
 	struct kstats_task_table *tasks;	/* pairs keyed by task */
 	struct kstats_probe_stats __percpu *stats;
