@@ -58,17 +58,32 @@ done
 # than trace FUNC (no trampoline, no return hook). kprobe pairs go through
 # the ftrace register-saving trampoline on both sides: under TCG they come
 # out near or above trace FUNC, so they are only shown.
+#
+# Only where the clocksource is the TSC: on an HPET or ACPI PM clocksource
+# (Debian 6.1's guest) each read is an emulated MMIO access that costs more
+# than the code between two reads and varies with the host's load while
+# the mechanisms are calibrated one after the other (a tracepoint pair came
+# out 160 ns below two back-to-back reads): there the figures are shown.
+CS=$(cat /sys/devices/system/clocksource/clocksource0/current_clocksource)
+echo "# clocksource $CS"
+order() {
+	if [ "$CS" = tsc ]; then
+		check "$@"
+	else
+		echo "# not checked on $CS: $1"
+	fi
+}
 added() {
 	echo $(($(cal "$1" bias_ns) - $(cal clock bias_ns)))
 }
 man=$(added manual)
 for m in $MECHS; do
 	case $m in clock*|manual) continue ;; esac
-	check "manual adds $man ns <= $m adds $(added $m) ns" test "$man" -le "$(added $m)"
+	order "manual adds $man ns <= $m adds $(added $m) ns" test "$man" -le "$(added $m)"
 done
 for f in $FUNCS; do
-	check "manual adds $man ns < $f adds $(added $f) ns" test "$man" -lt "$(added $f)"
-	check "pair-tracepoint-cpu adds $(added pair-tracepoint-cpu) ns < $f adds $(added $f) ns" \
+	order "manual adds $man ns < $f adds $(added $f) ns" test "$man" -lt "$(added $f)"
+	order "pair-tracepoint-cpu adds $(added pair-tracepoint-cpu) ns < $f adds $(added $f) ns" \
 		test "$(added pair-tracepoint-cpu)" -lt "$(added $f)"
 	for p in pair-ftrace-cpu pair-ftrace-task pair-kprobe-cpu pair-kprobe-task pair-tracepoint-task; do
 		echo "# $p adds $(added $p) ns, $f adds $(added $f) ns"

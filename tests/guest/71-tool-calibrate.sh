@@ -64,4 +64,5 @@ helper new k71 4 >/dev/null
 err=$(kstats show k71 --subtract-bias 2>&1)
 is "$?:$err" "1:kstats: error: k71 is a kernel entry (a kstats_record() hook, no probe): it has no probe bias to subtract" \
 	"--subtract-bias on a kernel entry: exit 1, one line"
+is "$(helper delete k71)" OK "delete k71"
 kstats remove $FN >/dev/null
