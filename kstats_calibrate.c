@@ -145,7 +145,17 @@ static __always_inline u64 kstats_cal_call(enum kstats_cal_code code,
 	return kstats_since(t1, t0);
 }
 
-/* @n calls of @code, each time in @ns; -EINTR if a fatal signal came. */
+static int kstats_cal_cmp(const void *a, const void *b)
+{
+	u64 x = *(const u64 *)a, y = *(const u64 *)b;
+
+	return x < y ? -1 : x > y;
+}
+
+/*
+ * @n calls of @code, each time in @ns, sorted; -EINTR if a fatal signal
+ * came.
+ */
 static int kstats_cal_run(enum kstats_cal_code code, struct kstats *hook,
 			  u64 *ns, unsigned int n)
 {
@@ -161,20 +171,14 @@ static int kstats_cal_run(enum kstats_cal_code code, struct kstats *hook,
 			return -EINTR;
 		cond_resched();
 	}
+	sort(ns, n, sizeof(*ns), kstats_cal_cmp, NULL);
 	return 0;
 }
 
-static int kstats_cal_cmp(const void *a, const void *b)
+/* The @per_mille-th value of @n sorted samples. */
+static u64 kstats_cal_quantile(const u64 *ns, unsigned int n,
+			       unsigned int per_mille)
 {
-	u64 x = *(const u64 *)a, y = *(const u64 *)b;
-
-	return x < y ? -1 : x > y;
-}
-
-/* The @per_mille-th value of @n samples, sorted in place. */
-static u64 kstats_cal_quantile(u64 *ns, unsigned int n, unsigned int per_mille)
-{
-	sort(ns, n, sizeof(*ns), kstats_cal_cmp, NULL);
 	return ns[min(n - 1, n * per_mille / 1000)];
 }
 

@@ -21,7 +21,7 @@
 
 /* Slots a task may use, from the one at its hash on. */
 #define KSTATS_TASK_PROBES	32
-/* Default table size: as many slots as the machine's default thread cap. */
+/* Smallest default table, see kstats_task_default_slots(). */
 #define KSTATS_TASK_MIN		1024
 
 /*
@@ -108,8 +108,8 @@ notrace bool kstats_task_start(struct kstats_task_table *t, u64 now, u32 epoch)
 {
 	unsigned long me = (unsigned long)current;
 	u64 born = current->start_time;
-	struct kstats_task_slot *s, *free = NULL;
-	unsigned int i;
+	unsigned int i, first = KSTATS_TASK_PROBES;
+	struct kstats_task_slot *s;
 
 	for (i = 0; i < KSTATS_TASK_PROBES; i++) {
 		s = kstats_task_slot(t, me, i);
@@ -119,11 +119,11 @@ notrace bool kstats_task_start(struct kstats_task_table *t, u64 now, u32 epoch)
 			WRITE_ONCE(s->epoch, epoch);
 			return true;
 		}
-		if (!free && !READ_ONCE(s->task))
-			free = s;
+		if (first == KSTATS_TASK_PROBES && !READ_ONCE(s->task))
+			first = i;
 	}
-	/* Another task may take the free slot first: try the next ones. */
-	for (s = free, i = 0; s && i < KSTATS_TASK_PROBES; i++) {
+	/* Another task may take the first free slot first: try the next ones. */
+	for (i = first; i < KSTATS_TASK_PROBES; i++) {
 		s = kstats_task_slot(t, me, i);
 		if (!READ_ONCE(s->task) && !cmpxchg(&s->task, 0, me)) {
 			WRITE_ONCE(s->start_time, born);
