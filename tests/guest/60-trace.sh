@@ -14,16 +14,8 @@ deb61) AUTO=kretprobe ;;
 esac
 echo "# target $TARGET: trace FUNC should use $AUTO"
 
-# line NAME: the _control line of NAME
-line() { grep "^name $1 " "$KS/_control"; }
-# samples NAME: total count
-samples() { grep CPUS "$KS/$1" | awk '{ n += $6 } END { print n + 0 }'; }
-# below NAME NS: CPUS lines whose mean is under NS (all samples are >= NS)
-below() { grep CPUS "$KS/$1" | awk -v d="$2" '$8 < d { n++ } END { print n + 0 }'; }
 # The end of a trace's line before any calibration and any hit.
 NOCAL=" bias_ns - bias_p99_ns - overhead_ns -"
-# field NAME KEY: value of KEY on NAME's _control line
-field() { line "$1" | awk -v k="$2" '{ for (i = 1; i < NF; i += 2) if ($i == k) print $(i + 1) }'; }
 
 # trace FUNC with the default mechanism.
 is "$(write_err "$KS/_control" "trace $FN")" OK "trace $FN"

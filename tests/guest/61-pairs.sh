@@ -11,11 +11,6 @@ ME=kstats_helper_mark_end
 TS=__tracepoint_kstats_helper_start
 TE=__tracepoint_kstats_helper_end
 
-line() { grep "^name $1 " "$KS/_control"; }
-samples() { grep CPUS "$KS/$1" | awk '{ n += $6 } END { print n + 0 }'; }
-below() { grep CPUS "$KS/$1" | awk -v d="$2" '$8 < d { n++ } END { print n + 0 }'; }
-field() { line "$1" | awk -v k="$2" '{ for (i = 1; i < NF; i += 2) if ($i == k) print $(i + 1) }'; }
-ctl() { write_err "$KS/_control" "$*"; }
 
 # kprobes, key cpu (the default).
 is "$(ctl trace kp start $MS end $ME)" OK "kprobe pair"

@@ -12,10 +12,6 @@ load_modules
 FN=kstats_helper_work
 TS=__tracepoint_kstats_helper_start
 TE=__tracepoint_kstats_helper_end
-line() { grep "^name $1 " "$KS/_control"; }
-samples() { grep CPUS "$KS/$1" | awk '{ n += $6 } END { print n + 0 }'; }
-field() { line "$1" | awk -v k="$2" '{ for (i = 1; i < NF; i += 2) if ($i == k) print $(i + 1) }'; }
-ctl() { write_err "$KS/_control" "$*"; }
 
 # Attach and detach, four rounds of every kind, while a loop on each CPU
 # calls the traced code: asleep inside it for 1 ms a call, busy in nested

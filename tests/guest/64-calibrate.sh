@@ -11,9 +11,6 @@ TE=__tracepoint_kstats_helper_end
 MS=kstats_helper_mark_start
 ME=kstats_helper_mark_end
 
-line() { grep "^name $1 " "$KS/_control"; }
-field() { line "$1" | awk -v k="$2" '{ for (i = 1; i < NF; i += 2) if ($i == k) print $(i + 1) }'; }
-ctl() { write_err "$KS/_control" "$*"; }
 # cal MECH KEY: KEY of the calibration line of MECH
 cal() {
 	awk -v m="$1" -v k="$2" '$1 == "calibration" && $3 == m {

@@ -13,11 +13,6 @@ TE=__tracepoint_kstats_helper_end
 MS=kstats_helper_mark_start
 ME=kstats_helper_mark_end
 
-line() { grep "^name $1 " "$KS/_control"; }
-samples() { grep CPUS "$KS/$1" | awk '{ n += $6 } END { print n + 0 }'; }
-below() { grep CPUS "$KS/$1" | awk -v d="$2" '$8 < d { n++ } END { print n + 0 }'; }
-field() { line "$1" | awk -v k="$2" '{ for (i = 1; i < NF; i += 2) if ($i == k) print $(i + 1) }'; }
-ctl() { write_err "$KS/_control" "$*"; }
 # cpu_samples NAME CPU: samples of one CPU
 cpu_samples() {
 	awk -v c="$2" '$3 == "CPU" && $4 == c { n += $6 } END { print n + 0 }' "$KS/$1"

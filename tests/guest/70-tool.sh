@@ -18,7 +18,6 @@ json() {
 d = json.load(open('$f'))
 print(' '.join(str(d[k]) for k in sys.argv[1:]))" "$@"
 }
-samples() { grep CPUS "$KS/$1" | awk '{ n += $6 } END { print n + 0 }'; }
 # has TEXT PATTERN: TEXT has a line matching PATTERN.
 has() { echo "$1" | grep -q -- "$2"; }
 

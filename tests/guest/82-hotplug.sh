@@ -13,7 +13,6 @@ if [ ! -w "$ONLINE" ]; then
 	not_ok "CPU 1 can go offline"
 	exit 0
 fi
-ctl() { write_err "$KS/_control" "$*"; }
 # cpu_sum ENTRY CPU: samples on that CPU; cpus_sum ENTRY: of the CPUS lines.
 cpu_sum() { grep "CPU  $2 " "$KS/$1" | awk '{ n += $6 } END { print n + 0 }'; }
 cpus_sum() { grep CPUS "$KS/$1" | awk '{ n += $6 } END { print n + 0 }'; }

@@ -23,7 +23,6 @@ case $(cat /proc/cmdline) in
 esac
 grep -q " $SECFS " /proc/mounts || mount -t securityfs securityfs "$SECFS"
 level() { sed 's/.*\[\(.*\)\].*/\1/' "$SECFS/lockdown"; }
-samples() { grep CPUS "$KS/$1" | awk '{ n += $6 } END { print n + 0 }'; }
 state() { grep "^name $1 " "$KS/_control" | sed 's/.* state \([a-z]*\).*/\1/'; }
 # fdw FD STRING: one write into an open file descriptor; OK or the error.
 fdw() {

@@ -59,6 +59,18 @@ as_user() {
 	su user -s /bin/sh -c "$1"
 }
 
+# The _control and entry files, as the trace tests read them:
+# line NAME: the _control line of NAME
+line() { grep "^name $1 " "$KS/_control"; }
+# field NAME KEY: value of KEY on NAME's _control line
+field() { line "$1" | awk -v k="$2" '{ for (i = 1; i < NF; i += 2) if ($i == k) print $(i + 1) }'; }
+# samples NAME: total count
+samples() { grep CPUS "$KS/$1" | awk '{ n += $6 } END { print n + 0 }'; }
+# below NAME NS: CPUS lines whose mean is under NS
+below() { grep CPUS "$KS/$1" | awk -v d="$2" '$8 < d { n++ } END { print n + 0 }'; }
+# ctl COMMAND...: one write into _control; prints OK or the error
+ctl() { write_err "$KS/_control" "$*"; }
+
 load_modules() {
 	grep -q '^kstats ' /proc/modules || insmod "$MODDIR/kstats.ko" || return 1
 	grep -q '^kstats_helper ' /proc/modules ||
