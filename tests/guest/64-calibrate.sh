@@ -49,42 +49,18 @@ for m in $MECHS; do
 	check "$m: p99 $(cal $m bias_p99_ns) >= p50 $(cal $m bias_ns)" \
 		test "$(cal $m bias_p99_ns)" -ge "$(cal $m bias_ns)"
 done
-# The ordering that holds by construction, for what each mechanism adds
-# to two back-to-back reads of the clock: a manual hook runs the least
-# code between its clock reads, a tracepoint pair keyed by CPU less
-# than trace FUNC (no trampoline, no return hook). kprobe pairs go through
-# the ftrace register-saving trampoline on both sides: under TCG they come
-# out near or above trace FUNC, so they are only shown.
-#
-# Only where the clocksource is the TSC: on an HPET or ACPI PM clocksource
-# (Debian 6.1's guest) each read is an emulated MMIO access that costs more
-# than the code between two reads and varies with the host's load while
-# the mechanisms are calibrated one after the other (a tracepoint pair came
-# out 160 ns below two back-to-back reads): there the figures are shown.
+# How the mechanisms order is shown, not checked: these are timings, and
+# under TCG on a shared host a few ns of difference (the manual hook
+# against a tracepoint pair keyed by CPU, on the TSC) flip from boot to
+# boot. Documentation/kstats.rst has the table.
 CS=$(cat /sys/devices/system/clocksource/clocksource0/current_clocksource)
 echo "# clocksource $CS"
-order() {
-	if [ "$CS" = tsc ]; then
-		check "$@"
-	else
-		echo "# not checked on $CS: $1"
-	fi
-}
 added() {
 	echo $(($(cal "$1" bias_ns) - $(cal clock bias_ns)))
 }
-man=$(added manual)
 for m in $MECHS; do
-	case $m in clock*|manual) continue ;; esac
-	order "manual adds $man ns <= $m adds $(added $m) ns" test "$man" -le "$(added $m)"
-done
-for f in $FUNCS; do
-	order "manual adds $man ns < $f adds $(added $f) ns" test "$man" -lt "$(added $f)"
-	order "pair-tracepoint-cpu adds $(added pair-tracepoint-cpu) ns < $f adds $(added $f) ns" \
-		test "$(added pair-tracepoint-cpu)" -lt "$(added $f)"
-	for p in pair-ftrace-cpu pair-ftrace-task pair-kprobe-cpu pair-kprobe-task pair-tracepoint-task; do
-		echo "# $p adds $(added $p) ns, $f adds $(added $f) ns"
-	done
+	case $m in clock*) continue ;; esac
+	echo "# $m adds $(added $m) ns to two back-to-back clock reads"
 done
 for f in $FUNCS; do
 	check "$f: a probed empty call costs its caller something ($(cal $f cost_ns) ns)" \
