@@ -1,16 +1,25 @@
 // SPDX-License-Identifier: GPL-2.0
 /*
  * kstats key task: the pending starts of a pair, one per task, in a
- * lockless open-addressed table.
+ * lockless table.
+ *
+ * A task's home slot is its pid modulo the table size: live tasks have
+ * distinct pids, and pids are handed out in sequence, so they rarely share
+ * a home and a start or an end touches one slot. A task whose home is
+ * taken uses one of the next KSTATS_TASK_PROBES - 1 slots and counts
+ * itself in the home's @displaced, so that only homes with displaced
+ * starts are ever searched further.
  *
  * A task is known by its address and its start_time together, so a new
- * task at a recycled address never inherits a start. Every slot of a task
- * goes when the task is freed (sched_process_free), which also covers
- * starts hit after sched_process_exit, such as the last sched_switch.
+ * task with a recycled pid or address never inherits a start. Every slot
+ * of a task goes when the task is freed (sched_process_free), which also
+ * covers starts hit after sched_process_exit, such as the last
+ * sched_switch.
  */
 #define pr_fmt(fmt) KBUILD_MODNAME ": " fmt
 
-#include <linux/hash.h>
+#include <linux/atomic.h>
+#include <linux/cache.h>
 #include <linux/log2.h>
 #include <linux/mm.h>
 #include <linux/sched.h>
@@ -19,7 +28,7 @@
 #include "kstats_internal.h"
 #include "kstats_probe.h"
 
-/* Slots a task may use, from the one at its hash on. */
+/* Slots a task may use, its home and the ones after it. */
 #define KSTATS_TASK_PROBES	32
 /* Smallest default table, see kstats_task_default_slots(). */
 #define KSTATS_TASK_MIN		1024
@@ -27,14 +36,17 @@
 /*
  * One pending start; @task is 0 when the slot is free. @epoch is the
  * entry's epoch at the start: an end in another epoch (the entry was
- * stopped and started in between) does not pair with it.
+ * stopped and started in between) does not pair with it. @displaced
+ * counts the starts of tasks whose home this slot is, held in later
+ * slots. A cache line each: tasks on different CPUs write their own.
  */
 struct kstats_task_slot {
 	unsigned long task;
 	u64 start_time;
 	u64 t0;
 	u32 epoch;
-};
+	atomic_t displaced;
+} ____cacheline_aligned_in_smp;
 
 struct kstats_task_table {
 	unsigned int bits;
@@ -87,10 +99,9 @@ unsigned int kstats_task_table_size(const struct kstats_task_table *t)
 }
 
 static __always_inline struct kstats_task_slot *
-kstats_task_slot(struct kstats_task_table *t, unsigned long task,
-		 unsigned int i)
+kstats_task_slot(struct kstats_task_table *t, pid_t pid, unsigned int i)
 {
-	return &t->slots[(hash_long(task, t->bits) + i) & ((1U << t->bits) - 1)];
+	return &t->slots[((unsigned int)pid + i) & ((1U << t->bits) - 1)];
 }
 
 static __always_inline bool kstats_task_owns(struct kstats_task_slot *s,
@@ -99,40 +110,12 @@ static __always_inline bool kstats_task_owns(struct kstats_task_slot *s,
 	return READ_ONCE(s->task) == me && READ_ONCE(s->start_time) == start_time;
 }
 
-/*
- * The current task hit X at @now. Returns false if its slots are all
- * taken. Called in task context with preemption disabled: a task never
- * races with itself, so one task never holds two slots.
- */
-notrace bool kstats_task_start(struct kstats_task_table *t, u64 now, u32 epoch)
+static __always_inline void kstats_task_fill(struct kstats_task_slot *s,
+					     u64 born, u64 now, u32 epoch)
 {
-	unsigned long me = (unsigned long)current;
-	u64 born = current->start_time;
-	unsigned int i, first = KSTATS_TASK_PROBES;
-	struct kstats_task_slot *s;
-
-	for (i = 0; i < KSTATS_TASK_PROBES; i++) {
-		s = kstats_task_slot(t, me, i);
-		if (kstats_task_owns(s, me, born)) {
-			/* A second start restarts the measurement. */
-			WRITE_ONCE(s->t0, now);
-			WRITE_ONCE(s->epoch, epoch);
-			return true;
-		}
-		if (first == KSTATS_TASK_PROBES && !READ_ONCE(s->task))
-			first = i;
-	}
-	/* Another task may take the first free slot first: try the next ones. */
-	for (i = first; i < KSTATS_TASK_PROBES; i++) {
-		s = kstats_task_slot(t, me, i);
-		if (!READ_ONCE(s->task) && !cmpxchg(&s->task, 0, me)) {
-			WRITE_ONCE(s->start_time, born);
-			WRITE_ONCE(s->t0, now);
-			WRITE_ONCE(s->epoch, epoch);
-			return true;
-		}
-	}
-	return false;
+	WRITE_ONCE(s->start_time, born);
+	WRITE_ONCE(s->t0, now);
+	WRITE_ONCE(s->epoch, epoch);
 }
 
 static __always_inline void kstats_task_release(struct kstats_task_slot *s)
@@ -144,6 +127,65 @@ static __always_inline void kstats_task_release(struct kstats_task_slot *s)
 }
 
 /*
+ * The slot after the current task's home that holds its start, or NULL.
+ * Only called when the home counts displaced starts.
+ */
+static struct kstats_task_slot *kstats_task_find(struct kstats_task_table *t,
+						 unsigned long me, u64 born)
+{
+	struct kstats_task_slot *s;
+	unsigned int i;
+
+	for (i = 1; i < KSTATS_TASK_PROBES; i++) {
+		s = kstats_task_slot(t, current->pid, i);
+		if (kstats_task_owns(s, me, born))
+			return s;
+	}
+	return NULL;
+}
+
+/*
+ * The current task hit X at @now. Returns false if its slots are all
+ * taken. Called in task context with preemption disabled: a task never
+ * races with itself, so one task never holds two slots.
+ */
+notrace bool kstats_task_start(struct kstats_task_table *t, u64 now, u32 epoch)
+{
+	unsigned long me = (unsigned long)current;
+	u64 born = current->start_time;
+	struct kstats_task_slot *home = kstats_task_slot(t, current->pid, 0);
+	struct kstats_task_slot *s;
+	unsigned int i;
+
+	/* A second start restarts the measurement. */
+	if (kstats_task_owns(home, me, born)) {
+		kstats_task_fill(home, born, now, epoch);
+		return true;
+	}
+	if (atomic_read(&home->displaced)) {
+		s = kstats_task_find(t, me, born);
+		if (s) {
+			kstats_task_fill(s, born, now, epoch);
+			return true;
+		}
+	}
+	if (!READ_ONCE(home->task) && !cmpxchg(&home->task, 0, me)) {
+		kstats_task_fill(home, born, now, epoch);
+		return true;
+	}
+	/* Another task may take a free slot first: try the next ones. */
+	for (i = 1; i < KSTATS_TASK_PROBES; i++) {
+		s = kstats_task_slot(t, current->pid, i);
+		if (!READ_ONCE(s->task) && !cmpxchg(&s->task, 0, me)) {
+			kstats_task_fill(s, born, now, epoch);
+			atomic_inc(&home->displaced);
+			return true;
+		}
+	}
+	return false;
+}
+
+/*
  * Takes the current task's start out of the table; 0 if it had none, or
  * if it was from another epoch than @epoch.
  */
@@ -151,31 +193,41 @@ notrace u64 kstats_task_take(struct kstats_task_table *t, u32 epoch)
 {
 	unsigned long me = (unsigned long)current;
 	u64 born = current->start_time;
-	struct kstats_task_slot *s;
-	unsigned int i;
+	struct kstats_task_slot *home = kstats_task_slot(t, current->pid, 0);
+	struct kstats_task_slot *s = home;
 	u64 t0;
 
-	for (i = 0; i < KSTATS_TASK_PROBES; i++) {
-		s = kstats_task_slot(t, me, i);
-		if (kstats_task_owns(s, me, born)) {
-			t0 = READ_ONCE(s->epoch) == epoch ? READ_ONCE(s->t0) : 0;
-			kstats_task_release(s);
-			return t0;
-		}
+	if (!kstats_task_owns(s, me, born)) {
+		if (!atomic_read(&home->displaced))
+			return 0;
+		s = kstats_task_find(t, me, born);
+		if (!s)
+			return 0;
 	}
-	return 0;
+	t0 = READ_ONCE(s->epoch) == epoch ? READ_ONCE(s->t0) : 0;
+	kstats_task_release(s);
+	if (s != home)
+		atomic_dec(&home->displaced);
+	return t0;
 }
 
 /* @tsk is being freed: every slot with its address goes. */
 void kstats_task_forget(struct kstats_task_table *t, struct task_struct *tsk)
 {
+	struct kstats_task_slot *home = kstats_task_slot(t, tsk->pid, 0);
 	struct kstats_task_slot *s;
 	unsigned int i;
 
-	for (i = 0; i < KSTATS_TASK_PROBES; i++) {
-		s = kstats_task_slot(t, (unsigned long)tsk, i);
-		if (READ_ONCE(s->task) == (unsigned long)tsk)
+	if (READ_ONCE(home->task) == (unsigned long)tsk)
+		kstats_task_release(home);
+	if (!atomic_read(&home->displaced))
+		return;
+	for (i = 1; i < KSTATS_TASK_PROBES; i++) {
+		s = kstats_task_slot(t, tsk->pid, i);
+		if (READ_ONCE(s->task) == (unsigned long)tsk) {
 			kstats_task_release(s);
+			atomic_dec(&home->displaced);
+		}
 	}
 }
 

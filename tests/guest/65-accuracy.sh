@@ -106,6 +106,68 @@ wait 2>/dev/null
 is "$(ctl remove sys)" OK "remove sys"
 is "$(ctl remove sys1k)" OK "remove sys1k"
 
+# key task: tasks whose pids share a home slot (pid modulo the table
+# size). Of 96 tasks waiting on FIFOs, pairs with the same home take their
+# starts one after the other, so the second of each pair is displaced past
+# its home; then the first ends (its home frees while the displaced start
+# waits), then the second. Every start must pair with its own end.
+D=/tmp/ktask
+mkdir -p $D
+is "$(ctl trace home start $TS end $TE key task slots 64)" OK "key task, 64 slots"
+pids=
+i=0
+while [ $i -lt 96 ]; do
+	mkfifo $D/go.$i $D/end.$i
+	(
+		read -r _ <$D/go.$i
+		printf start >"$HELPER"
+		: >$D/started.$i
+		read -r _ <$D/end.$i
+		printf end >"$HELPER"
+	) &
+	pids="$pids $i:$!"
+	i=$((i + 1))
+done
+# "first second" index pairs of tasks with one home, at most 16.
+pairs=$(echo "$pids" | tr ' ' '\n' | awk -F: 'NF == 2 {
+	h = $2 % 64
+	if (h in one && !(h in done) && n < 16) { print one[h], $1; done[h] = 1; n++ }
+	else if (!(h in one)) one[h] = $1
+}')
+firsts=$(echo "$pairs" | awk '{ print $1 }')
+seconds=$(echo "$pairs" | awk '{ print $2 }')
+P=$(echo "$pairs" | grep -c .)
+echo "# $P pairs of tasks with one home slot"
+# wait_files PREFIX INDEXES: until each task wrote PREFIX.INDEX
+wait_files() {
+	for i in $2; do
+		n=0
+		while [ ! -e $D/$1.$i ] && [ $n -lt 600 ]; do
+			sleep 0.1
+			n=$((n + 1))
+		done
+	done
+}
+for i in $firsts; do echo >$D/go.$i; done
+wait_files started "$firsts"
+for i in $seconds; do echo >$D/go.$i; done
+wait_files started "$seconds"
+for i in $firsts; do echo >$D/end.$i; done
+for i in $seconds; do echo >$D/end.$i; done
+# The tasks that took no part leave without a start; the others end.
+for p in $pids; do
+	case " $firsts $seconds " in
+	*" ${p%%:*} "*) ;;
+	*) kill "${p#*:}" ;;
+	esac
+done
+wait 2>/dev/null
+check "at least 8 pairs of tasks share a home ($P)" test "$P" -ge 8
+is "$(samples home) $(field home unpaired) $(field home dropped)" "$((2 * P)) 0 0" \
+	"key task, shared homes: every start pairs with its own end"
+is "$(ctl remove home)" OK "remove home"
+rm -rf $D
+
 # Offsets are decimal or 0x hex: +08 is no bad octal number (whether
 # kprobes take offset 8 is up to the code there).
 log_mark
