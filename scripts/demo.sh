@@ -14,9 +14,13 @@ out=${KSTATS_BUILD:-$KSTATS_REPO/build}/demo-$target
 demo=${KSTATS_DEMO_SCRIPT:-$src/tests/demo-guest.sh}
 [ -r "$demo" ] || die "no $demo"
 
-"$KSTATS_SCRIPTS/setup.sh" >/dev/null
 # Only the debug target needs the debug kernel built; the stock ones need
-# neither its tree nor its tools (mkinitramfs.sh uses Debian's cpio).
+# neither its tree nor its tools (mkinitramfs.sh uses Debian's cpio,
+# vmlinux-extract.py unpacks the image), so their packages are a subset.
+case $target in
+deb61) "$KSTATS_SCRIPTS/setup.sh" --demo >/dev/null ;;
+*) "$KSTATS_SCRIPTS/setup.sh" >/dev/null ;;
+esac
 if [ "$target" = debug ]; then
 	"$KSTATS_SCRIPTS/build-debug-kernel.sh" >/dev/null
 fi

@@ -64,7 +64,7 @@ boot "$kernel"
 # with the distro's compressed image.
 if [ ! -s "$logdir/console.log" ] && [[ $kernel != */vmlinuz-* ]] &&
 	[ "$target" != debug ]; then
-	kernel=/boot/vmlinuz-$(target_release "$target")
+	kernel=$(target_vmlinuz "$target")
 	echo "run-guest: $target: no output from the vmlinux, retrying $kernel" >&2
 	boot "$kernel"
 fi

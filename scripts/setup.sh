@@ -4,18 +4,44 @@
 # busybox, the 6.12 source for the debug kernel, the static checkers, and
 # what the host tests of scripts/kstats use: pytest, gnuplot, promtool
 # (from prometheus) and dkms.
+#
+# Usage: setup.sh [--demo]
+#   --demo  only what "make demo" needs on Debian's stock kernel: its headers
+#           (which pull in the compiler), QEMU, busybox, cpio, perl
+#           (kernel-doc runs in W=1 builds) and Python for the tool in the
+#           guest. The kernel image is taken out of its package into the
+#           cache rather than installed: installing it generates an
+#           initramfs twice (most of a fresh demo's time) and adds a boot
+#           entry to the machine, neither of which a guest needs.
 set -euo pipefail
+. "$(dirname "$0")/targets.sh"
 
-STAMP=/var/lib/kstats-setup.v1
-pkgs=(
-	linux-image-amd64 linux-headers-amd64
-	linux-image-6.12-amd64 linux-headers-6.12-amd64
-	linux-source-6.12
-	qemu-system-x86 busybox-static cpio kmod zstd xz-utils
-	build-essential bc bison flex libelf-dev libssl-dev python3
-	sparse shellcheck gnuplot-nox dwarves
-	python3-pytest prometheus dkms
+demo_pkgs=(
+	linux-headers-amd64
+	qemu-system-x86 busybox-static cpio kmod zstd xz-utils make perl python3
 )
+demo=0
+if [ "${1:-}" = --demo ]; then
+	demo=1
+	STAMP=/var/lib/kstats-setup-demo.v1
+	pkgs=("${demo_pkgs[@]}")
+else
+	[ $# -eq 0 ] || { echo "usage: ${0##*/} [--demo]" >&2; exit 2; }
+	STAMP=/var/lib/kstats-setup.v1
+	pkgs=(
+		"${demo_pkgs[@]}"
+		linux-image-amd64
+		linux-image-6.12-amd64 linux-headers-6.12-amd64
+		linux-source-6.12
+		build-essential bc bison flex libelf-dev libssl-dev
+		sparse shellcheck gnuplot-nox dwarves
+		python3-pytest prometheus dkms
+	)
+fi
+
+# Files and directories removed at exit.
+cleanup=()
+trap 'rm -rf "${cleanup[@]}"' EXIT
 
 missing=()
 for p in "${pkgs[@]}"; do
@@ -23,7 +49,9 @@ for p in "${pkgs[@]}"; do
 		missing+=("$p")
 done
 
-if [ ${#missing[@]} -gt 0 ] || [ ! -e "$STAMP" ]; then
+# The full set includes the demo's: a full setup serves the demo too.
+if [ ${#missing[@]} -gt 0 ] ||
+	{ [ ! -e "$STAMP" ] && [ ! -e /var/lib/kstats-setup.v1 ]; }; then
 	export DEBIAN_FRONTEND=noninteractive
 	apt-get update -qq
 	# prometheus is here for promtool only: where no policy-rc.d forbids
@@ -33,11 +61,34 @@ if [ ${#missing[@]} -gt 0 ] || [ ! -e "$STAMP" ]; then
 	if [ ! -e "$policy" ] || grep -q kstats-setup "$policy"; then
 		printf '#!/bin/sh\n# kstats-setup: no service starts during setup\nexit 101\n' >"$policy"
 		chmod 755 "$policy"
-		trap 'rm -f "$policy"' EXIT
+		cleanup+=("$policy")
 	fi
 	# Always ask for the meta packages, so a newer 6.12 point release is
 	# picked up whenever Debian publishes one.
 	apt-get install -y -qq --no-install-recommends "${pkgs[@]}" >/dev/null
 	touch "$STAMP"
+fi
+
+# The demo's kernel image, unless its package is installed: downloaded by
+# apt (its signature checked) and unpacked, /boot/vmlinuz-* only.
+if [ $demo = 1 ]; then
+	vmlinuz=$(target_vmlinuz deb61)
+	if [ ! -r "$vmlinuz" ]; then
+		rel=$(target_release deb61)
+		tmp=$(mktemp -d)
+		cleanup+=("$tmp")
+		# Package lists older than the installed headers: refresh once.
+		fetch() {
+			(cd "$tmp" && apt-get download -qq -o APT::Sandbox::User=root \
+				"linux-image-$rel" >/dev/null 2>&1)
+		}
+		fetch || { apt-get update -qq && fetch; } ||
+			die "cannot download linux-image-$rel"
+		mkdir -p "${vmlinuz%/*}"
+		dpkg-deb --fsys-tarfile "$tmp"/linux-image-"$rel"_*.deb |
+			tar -xOf - "./boot/vmlinuz-$rel" >"$tmp/vmlinuz"
+		[ -s "$tmp/vmlinuz" ] || die "no /boot/vmlinuz-$rel in linux-image-$rel"
+		mv -f "$tmp/vmlinuz" "$vmlinuz"
+	fi
 fi
 echo "setup: all packages present"

@@ -2,8 +2,8 @@
 # The kernels kstats is built and tested against, resolved at run time from
 # what is installed, so Debian point releases need no edit here.
 #
-#   deb61   Debian's stock kernel: what linux-image-amd64 depends on (6.1)
-#   deb612  Debian's 6.12: what linux-image-6.12-amd64 depends on
+#   deb61   Debian's stock kernel: what linux-headers-amd64 depends on (6.1)
+#   deb612  Debian's 6.12: what linux-headers-6.12-amd64 depends on
 #   debug   6.12 built by build-debug-kernel.sh with KASAN, lockdep,
 #           kmemleak, KUnit and tracing
 #
@@ -28,13 +28,14 @@ targets_list() {
 	done
 }
 
-# Release that the installed meta package $1 pulls in, from its dependency
-# on linux-image-<release>.
+# Release that the installed headers meta package $1 pulls in, from its
+# dependency on linux-headers-<release>. The headers, not the image: "make
+# demo" installs no kernel image (see target_vmlinuz).
 _meta_release() {
 	local dep
 	dep=$(dpkg-query -W -f='${Depends}' "$1" 2>/dev/null) ||
 		die "$1 is not installed (run scripts/setup.sh)"
-	dep=$(tr ',|' '\n' <<<"$dep" | sed -n 's/^ *linux-image-\([^ ]*\).*/\1/p' | head -n1)
+	dep=$(tr ',|' '\n' <<<"$dep" | sed -n 's/^ *linux-headers-\([^ ]*\).*/\1/p' | head -n1)
 	[ -n "$dep" ] || die "cannot find the kernel release $1 depends on"
 	echo "$dep"
 }
@@ -42,12 +43,25 @@ _meta_release() {
 # Kernel release string (uname -r) of target $1.
 target_release() {
 	case $1 in
-	deb61) _meta_release linux-image-amd64 ;;
-	deb612) _meta_release linux-image-6.12-amd64 ;;
+	deb61) _meta_release linux-headers-amd64 ;;
+	deb612) _meta_release linux-headers-6.12-amd64 ;;
 	debug) cat "$(debug_kernel_dir)/include/config/kernel.release" 2>/dev/null ||
 		die "debug kernel not built (run scripts/build-debug-kernel.sh)" ;;
 	*) die "unknown target '$1'" ;;
 	esac
+}
+
+# The compressed image of stock target $1: the installed package's in
+# /boot, else the one that "setup.sh --demo" took out of the package
+# without installing it (no initramfs to generate, no boot loader entry).
+target_vmlinuz() {
+	local rel
+	rel=$(target_release "$1")
+	if [ -r "/boot/vmlinuz-$rel" ]; then
+		echo "/boot/vmlinuz-$rel"
+	else
+		echo "$KSTATS_CACHE/boot/vmlinuz-$rel"
+	fi
 }
 
 # Kernel build directory (KDIR) for out-of-tree modules of target $1.
@@ -63,33 +77,13 @@ target_describe() {
 	echo "$1 ($(target_release "$1"))"
 }
 
-# Path of the kernel's scripts/extract-vmlinux: the debug tree's if it is
-# built, else the one file taken once from linux-source-6.12's tarball into
-# the cache (reading the tarball takes ~15 s; building the tree, minutes),
-# so that "make demo" needs no kernel build. Fails if neither exists.
-extract_vmlinux_tool() {
-	local tool tarball=/usr/src/linux-source-6.12.tar.xz
-	local member=linux-source-6.12/scripts/extract-vmlinux
-	tool=$(debug_kernel_dir)/scripts/extract-vmlinux
-	[ -x "$tool" ] && echo "$tool" && return
-	tool=$KSTATS_CACHE/tools/extract-vmlinux
-	if [ ! -x "$tool" ] && [ -r "$tarball" ]; then
-		mkdir -p "${tool%/*}"
-		tar -xJf "$tarball" -O --occurrence=1 "$member" >"$tool.tmp.$$" 2>/dev/null &&
-			[ -s "$tool.tmp.$$" ] && chmod 755 "$tool.tmp.$$" &&
-			mv -f "$tool.tmp.$$" "$tool"
-		rm -f "$tool.tmp.$$"
-	fi
-	[ -x "$tool" ] && echo "$tool"
-}
-
 # Image to pass to QEMU's -kernel for target $1. All three kernels have
 # CONFIG_PVH, and QEMU boots an uncompressed ELF vmlinux through its PVH
 # entry about twice as fast as a bzImage under TCG (no decompression in
 # emulation), so the Debian images are extracted once into the cache. Falls
 # back to the compressed image if extraction is impossible.
 target_kernel() {
-	local rel dir vmlinuz out extract
+	local rel dir vmlinuz out
 	case $1 in
 	debug)
 		dir=$(debug_kernel_dir)
@@ -102,14 +96,14 @@ target_kernel() {
 		;;
 	esac
 	rel=$(target_release "$1")
-	vmlinuz=/boot/vmlinuz-$rel
+	vmlinuz=$(target_vmlinuz "$1")
 	[ -r "$vmlinuz" ] || die "$vmlinuz missing (run scripts/setup.sh)"
 	out=$KSTATS_CACHE/vmlinux/vmlinux-$rel
-	if [ ! -s "$out" ] && extract=$(extract_vmlinux_tool); then
+	if [ ! -s "$out" ]; then
 		mkdir -p "${out%/*}"
 		# Write under a temporary name: a killed run must not leave a
 		# truncated image behind.
-		if "$extract" "$vmlinuz" >"$out.tmp.$$" 2>/dev/null &&
+		if "$KSTATS_SCRIPTS/vmlinux-extract.py" "$vmlinuz" >"$out.tmp.$$" &&
 			[ -s "$out.tmp.$$" ]; then
 			mv -f "$out.tmp.$$" "$out"
 		else
