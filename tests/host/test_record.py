@@ -12,7 +12,6 @@ import random
 import signal
 import stat
 import subprocess
-import time
 
 import pytest
 
@@ -90,8 +89,7 @@ exec sh -c "$*"
 '''.format(t=tmp_path, live=self.dir, name=name))
         self.ssh.chmod(self.ssh.stat().st_mode | stat.S_IEXEC)
         first = tmp_path / 'snaps' / '0'
-        os.link(str(first / name), str(self.dir / name)) if False else \
-            (self.dir / name).write_text((first / name).read_text())
+        (self.dir / name).write_text((first / name).read_text())
         (self.dir / '_control').write_text((first / '_control').read_text())
 
     def record(self, out, n, *more, check=True):
@@ -232,9 +230,10 @@ def test_record_capture_dir(capture, tmp_path):
     sets the number of intervals."""
     rec = tmp_path / 'rec'
     out = run('--dir', capture, 'record', 'lat_base', 'small_b0', '-i', '50ms', '-d',
-              '0.12').stdout
-    # 0.12 / 0.05 rounds up to 3 intervals; -o defaults to a dated name here.
-    assert ' for 3 intervals into kstats-record-' in out.splitlines()[0]
+              '0.12', '-o', tmp_path / 'rec3').stdout
+    # 0.12 / 0.05 rounds up to 3 intervals.
+    assert ' for 3 intervals into ' in out.splitlines()[0]
+    assert len(open(str(tmp_path / 'rec3' / '_record')).read().splitlines()) == 1 + 2 * 3
     run('--dir', capture, 'record', 'lat_base', 'small_b0', '-i', '50ms', '-d', '0.1',
         '-o', rec)
     idx = [l.split() for l in open(str(rec / '_record')).read().splitlines()[1:]]
