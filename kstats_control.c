@@ -18,12 +18,14 @@
 #define pr_fmt(fmt) KBUILD_MODNAME ": " fmt
 
 #include <linux/cpumask.h>
+#include <linux/delay.h>
 #include <linux/err.h>
 #include <linux/kprobes.h>
 #include <linux/module.h>
 #include <linux/mutex.h>
 #include <linux/notifier.h>
 #include <linux/percpu.h>
+#include <linux/sched/signal.h>
 #include <linux/seq_file.h>
 #include <linux/slab.h>
 #include <linux/string.h>
@@ -206,8 +208,11 @@ int kstats_attach(struct kstats_probe *p, struct kstats_cmd *cmd)
 	return kstats_attach_func(p, cmd);
 }
 
+/* Let the probes of @p fire; under kstats_control_mutex. */
 void kstats_enable(struct kstats_probe *p)
 {
+	int ret = 0;
+
 	switch (p->mech) {
 	case KSTATS_MECH_KRETPROBE:
 		kstats_kretprobe_enable(p);
@@ -218,9 +223,65 @@ void kstats_enable(struct kstats_probe *p)
 		break;
 #endif
 	default:
-		kstats_pair_enable(p);
+		ret = kstats_pair_enable(p);
 		break;
 	}
+	if (ret)
+		pr_warn_ratelimited("%s: cannot arm its probes (error %d)\n",
+				    p->ks->name, ret);
+	else
+		p->armed = true;
+}
+
+/* Disarm the probes of a stopped entry; under kstats_control_mutex. */
+static void kstats_disable(struct kstats_probe *p)
+{
+	switch (p->mech) {
+	case KSTATS_MECH_KRETPROBE:
+		kstats_kretprobe_disable(p);
+		break;
+#ifdef KSTATS_HAVE_FPROBE
+	case KSTATS_MECH_FPROBE:
+		kstats_fprobe_disable(p);
+		break;
+#endif
+	default:
+		kstats_pair_disable(p);
+		break;
+	}
+	p->armed = false;
+}
+
+/*
+ * @ks, a control entry, was started or stopped through its file: arm or
+ * disarm its probes to follow. A stop already makes the handlers do
+ * nothing; this makes a stopped entry cost nothing, or next to it (an
+ * fprobe keeps its ftrace callback), and a start returns with the probes
+ * armed. The write must not block on kstats_control_mutex: "remove"
+ * holds it while it waits for writers of the entry's file to finish, and
+ * marks the entry dying first, which ends the wait here.
+ */
+void kstats_control_state(struct kstats *ks)
+{
+	struct kstats_probe *p = ks->probe;
+	bool want;
+
+	while (!mutex_trylock(&kstats_control_mutex)) {
+		if (READ_ONCE(p->dying) || fatal_signal_pending(current))
+			return;
+		usleep_range(500, 1000);
+	}
+	want = READ_ONCE(ks->active);
+	if (!p->gone && !p->dying && want != p->armed) {
+		if (want)
+			kstats_enable(p);
+		else
+			kstats_disable(p);
+		/* Not armed again: say so by the state, not only in the log. */
+		if (want && !p->armed)
+			kstats_stop(ks);
+	}
+	mutex_unlock(&kstats_control_mutex);
 }
 
 /*
@@ -344,6 +405,8 @@ static int kstats_trace(struct kstats_cmd *cmd)
  */
 static int kstats_destroy(struct kstats_probe *p)
 {
+	/* Ends the wait of a start or stop: see kstats_control_state(). */
+	WRITE_ONCE(p->dying, true);
 	kstats_detach(p);
 	if (p->registered) {
 		WRITE_ONCE(p->gone, true);

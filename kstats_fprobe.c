@@ -108,6 +108,15 @@ void kstats_fprobe_enable(struct kstats_probe *p)
 }
 
 /*
+ * A flag that fprobe's own ftrace callback tests: the function still
+ * calls it, but no entry handler, return hook or clock read runs.
+ */
+void kstats_fprobe_disable(struct kstats_probe *p)
+{
+	disable_fprobe(&p->fp);
+}
+
+/*
  * unregister_fprobe() stops its rethook before the ftrace shutdown, whose
  * RCU wait an explicit synchronize_rcu() doubles for exit handlers. If it
  * fails, handlers may still run: the probe is kept (registered stays true,

@@ -245,6 +245,9 @@ static ssize_t kstats_write(struct file *file, const char __user *ubuf,
 				    ks->name, (int)len, buf);
 		return -EINVAL;
 	}
+	/* A traced entry's probes follow its state: disarmed while stopped. */
+	if (ks->origin == KSTATS_ORIGIN_CONTROL)
+		kstats_control_state(ks);
 	return count;
 }
 

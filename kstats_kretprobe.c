@@ -103,6 +103,12 @@ void kstats_kretprobe_enable(struct kstats_probe *p)
 	enable_kprobe(&p->rp.kp);
 }
 
+/* Calls in flight keep their return hook, which finds the entry stopped. */
+void kstats_kretprobe_disable(struct kstats_probe *p)
+{
+	disable_kprobe(&p->rp.kp);
+}
+
 /*
  * unregister_kretprobe() waits for handlers in flight; returns still
  * pending find their rethook stopped.

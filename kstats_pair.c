@@ -176,12 +176,15 @@ static bool kstats_detach_endpoint(struct kstats_probe *p,
 	ep->registered = false;
 	if (ep->hook == KSTATS_HOOK_FTRACE) {
 		/* Waits until no callback runs. */
-		unregister_ftrace_function(&ep->ops);
+		if (!ep->disarmed)
+			unregister_ftrace_function(&ep->ops);
 		ftrace_free_filter(&ep->ops);
 		return false;
 	}
 	if (ep->tp) {
-		tracepoint_probe_unregister(ep->tp, kstats_tp_handler(start), p);
+		/* Taken off by a stop or now: callers in flight need the sync. */
+		if (!ep->disarmed)
+			tracepoint_probe_unregister(ep->tp, kstats_tp_handler(start), p);
 		return true;
 	}
 	/* Waits for pre-handlers in flight. */
@@ -208,13 +211,65 @@ int kstats_pair_attach(struct kstats_probe *p, struct kstats_cmd *cmd)
 	return ret;
 }
 
-/* End before start, as in attach. */
-void kstats_pair_enable(struct kstats_probe *p)
+/*
+ * Arm a side: enable its kprobe (disabled since attach or a stop), or
+ * put back the ftrace callback or tracepoint probe that a stop took off.
+ */
+static int kstats_arm_endpoint(struct kstats_probe *p,
+			       struct kstats_endpoint *ep, bool start)
 {
-	if (p->end.registered && p->end.hook == KSTATS_HOOK_KPROBE)
-		enable_kprobe(&p->end.kp);
-	if (p->start.registered && p->start.hook == KSTATS_HOOK_KPROBE)
-		enable_kprobe(&p->start.kp);
+	int ret = 0;
+
+	if (!ep->registered)
+		return 0;
+	if (ep->hook == KSTATS_HOOK_KPROBE)
+		return enable_kprobe(&ep->kp);
+	if (!ep->disarmed)
+		return 0;
+	if (ep->hook == KSTATS_HOOK_FTRACE)
+		ret = register_ftrace_function(&ep->ops);
+	else
+		ret = tracepoint_probe_register(ep->tp, kstats_tp_handler(start), p);
+	if (!ret)
+		ep->disarmed = false;
+	return ret;
+}
+
+/*
+ * Take a side's hook off while the entry is stopped: the kprobe is
+ * disabled, the ftrace callback and the tracepoint probe unregistered
+ * (the filter, the probe and its tables stay for the next start).
+ */
+static void kstats_disarm_endpoint(struct kstats_probe *p,
+				   struct kstats_endpoint *ep, bool start)
+{
+	if (!ep->registered || ep->disarmed)
+		return;
+	if (ep->hook == KSTATS_HOOK_KPROBE) {
+		disable_kprobe(&ep->kp);
+		return;
+	}
+	if (ep->hook == KSTATS_HOOK_FTRACE) {
+		if (unregister_ftrace_function(&ep->ops))
+			return;
+	} else if (tracepoint_probe_unregister(ep->tp, kstats_tp_handler(start), p)) {
+		return;
+	}
+	ep->disarmed = true;
+}
+
+/* End before start, as in attach. */
+int kstats_pair_enable(struct kstats_probe *p)
+{
+	return kstats_arm_endpoint(p, &p->end, false) ?:
+	       kstats_arm_endpoint(p, &p->start, true);
+}
+
+/* Start before end: no end is left waiting for a start that cannot come. */
+void kstats_pair_disable(struct kstats_probe *p)
+{
+	kstats_disarm_endpoint(p, &p->start, true);
+	kstats_disarm_endpoint(p, &p->end, false);
 }
 
 /*

@@ -115,6 +115,7 @@ struct kstats_endpoint {
 	struct tracepoint *tp;
 	struct module *tp_mod;	/* owner of @tp, NULL if built in */
 	bool registered;
+	bool disarmed;		/* ftrace or tracepoint hook taken off */
 };
 
 struct kstats_probe {
@@ -126,6 +127,8 @@ struct kstats_probe {
 	enum kstats_cmd_key key;
 	bool registered;		/* @rp or @fp */
 	bool gone;			/* detached: code it used went away */
+	bool armed;			/* its hooks fire (control mutex) */
+	bool dying;			/* being removed */
 	unsigned long addr;		/* FUNC's address */
 	struct kstats_endpoint start;	/* FUNC, or X of a pair */
 	struct kstats_endpoint end;	/* Y of a pair */
@@ -150,24 +153,28 @@ struct kstats_probe {
 /*
  * The mechanisms. attach registers the probes disabled (a tracepoint
  * probe is live at once but finds the entry stopped until enable),
- * enable lets them fire, detach unregisters whatever attach registered
+ * enable lets them fire, disable disarms them while the entry is stopped
+ * (enable arms them again), detach unregisters whatever attach registered
  * and returns only when no handler runs or will run; missed sums the
  * mechanism's own count of hits it did not report.
  */
 int kstats_kretprobe_attach(struct kstats_probe *p, struct kstats_cmd *cmd);
 void kstats_kretprobe_enable(struct kstats_probe *p);
+void kstats_kretprobe_disable(struct kstats_probe *p);
 void kstats_kretprobe_detach(struct kstats_probe *p);
 unsigned long kstats_kretprobe_missed(const struct kstats_probe *p);
 
 #ifdef KSTATS_HAVE_FPROBE
 int kstats_fprobe_attach(struct kstats_probe *p, struct kstats_cmd *cmd);
 void kstats_fprobe_enable(struct kstats_probe *p);
+void kstats_fprobe_disable(struct kstats_probe *p);
 void kstats_fprobe_detach(struct kstats_probe *p);
 unsigned long kstats_fprobe_missed(const struct kstats_probe *p);
 #endif
 
 int kstats_pair_attach(struct kstats_probe *p, struct kstats_cmd *cmd);
-void kstats_pair_enable(struct kstats_probe *p);
+int kstats_pair_enable(struct kstats_probe *p);
+void kstats_pair_disable(struct kstats_probe *p);
 void kstats_pair_detach(struct kstats_probe *p);
 unsigned long kstats_pair_missed(const struct kstats_probe *p);
 
