@@ -515,6 +515,7 @@ void kstats_probe_show(struct seq_file *m, const struct kstats *ks)
 	else
 		seq_puts(m, " bias_ns - bias_p99_ns -");
 	kstats_show_overhead(m, &sum);
+	kstats_show_extremes(m, ks);
 	seq_putc(m, '\n');
 }
 
