@@ -94,7 +94,6 @@ struct kstats *kstats_alloc(const char *name, u8 frac_bits)
 	return ks;
 }
 
-
 /* Number of published entries; the caller holds kstats_mutex. */
 static unsigned int kstats_count(void)
 {
