@@ -54,7 +54,8 @@ check "runtime: $D <= min ($lo) <= max ($hi)" test "$lo" -ge $D -a "$hi" -ge "$l
 first=$(grep CPUS "$KS/mmt" | head -n 1 | awk '{ print $2 }')
 last=$(grep CPUS "$KS/mmt" | tail -n 1 | awk '{ print $2 }')
 # slot_of V: the slot of V at bits 4 (see "Slots" in Documentation/kstats.rst)
-slot_of() { awk -v v="$1" 'BEGIN { b = 0; while (v >= 2 ^ (b + 5)) b++;
-	if (b == 0) { print v; exit } print (b + 1) * 16 + int(v / 2 ^ b) % 16 }'; }
+# (busybox awk has no ^: powers of two by doubling)
+slot_of() { awk -v v="$1" 'BEGIN { if (v < 32) { print v; exit } b = 1; p = 32;
+	while (v >= 2 * p) { p *= 2; b++ } print (b + 1) * 16 + int(v * 16 / p) % 16 }'; }
 is "$(slot_of "$lo") $(slot_of "$hi")" "$first $last" "min and max lie in the first and last slots"
 is "$(ctl remove mmt)" OK "remove mmt"
