@@ -43,7 +43,7 @@ struct kstats {
 	enum kstats_origin origin;
 	struct kstats_probe *probe;	/* for KSTATS_ORIGIN_CONTROL */
 	struct kstats_slot __percpu *slots;
-	struct kstats_extremes __percpu *ext;	/* exact min and max per CPU */
+	struct kstats_extremes __percpu *ext;	/* min, max: after the slots */
 	struct dentry *dentry;
 	struct list_head list;
 	char name[KSTATS_NAME_MAX + 1];

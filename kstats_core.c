@@ -65,7 +65,6 @@ struct kstats *kstats_find(const char *name)
 void kstats_free(struct kstats *ks)
 {
 	free_percpu(ks->slots);
-	free_percpu(ks->ext);
 	kfree(ks);
 }
 
@@ -83,13 +82,15 @@ struct kstats *kstats_alloc(const char *name, u8 frac_bits)
 	strscpy(ks->name, name, sizeof(ks->name));
 	ks->frac_bits = frac_bits;
 	ks->nr_slots = kstats_nr_slots(frac_bits);
-	ks->slots = __alloc_percpu(ks->nr_slots * sizeof(struct kstats_slot),
+	/* The extremes right after the slots: one allocation, as before them. */
+	ks->slots = __alloc_percpu(ks->nr_slots * sizeof(struct kstats_slot) +
+				   sizeof(struct kstats_extremes),
 				   __alignof__(struct kstats_slot));
-	ks->ext = alloc_percpu(struct kstats_extremes);
-	if (!ks->slots || !ks->ext) {
-		kstats_free(ks);
+	if (!ks->slots) {
+		kfree(ks);
 		return ERR_PTR(-ENOMEM);
 	}
+	ks->ext = (struct kstats_extremes __percpu *)(ks->slots + ks->nr_slots);
 	ks->active = true;
 	return ks;
 }

@@ -1348,7 +1348,7 @@ static void kt_duplicate(struct kunit *test)
 	KUNIT_EXPECT_EQ(test, lines[1].avg, 9);
 	text = kt_read(test, "_control");
 	kt_expect_line(test, text, 1,
-		       "name kunit_dup origin kernel bits 2 state running");
+		       "name kunit_dup origin kernel bits 2 state running min 9 max 9");
 	kstats_record(ks, 9);
 	KUNIT_EXPECT_EQ(test, kt_total_count(ks), 5);
 }
