@@ -62,7 +62,7 @@
 #define CREATE_TRACE_POINTS
 #include "kstats_helper_trace.h"
 
-#define HELPER_MAX_ENTRIES	32
+#define HELPER_MAX_ENTRIES	64
 #define HELPER_CMD_MAX		256
 
 struct helper_entry {
