@@ -13,6 +13,7 @@
 #include <linux/types.h>
 
 struct dentry;
+struct kstats_extremes;
 struct kstats_probe;
 struct kstats_slot;
 
@@ -42,6 +43,7 @@ struct kstats {
 	enum kstats_origin origin;
 	struct kstats_probe *probe;	/* for KSTATS_ORIGIN_CONTROL */
 	struct kstats_slot __percpu *slots;
+	struct kstats_extremes __percpu *ext;	/* min, max: after the slots */
 	struct dentry *dentry;
 	struct list_head list;
 	char name[KSTATS_NAME_MAX + 1];

@@ -30,9 +30,11 @@
 #include <linux/slab.h>
 #include <linux/string.h>
 #include <linux/tracepoint.h>
+#include "kstats_filter.h"
 #include "kstats_internal.h"
 #include "kstats_parse.h"
 #include "kstats_probe.h"
+#include "kstats_value.h"
 
 /* A module with tracepoints, from the tracepoint module notifier. */
 struct kstats_tp_module {
@@ -120,6 +122,8 @@ static const char *kstats_mech_name(const struct kstats_probe *p)
 {
 	switch (p->mech) {
 	case KSTATS_MECH_KRETPROBE:
+		if (p->value == KSTATS_VALUE_ARG)
+			return "kprobe";
 		return p->pcpu ? "pcpu-kretprobe" : "kretprobe";
 	case KSTATS_MECH_FPROBE:
 		return p->pcpu ? "pcpu-fprobe" : "fprobe";
@@ -151,6 +155,9 @@ struct kstats_probe *kstats_probe_alloc(const struct kstats_cmd *cmd)
 	p->key = cmd->key;
 	/* mono unless told otherwise: see "Clock" in Documentation/kstats.rst. */
 	p->local_clock = cmd->clock == KSTATS_CLOCK_LOCAL;
+	p->filter = cmd->filter;
+	p->value = cmd->value;
+	p->arg = cmd->arg;
 	p->start.target = cmd->start;
 	p->end.target = cmd->end;
 	p->stats = alloc_percpu(struct kstats_probe_stats);
@@ -358,6 +365,9 @@ static int kstats_trace(struct kstats_cmd *cmd)
 	int ret;
 
 	lockdep_assert_held(&kstats_control_mutex);
+	ret = kstats_filter_check(cmd);
+	if (ret)
+		return ret;
 	if (kstats_name_taken(cmd->name))
 		return kstats_fail(cmd, -EEXIST, "entry %s exists", cmd->name);
 
@@ -522,6 +532,8 @@ void kstats_probe_show(struct seq_file *m, const struct kstats *ks)
 		sum.dropped += READ_ONCE(s->dropped);
 		sum.unpaired += READ_ONCE(s->unpaired);
 		sum.notask += READ_ONCE(s->notask);
+		sum.filtered += READ_ONCE(s->filtered);
+		sum.errors += READ_ONCE(s->errors);
 		for (side = 0; side < KSTATS_NR_SIDES; side++) {
 			sum.handler_ns[side] += READ_ONCE(s->handler_ns[side]);
 			sum.timed[side] += READ_ONCE(s->timed[side]);
@@ -546,8 +558,12 @@ void kstats_probe_show(struct seq_file *m, const struct kstats *ks)
 		seq_printf(m, " hooks %s,%s", kstats_hook_name(&p->start),
 			   kstats_hook_name(&p->end));
 	}
-	seq_printf(m, " bits %u clock %s state %s missed %lu", ks->frac_bits,
-		   p->local_clock ? "local" : "mono", state, kstats_missed(p));
+	seq_printf(m, " bits %u", ks->frac_bits);
+	/* A value entry reads no clock. */
+	if (p->value == KSTATS_VALUE_TIME)
+		seq_printf(m, " clock %s", p->local_clock ? "local" : "mono");
+	kstats_value_show(m, p, sum.errors);
+	seq_printf(m, " state %s missed %lu", state, kstats_missed(p));
 	if (p->pcpu)
 		seq_printf(m, " skipped %lu", sum.skipped);
 	if (p->mech == KSTATS_MECH_PAIR)
@@ -556,8 +572,13 @@ void kstats_probe_show(struct seq_file *m, const struct kstats *ks)
 	if (p->tasks)
 		seq_printf(m, " notask %lu slots %u", sum.notask,
 			   kstats_task_table_size(p->tasks));
-	kstats_show_bias(m, p);
+	kstats_filter_show(m, &p->filter, sum.filtered);
+	if (p->value == KSTATS_VALUE_TIME)
+		kstats_show_bias(m, p);
+	else
+		seq_puts(m, " bias_ns - bias_p99_ns -");
 	kstats_show_overhead(m, &sum);
+	kstats_show_extremes(m, ks);
 	seq_putc(m, '\n');
 }
 

@@ -10,9 +10,11 @@
 
 #include <linux/ctype.h>
 #include <linux/err.h>
+#include <linux/minmax.h>
 #include <linux/module.h>
 #include <linux/mutex.h>
 #include <linux/slab.h>
+#include <linux/seq_file.h>
 #include <linux/smp.h>
 #include <linux/cpu.h>
 #include <linux/string.h>
@@ -60,6 +62,12 @@ struct kstats *kstats_find(const char *name)
 	return NULL;
 }
 
+void kstats_free(struct kstats *ks)
+{
+	free_percpu(ks->slots);
+	kfree(ks);
+}
+
 struct kstats *kstats_alloc(const char *name, u8 frac_bits)
 {
 	struct kstats *ks;
@@ -74,20 +82,17 @@ struct kstats *kstats_alloc(const char *name, u8 frac_bits)
 	strscpy(ks->name, name, sizeof(ks->name));
 	ks->frac_bits = frac_bits;
 	ks->nr_slots = kstats_nr_slots(frac_bits);
-	ks->slots = __alloc_percpu(ks->nr_slots * sizeof(struct kstats_slot),
+	/* The extremes right after the slots: one allocation, as before them. */
+	ks->slots = __alloc_percpu(ks->nr_slots * sizeof(struct kstats_slot) +
+				   sizeof(struct kstats_extremes),
 				   __alignof__(struct kstats_slot));
 	if (!ks->slots) {
 		kfree(ks);
 		return ERR_PTR(-ENOMEM);
 	}
+	ks->ext = (struct kstats_extremes __percpu *)(ks->slots + ks->nr_slots);
 	ks->active = true;
 	return ks;
-}
-
-void kstats_free(struct kstats *ks)
-{
-	free_percpu(ks->slots);
-	kfree(ks);
 }
 
 /* Number of published entries; the caller holds kstats_mutex. */
@@ -191,6 +196,7 @@ static void kstats_reset_local(void *arg)
 
 	memset(this_cpu_ptr(ks->slots), 0,
 	       ks->nr_slots * sizeof(struct kstats_slot));
+	memset(this_cpu_ptr(ks->ext), 0, sizeof(struct kstats_extremes));
 }
 
 void kstats_reset(struct kstats *ks)
@@ -202,12 +208,39 @@ void kstats_reset(struct kstats *ks)
 	on_each_cpu(kstats_reset_local, ks, 1);
 	/* Nobody records on an offline CPU. */
 	for_each_possible_cpu(cpu)
-		if (!cpu_online(cpu))
+		if (!cpu_online(cpu)) {
 			memset(per_cpu_ptr(ks->slots, cpu), 0,
 			       ks->nr_slots * sizeof(struct kstats_slot));
+			memset(per_cpu_ptr(ks->ext, cpu), 0,
+			       sizeof(struct kstats_extremes));
+		}
 	cpus_read_unlock();
 }
 EXPORT_SYMBOL_GPL(kstats_reset);
+
+bool kstats_extremes(const struct kstats *ks, u64 *lo, u64 *hi)
+{
+	u64 top = 0, not_lo = 0;
+	int cpu;
+
+	for_each_possible_cpu(cpu) {
+		const struct kstats_extremes *e = per_cpu_ptr(ks->ext, cpu);
+
+		top = max(top, READ_ONCE(e->max));
+		not_lo = max(not_lo, READ_ONCE(e->not_min));
+	}
+	*lo = ~not_lo;
+	*hi = top;
+	return top || not_lo;
+}
+
+void kstats_show_extremes(struct seq_file *m, const struct kstats *ks)
+{
+	u64 lo, hi;
+
+	if (kstats_extremes(ks, &lo, &hi))
+		seq_printf(m, " min %llu max %llu", lo, hi);
+}
 
 static int __init kstats_init(void)
 {

@@ -3,7 +3,8 @@
  * kstats mechanism: fprobes (an ftrace callback at the function entry and
  * a rethook at its return), for trace FUNC and trace pcpu:FUNC on kernels
  * whose fprobe callbacks have the form of 6.5 to 6.13. Built only there
- * (Kbuild defines KSTATS_HAVE_FPROBE).
+ * (Kbuild defines KSTATS_HAVE_FPROBE). "value argN" has no exit handler,
+ * so fprobe hooks no return.
  */
 #define pr_fmt(fmt) KBUILD_MODNAME ": " fmt
 
@@ -11,8 +12,10 @@
 #include <linux/minmax.h>
 #include <linux/ptrace.h>
 #include <linux/rcupdate.h>
+#include "kstats_filter.h"
 #include "kstats_handler.h"
 #include "kstats_probe.h"
+#include "kstats_value.h"
 
 static notrace int kstats_fp_entry(struct fprobe *fp, unsigned long ip,
 				   unsigned long ret_ip, struct pt_regs *regs,
@@ -21,7 +24,7 @@ static notrace int kstats_fp_entry(struct fprobe *fp, unsigned long ip,
 	struct kstats_probe *p = container_of(fp, struct kstats_probe, fp);
 	struct kstats_timed tm;
 
-	if (kstats_stopped(p))
+	if (kstats_stopped(p) || !kstats_filter_pass(p))
 		return 1;
 	kstats_timed_begin(p, &tm);
 	kstats_call_begin(data);
@@ -49,7 +52,7 @@ static notrace int kstats_fp_pcpu_entry(struct fprobe *fp, unsigned long ip,
 	struct kstats_timed tm;
 	bool hook;
 
-	if (kstats_stopped(p))
+	if (kstats_stopped(p) || !kstats_filter_pass(p))
 		return 1;
 	kstats_timed_begin(p, &tm);
 	/* fprobe saves the registers (FTRACE_OPS_FL_SAVE_REGS) before 6.14. */
@@ -72,6 +75,56 @@ static notrace void kstats_fp_pcpu_exit(struct fprobe *fp, unsigned long ip,
 	kstats_timed_end(p, KSTATS_SIDE_END, &tm);
 }
 
+/* value argN: fprobe saves the registers (FTRACE_OPS_FL_SAVE_REGS). */
+static notrace int kstats_fp_value_arg(struct fprobe *fp, unsigned long ip,
+				       unsigned long ret_ip,
+				       struct pt_regs *regs, void *data)
+{
+	struct kstats_probe *p = container_of(fp, struct kstats_probe, fp);
+
+	if (regs && !kstats_stopped(p) && kstats_filter_pass(p))
+		kstats_value_arg(p, regs);
+	return 0;
+}
+
+/* value retval: non-zero leaves the return of this call unhooked. */
+static notrace int kstats_fp_value_entry(struct fprobe *fp, unsigned long ip,
+					 unsigned long ret_ip,
+					 struct pt_regs *regs, void *data)
+{
+	struct kstats_probe *p = container_of(fp, struct kstats_probe, fp);
+
+	return kstats_stopped(p) || !kstats_filter_pass(p);
+}
+
+static notrace void kstats_fp_value_exit(struct fprobe *fp, unsigned long ip,
+					 unsigned long ret_ip,
+					 struct pt_regs *regs, void *data)
+{
+	kstats_value_ret(container_of(fp, struct kstats_probe, fp),
+			 regs_return_value(regs));
+}
+
+static void kstats_fprobe_handlers(struct kstats_probe *p)
+{
+	struct fprobe *fp = &p->fp;
+
+	if (p->value == KSTATS_VALUE_ARG) {
+		fp->entry_handler = kstats_fp_value_arg;
+	} else if (p->value == KSTATS_VALUE_RETVAL) {
+		fp->entry_handler = kstats_fp_value_entry;
+		fp->exit_handler = kstats_fp_value_exit;
+	} else if (p->pcpu) {
+		fp->entry_handler = kstats_fp_pcpu_entry;
+		fp->exit_handler = kstats_fp_pcpu_exit;
+		fp->entry_data_size = sizeof(struct kstats_pcpu_call);
+	} else {
+		fp->entry_handler = kstats_fp_entry;
+		fp->exit_handler = kstats_fp_exit;
+		fp->entry_data_size = sizeof(u64);
+	}
+}
+
 /* Register a disabled fprobe on FUNC at p->addr. */
 int kstats_fprobe_attach(struct kstats_probe *p, struct kstats_cmd *cmd)
 {
@@ -86,10 +139,7 @@ int kstats_fprobe_attach(struct kstats_probe *p, struct kstats_cmd *cmd)
 	}
 	memset(fp, 0, sizeof(*fp));
 	fp->flags = FPROBE_FL_DISABLED;
-	fp->entry_handler = p->pcpu ? kstats_fp_pcpu_entry : kstats_fp_entry;
-	fp->exit_handler = p->pcpu ? kstats_fp_pcpu_exit : kstats_fp_exit;
-	fp->entry_data_size = p->pcpu ? sizeof(struct kstats_pcpu_call) :
-					sizeof(u64);
+	kstats_fprobe_handlers(p);
 	fp->nr_maxactive = max_t(int, 20, 2 * num_possible_cpus());
 	ret = register_fprobe_ips(fp, &p->addr, 1);
 	if (ret == -ENOENT || ret == -EINVAL)

@@ -294,7 +294,8 @@ void kstats_fs_remove(struct kstats *ks)
 }
 
 /*
- * _control: one line per entry, "name N origin kernel bits B state S", or
+ * _control: one line per entry, "name N origin kernel bits B state S" and
+ * " min N max N" once it has samples, or
  * for entries of _control the line of kstats_probe_show(); then the lines
  * of the last calibration. Positions past the entries are calibration
  * lines; the entry count at start() tells them apart, in m->private.
@@ -347,8 +348,10 @@ static int kstats_control_show(struct seq_file *m, void *v)
 		kstats_probe_show(m, ks);
 		return 0;
 	}
-	seq_printf(m, "name %s origin kernel bits %u state %s\n", ks->name,
+	seq_printf(m, "name %s origin kernel bits %u state %s", ks->name,
 		   ks->frac_bits, READ_ONCE(ks->active) ? "running" : "stopped");
+	kstats_show_extremes(m, ks);
+	seq_putc(m, '\n');
 	return 0;
 }
 

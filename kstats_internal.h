@@ -85,6 +85,33 @@ static inline unsigned int kstats_sum_shift(unsigned int bucket)
 }
 
 /*
+ * The exact smallest and largest sample of a CPU. The minimum is kept
+ * inverted, so that both only grow and zeroed memory (allocation, reset)
+ * holds none: both 0 means no sample, since a sample of 0 sets @not_min
+ * and any other sets @max.
+ */
+struct kstats_extremes {
+	u64 max;
+	u64 not_min;	/* ~min */
+};
+
+/*
+ * Raise this CPU's *@p to @val: one compare once the extremes settle.
+ * this_cpu_cmpxchg() keeps a sample from an interrupt in between.
+ */
+static __always_inline void kstats_raise(u64 __percpu *p, u64 val)
+{
+	u64 cur = this_cpu_read(*p), prev;
+
+	while (unlikely(val > cur)) {
+		prev = this_cpu_cmpxchg(*p, cur, val);
+		if (prev == cur)
+			break;
+		cur = prev;
+	}
+}
+
+/*
  * The recording hot path, after the state check; inlined into
  * __kstats_record() and, to weigh a call against inlining, the benchmark.
  * The sum is updated before the count, and kstats_reset() clears a CPU's
@@ -102,10 +129,12 @@ static __always_inline void kstats_add_sample(struct kstats *ks, u64 val)
 	offset = bucket ? (val & (BIT_ULL(bucket - 1) - 1)) >>
 			  kstats_sum_shift(bucket) : 0;
 
-	/* Keep both updates on one CPU; each is irq-safe on its own. */
+	/* Keep all updates on one CPU; each is irq-safe on its own. */
 	preempt_disable_notrace();
 	this_cpu_add(ks->slots[slot].sum, offset);
 	this_cpu_add(ks->slots[slot].count, 1);
+	kstats_raise(&ks->ext->max, val);
+	kstats_raise(&ks->ext->not_min, ~val);
 	preempt_enable_notrace();
 }
 
@@ -131,6 +160,15 @@ static inline u64 kstats_slot_mean(unsigned int slot, unsigned int frac_bits,
 	return lo + (q << shift) +
 	       mul_u64_u64_div_u64(sum - q * count, BIT_ULL(shift), count);
 }
+
+/*
+ * Exact smallest and largest sample over all CPUs; false if none. Read
+ * without stopping anyone: a sample landing meanwhile may or may not be
+ * in them.
+ */
+bool kstats_extremes(const struct kstats *ks, u64 *lo, u64 *hi);
+/* " min N max N" for the _control line, nothing if there is no sample. */
+void kstats_show_extremes(struct seq_file *m, const struct kstats *ks);
 
 /* Entry lifetime, in kstats_core.c. */
 bool kstats_name_valid(const char *name);

@@ -2,15 +2,18 @@
 /*
  * kstats mechanism: kretprobes, for trace FUNC and trace pcpu:FUNC on
  * kernels without a usable fprobe, or with "via kretprobe". The start time
- * lives in the kretprobe instance of each call.
+ * lives in the kretprobe instance of each call. "value argN" needs no
+ * return: its kretprobe's kprobe is registered alone.
  */
 #define pr_fmt(fmt) KBUILD_MODNAME ": " fmt
 
 #include <linux/kprobes.h>
 #include <linux/minmax.h>
 #include <linux/ptrace.h>
+#include "kstats_filter.h"
 #include "kstats_handler.h"
 #include "kstats_probe.h"
+#include "kstats_value.h"
 
 static __always_inline struct kstats_probe *
 kstats_krp_probe(struct kretprobe_instance *ri)
@@ -24,7 +27,7 @@ static notrace int kstats_krp_entry(struct kretprobe_instance *ri,
 	struct kstats_probe *p = kstats_krp_probe(ri);
 	struct kstats_timed tm;
 
-	if (kstats_stopped(p))
+	if (kstats_stopped(p) || !kstats_filter_pass(p))
 		return 1;
 	kstats_timed_begin(p, &tm);
 	kstats_call_begin((u64 *)ri->data);
@@ -51,7 +54,7 @@ static notrace int kstats_krp_pcpu_entry(struct kretprobe_instance *ri,
 	struct kstats_timed tm;
 	bool hook;
 
-	if (kstats_stopped(p))
+	if (kstats_stopped(p) || !kstats_filter_pass(p))
 		return 1;
 	kstats_timed_begin(p, &tm);
 	hook = kstats_pcpu_begin(p, (struct kstats_pcpu_call *)ri->data,
@@ -73,7 +76,56 @@ static notrace int kstats_krp_pcpu_ret(struct kretprobe_instance *ri,
 	return 0;
 }
 
-/* Register a disabled kretprobe on FUNC, at p->addr if it is known. */
+/* value argN: a kprobe, no return hooked, no clock read. */
+static notrace int kstats_kp_value_arg(struct kprobe *kp, struct pt_regs *regs)
+{
+	struct kstats_probe *p = container_of(kp, struct kstats_probe, rp.kp);
+
+	if (!kstats_stopped(p) && kstats_filter_pass(p))
+		kstats_value_arg(p, regs);
+	return 0;
+}
+
+/* value retval: the return is hooked only for the hits measured. */
+static notrace int kstats_krp_value_entry(struct kretprobe_instance *ri,
+					  struct pt_regs *regs)
+{
+	struct kstats_probe *p = kstats_krp_probe(ri);
+
+	return kstats_stopped(p) || !kstats_filter_pass(p);
+}
+
+static notrace int kstats_krp_value_ret(struct kretprobe_instance *ri,
+					struct pt_regs *regs)
+{
+	kstats_value_ret(kstats_krp_probe(ri), regs_return_value(regs));
+	return 0;
+}
+
+static void kstats_kretprobe_handlers(struct kstats_probe *p)
+{
+	struct kretprobe *rp = &p->rp;
+
+	if (p->value == KSTATS_VALUE_ARG) {
+		rp->kp.pre_handler = kstats_kp_value_arg;
+	} else if (p->value == KSTATS_VALUE_RETVAL) {
+		rp->entry_handler = kstats_krp_value_entry;
+		rp->handler = kstats_krp_value_ret;
+	} else if (p->pcpu) {
+		rp->entry_handler = kstats_krp_pcpu_entry;
+		rp->handler = kstats_krp_pcpu_ret;
+		rp->data_size = sizeof(struct kstats_pcpu_call);
+	} else {
+		rp->entry_handler = kstats_krp_entry;
+		rp->handler = kstats_krp_ret;
+		rp->data_size = sizeof(u64);
+	}
+}
+
+/*
+ * Register a disabled kretprobe on FUNC, at p->addr if it is known; for
+ * value argN its kprobe alone.
+ */
 int kstats_kretprobe_attach(struct kstats_probe *p, struct kstats_cmd *cmd)
 {
 	struct kretprobe *rp = &p->rp;
@@ -86,11 +138,12 @@ int kstats_kretprobe_attach(struct kstats_probe *p, struct kstats_cmd *cmd)
 	else
 		rp->kp.symbol_name = p->start.target.sym;
 	rp->kp.flags = KPROBE_FLAG_DISABLED;
-	rp->entry_handler = p->pcpu ? kstats_krp_pcpu_entry : kstats_krp_entry;
-	rp->handler = p->pcpu ? kstats_krp_pcpu_ret : kstats_krp_ret;
-	rp->data_size = p->pcpu ? sizeof(struct kstats_pcpu_call) : sizeof(u64);
+	kstats_kretprobe_handlers(p);
 	rp->maxactive = max_t(int, 20, 2 * num_possible_cpus());
-	ret = register_kretprobe(rp);
+	if (p->value == KSTATS_VALUE_ARG)
+		ret = register_kprobe(&rp->kp);
+	else
+		ret = register_kretprobe(rp);
 	if (ret)
 		return kstats_kprobe_error(cmd, "trace", &p->start.target, ret);
 	p->registered = true;
@@ -118,7 +171,10 @@ void kstats_kretprobe_detach(struct kstats_probe *p)
 	if (!p->registered)
 		return;
 	p->registered = false;
-	unregister_kretprobe(&p->rp);
+	if (p->value == KSTATS_VALUE_ARG)
+		unregister_kprobe(&p->rp.kp);
+	else
+		unregister_kretprobe(&p->rp);
 }
 
 unsigned long kstats_kretprobe_missed(const struct kstats_probe *p)

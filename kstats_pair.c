@@ -10,20 +10,23 @@
 
 #include <linux/kprobes.h>
 #include <linux/tracepoint.h>
+#include "kstats_filter.h"
 #include "kstats_handler.h"
 #include "kstats_probe.h"
 
 /*
  * X or Y was hit, whatever hooks it. A stopped pair does nothing: starts
  * carry the entry's epoch, so none pairs across a stop. A running one
- * times one call in KSTATS_TIMED_EVERY for overhead_ns.
+ * times one call in KSTATS_TIMED_EVERY for overhead_ns. Filters apply to
+ * the start only: the end of a start left out finds no start (unpaired).
  */
 static __always_inline void kstats_pair_hit(struct kstats_probe *p,
 					    enum kstats_side side)
 {
 	struct kstats_timed tm;
 
-	if (kstats_stopped(p))
+	if (kstats_stopped(p) ||
+	    (side == KSTATS_SIDE_BEGIN && !kstats_filter_pass(p)))
 		return;
 	kstats_timed_begin(p, &tm);
 	if (side == KSTATS_SIDE_BEGIN)

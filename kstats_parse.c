@@ -3,14 +3,17 @@
  * kstats _control parser: one command line into a struct kstats_cmd.
  *
  *   trace FUNC [bits N] [via kretprobe|fprobe] [as NAME] [clock mono]
- *   trace pcpu:FUNC [bits N] [as NAME] [clock local|mono]
+ *              [value argN|retval] [FILTER...]
+ *   trace pcpu:FUNC [bits N] [as NAME] [clock local|mono] [FILTER...]
  *   trace NAME start X end Y [bits N] [key cpu|task] [slots N] [clock C]
+ *              [FILTER...]
  *   remove NAME
  *   calibrate [samples N]
  *
  * Keywords are case-insensitive, words are separated by whitespace and the
  * options after the second word come in any order, each at most once.
- * X and Y are SYMBOL, SYMBOL+OFFSET or __tracepoint_NAME. Nothing here
+ * X and Y are SYMBOL, SYMBOL+OFFSET or __tracepoint_NAME; a FILTER is
+ * pid N, tid N, comm NAME or cpu N (kstats_filter.c). Nothing here
  * looks at the running kernel: symbols are only checked for their syntax.
  */
 #include <kunit/visibility.h>
@@ -22,8 +25,8 @@
 #include "kstats_internal.h"
 #include "kstats_parse.h"
 
-/* The longest valid command has 14 words; one more is enough to refuse. */
-#define KSTATS_MAX_WORDS	15
+/* The longest valid command has 24 words; one more is enough to refuse. */
+#define KSTATS_MAX_WORDS	25
 
 #define kstats_why(cmd, fmt, ...)					\
 	({								\
@@ -98,7 +101,7 @@ static int kstats_parse_trace(struct kstats_cmd *cmd, char **w, int n)
 {
 	bool pair = false, have_bits = false, have_via = false, have_as = false,
 	     have_key = false, have_start = false, have_end = false,
-	     have_slots = false, have_clock = false;
+	     have_slots = false, have_clock = false, have_value = false;
 	unsigned int bits, slots;
 	int i, ret;
 
@@ -209,8 +212,19 @@ static int kstats_parse_trace(struct kstats_cmd *cmd, char **w, int n)
 			ret = kstats_parse_target(cmd, v, "end", &cmd->end);
 			if (ret)
 				return ret;
+		} else if (!strcasecmp(k, "value")) {
+			if (have_value)
+				return kstats_why(cmd, "value given twice");
+			have_value = true;
+			ret = kstats_parse_value(cmd, v);
+			if (ret)
+				return ret;
 		} else {
-			return kstats_why(cmd, "unknown option '%.20s'", k);
+			ret = kstats_parse_filter(cmd, k, v);
+			if (ret == -ENOENT)
+				return kstats_why(cmd, "unknown option '%.20s'", k);
+			if (ret)
+				return ret;
 		}
 	}
 	if (pair && (!have_start || !have_end))
@@ -221,6 +235,8 @@ static int kstats_parse_trace(struct kstats_cmd *cmd, char **w, int n)
 	if (cmd->clock == KSTATS_CLOCK_LOCAL &&
 	    (cmd->op == KSTATS_CMD_TRACE || cmd->key == KSTATS_KEY_TASK))
 		return kstats_why(cmd, "clock local is only for pcpu: and key cpu");
+	if (have_value && have_clock)
+		return kstats_why(cmd, "a value entry reads no clock");
 	if (!cmd->name[0])
 		return kstats_why(cmd, "FUNC needs 'as NAME' (leading _ or over %d chars)",
 				  KSTATS_NAME_MAX);

@@ -58,6 +58,48 @@ enum kstats_cmd_clock {
 	KSTATS_CLOCK_LOCAL,	/* local_clock() */
 };
 
+/*
+ * Filters: which hits are measured (all of those given must match).
+ * @flags: the KSTATS_FILTER_* given; 0 measures every hit.
+ * @pid: process (thread group) id, in the initial pid namespace.
+ * @tid: thread id, likewise.
+ * @cpu: CPU number; checked against the possible CPUs at attach time.
+ * @comm: task name, NUL-terminated, compared whole.
+ */
+#define KSTATS_FILTER_PID	BIT(0)
+#define KSTATS_FILTER_TID	BIT(1)
+#define KSTATS_FILTER_COMM	BIT(2)
+#define KSTATS_FILTER_CPU	BIT(3)
+/* Same as the kernel's TASK_COMM_LEN, without pulling in sched.h. */
+#define KSTATS_COMM_LEN		16
+
+struct kstats_filter {
+	unsigned int flags;
+	int pid;
+	int tid;
+	unsigned int cpu;
+	char comm[KSTATS_COMM_LEN];
+};
+
+/* What a trace FUNC entry samples, "value argN|retval"; time if none. */
+enum kstats_cmd_value {
+	KSTATS_VALUE_TIME,	/* the runtime, no "value" */
+	KSTATS_VALUE_ARG,	/* argument @arg of FUNC at its entry */
+	KSTATS_VALUE_RETVAL,	/* the return value of FUNC */
+};
+
+/*
+ * Arguments passed in registers, the ones regs_get_kernel_argument()
+ * reads reliably: "value argN" takes N from 1 to this.
+ */
+#if defined(CONFIG_X86_64)
+#define KSTATS_REG_ARGS		6
+#elif defined(CONFIG_ARM64)
+#define KSTATS_REG_ARGS		8
+#else
+#define KSTATS_REG_ARGS		0
+#endif
+
 /* A place in the kernel: a function, an offset in it, or a tracepoint. */
 struct kstats_target {
 	bool tracepoint;	/* @sym is a tracepoint name, without prefix */
@@ -75,6 +117,9 @@ struct kstats_target {
  * @clock: the clock asked for with "clock".
  * @slots: task table size for %KSTATS_KEY_TASK; 0 for the default.
  * @samples: calls per mechanism for %KSTATS_CMD_CALIBRATE.
+ * @filter: the hits measured (pid, tid, comm, cpu).
+ * @value: what is sampled: time, an argument or the return value.
+ * @arg: the argument of %KSTATS_VALUE_ARG, 1-based.
  * @start: FUNC, or X of a pair.
  * @end: Y of a pair.
  * @why: on error, why the line was refused, for the kernel log.
@@ -88,6 +133,9 @@ struct kstats_cmd {
 	enum kstats_cmd_clock clock;
 	unsigned int slots;
 	unsigned int samples;
+	struct kstats_filter filter;
+	enum kstats_cmd_value value;
+	unsigned int arg;
 	struct kstats_target start;
 	struct kstats_target end;
 	char why[256];
@@ -98,5 +146,14 @@ struct kstats_cmd {
  * into @cmd. Returns 0, or -EINVAL with @cmd->why set.
  */
 int kstats_parse(const char *line, size_t len, struct kstats_cmd *cmd);
+
+/*
+ * Options of kstats_parse_trace() that select hits and samples, in
+ * kstats_filter.c and kstats_value.c. kstats_parse_filter() returns
+ * -ENOENT, with nothing set, if @key is no filter keyword.
+ */
+int kstats_parse_filter(struct kstats_cmd *cmd, const char *key,
+			const char *val);
+int kstats_parse_value(struct kstats_cmd *cmd, const char *val);
 
 #endif /* _KSTATS_PARSE_H */

@@ -63,6 +63,8 @@ struct kstats_probe_stats {
 	unsigned long dropped;	/* key task: table full */
 	unsigned long unpaired;	/* pairs: end without a start */
 	unsigned long notask;	/* key task: hits outside task context */
+	unsigned long filtered;	/* hits the filters left out */
+	unsigned long errors;	/* value retval: error returns */
 	unsigned long hits;	/* handler calls, to pick those timed */
 	u64 handler_ns[KSTATS_NR_SIDES];	/* time in timed handlers */
 	unsigned long timed[KSTATS_NR_SIDES];	/* how many were timed */
@@ -125,7 +127,10 @@ struct kstats_probe {
 	bool pcpu;			/* trace pcpu:FUNC */
 	bool local_clock;		/* clock local, see kstats_clock() */
 	enum kstats_cmd_key key;
-	bool registered;		/* @rp or @fp */
+	struct kstats_filter filter;	/* hits measured, see kstats_filter.h */
+	enum kstats_cmd_value value;	/* time, or what else is sampled */
+	unsigned int arg;		/* value argN: N */
+	bool registered;		/* @rp (its @rp.kp alone for value argN) or @fp */
 	bool gone;			/* detached: code it used went away */
 	bool armed;			/* its hooks fire (control mutex) */
 	bool dying;			/* being removed */

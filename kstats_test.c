@@ -26,6 +26,7 @@
 #include <kunit/test.h>
 #include <linux/completion.h>
 #include <linux/cpumask.h>
+#include <linux/ctype.h>
 #include <linux/err.h>
 #include <linux/file.h>
 #include <linux/fs.h>
@@ -1347,7 +1348,7 @@ static void kt_duplicate(struct kunit *test)
 	KUNIT_EXPECT_EQ(test, lines[1].avg, 9);
 	text = kt_read(test, "_control");
 	kt_expect_line(test, text, 1,
-		       "name kunit_dup origin kernel bits 2 state running");
+		       "name kunit_dup origin kernel bits 2 state running min 9 max 9");
 	kstats_record(ks, 9);
 	KUNIT_EXPECT_EQ(test, kt_total_count(ks), 5);
 }
@@ -1606,6 +1607,9 @@ struct kt_parse_case {
 	unsigned int slots;
 	unsigned int samples;
 	enum kstats_cmd_clock clock;
+	struct kstats_filter filter;
+	enum kstats_cmd_value value;
+	unsigned int arg;
 };
 
 #define KT_OK(l, o, n, b, v, k, s, e)					\
@@ -1618,6 +1622,23 @@ struct kt_parse_case {
 	{ .line = l, .op = KSTATS_CMD_CALIBRATE, .name = "", .bits = 4,	\
 	  .start = "", .end = "", .samples = n }
 #define KT_BAD(l)	{ .line = l, .err = -EINVAL }
+/* trace f with filters: flags (P pid, T tid, C comm, U cpu) and values */
+#define KT_FILTER(l, fl, p, t, c, u)					\
+	{ .line = l, .op = KSTATS_CMD_TRACE, .name = "f", .bits = 4,	\
+	  .start = "f", .end = "", .filter = { .flags = fl, .pid = p,	\
+	  .tid = t, .cpu = u, .comm = c } }
+#define KT_P	KSTATS_FILTER_PID
+#define KT_T	KSTATS_FILTER_TID
+#define KT_C	KSTATS_FILTER_COMM
+#define KT_U	KSTATS_FILTER_CPU
+/* trace f value ...: what is sampled */
+#define KT_VALUE(l, n, val, a)						\
+	{ .line = l, .op = KSTATS_CMD_TRACE, .name = n, .bits = 4,	\
+	  .start = "f", .end = "", .value = KSTATS_VALUE_##val, .arg = a }
+
+/* The longest valid command: 24 words, options then filters. */
+#define KT_ALLOPTS	"trace l start a end b bits 1 key task slots 64 clock mono"
+#define KT_ALL		KT_ALLOPTS " pid 1 tid 2 comm c cpu 3"
 
 #define KT_NAME63	"f23456789012345678901234567890123456789012345678901234567890123"
 #define KT_SYM127	KT_NAME63 KT_NAME63 "x"
@@ -1690,6 +1711,34 @@ static const struct kt_parse_case kt_parse_cases[] = {
 	  .op = KSTATS_CMD_TRACE_PAIR, .name = "l", .bits = 1,
 	  .key = KSTATS_KEY_TASK, .start = "a+1", .end = "b+2", .slots = 64,
 	  .clock = KSTATS_CLOCK_MONO },
+	/* Filters, in any order and combination, each at most once */
+	KT_FILTER("trace f pid 42", KT_P, 42, 0, "", 0),
+	KT_FILTER("trace f PID 0 tid 4194304", KT_P | KT_T, 0, 4194304, "", 0),
+	KT_FILTER("trace f comm kworker/0:1H", KT_C, 0, 0, "kworker/0:1H", 0),
+	KT_FILTER("trace f Comm 0123456789abcde", KT_C, 0, 0, "0123456789abcde", 0),
+	KT_FILTER("trace f cpu 1 comm sh", KT_C | KT_U, 0, 0, "sh", 1),
+	KT_FILTER("trace f cpu 4096 pid 1 tid 2 comm Sh bits 4",
+		  KT_P | KT_T | KT_C | KT_U, 1, 2, "Sh", 4096),
+	{ .line = "trace pcpu:f cpu 0", .op = KSTATS_CMD_TRACE_PCPU,
+	  .name = "f", .bits = 4, .start = "f", .end = "",
+	  .filter = { .flags = KT_U } },
+	/* The longest command: 24 words */
+	{ .line = KT_ALL,
+	  .op = KSTATS_CMD_TRACE_PAIR, .name = "l", .bits = 1,
+	  .key = KSTATS_KEY_TASK, .start = "a", .end = "b", .slots = 64,
+	  .clock = KSTATS_CLOCK_MONO, .filter = { .flags = KT_P | KT_T | KT_C |
+	  KT_U, .pid = 1, .tid = 2, .comm = "c", .cpu = 3 } },
+	/* value argN|retval: trace FUNC only, N within the register arguments */
+	KT_VALUE("trace f value arg1", "f", ARG, 1),
+	KT_VALUE("trace f VALUE ARG6", "f", ARG, 6),
+	KT_VALUE("trace f value arg02", "f", ARG, 2),
+	KT_VALUE("trace f value retval as r", "r", RETVAL, 0),
+	KT_VALUE("trace f as r value RetVal", "r", RETVAL, 0),
+	{ .line = "trace f value arg3 via kretprobe pid 7 bits 0",
+	  .op = KSTATS_CMD_TRACE, .name = "f", .bits = 0,
+	  .via = KSTATS_VIA_KRETPROBE, .start = "f", .end = "",
+	  .value = KSTATS_VALUE_ARG, .arg = 3,
+	  .filter = { .flags = KT_P, .pid = 7 } },
 	/* calibrate */
 	KT_CAL("calibrate", KSTATS_CALIB_SAMPLES),
 	KT_CAL("CALIBRATE samples 100\n", 100),
@@ -1796,6 +1845,42 @@ static const struct kt_parse_case kt_parse_cases[] = {
 	KT_BAD("trace f clock tsc"),
 	KT_BAD("trace pcpu:f clock mono clock mono"),
 	KT_BAD("trace l start a+1 end b+2 bits 1 key task slots 64 clock mono x"),
+	/* Filters */
+	KT_BAD("trace f pid"),
+	KT_BAD("trace f pid -1"),
+	KT_BAD("trace f pid 4194305"),
+	KT_BAD("trace f pid 1x"),
+	KT_BAD("trace f pid 0x10"),
+	KT_BAD("trace f pid 1 pid 1"),
+	KT_BAD("trace f tid 99999999999"),
+	KT_BAD("trace f tid 1 tid 2"),
+	KT_BAD("trace f comm"),
+	KT_BAD("trace f comm 0123456789abcdef"),
+	KT_BAD("trace f comm \xc3\xa9t\xc3\xa9"),
+	KT_BAD("trace f comm a comm b"),
+	KT_BAD("trace f cpu -1"),
+	KT_BAD("trace f cpu x"),
+	KT_BAD("trace f cpu 4294967296"),
+	KT_BAD("trace f cpu 1 cpu 1"),
+	KT_BAD("trace f uid 0"),
+	KT_BAD(KT_ALL " x"),
+	KT_BAD(KT_ALL " x y"),
+	/* value */
+	KT_BAD("trace f value"),
+	KT_BAD("trace f value arg"),
+	KT_BAD("trace f value arg0"),
+	KT_BAD("trace f value arg7"),
+	KT_BAD("trace f value argx"),
+	KT_BAD("trace f value arg+1"),
+	KT_BAD("trace f value arg-1"),
+	KT_BAD("trace f value ret"),
+	KT_BAD("trace f value 1"),
+	KT_BAD("trace f value retval value arg1"),
+	KT_BAD("trace f value arg1 value arg1"),
+	KT_BAD("trace pcpu:f value arg1"),
+	KT_BAD("trace l start a end b value retval"),
+	KT_BAD("trace f value arg1 clock mono"),
+	KT_BAD("trace f clock mono value retval"),
 };
 
 /* KTAP descriptions are one line: escape what the lines hold. */
@@ -1803,12 +1888,14 @@ static void kt_parse_desc(const struct kt_parse_case *c, char *desc)
 {
 	unsigned int i, n = 0;
 
-	for (i = 0; c->line[i] && n + 3 < KUNIT_PARAM_DESC_SIZE; i++) {
+	for (i = 0; c->line[i] && n + 5 < KUNIT_PARAM_DESC_SIZE; i++) {
 		char ch = c->line[i];
 
 		if (ch == '\n' || ch == '\t') {
 			desc[n++] = '\\';
 			desc[n++] = ch == '\n' ? 'n' : 't';
+		} else if (!isascii(ch) || !isprint(ch)) {
+			n += scnprintf(desc + n, 5, "\\x%02x", (u8)ch);
 		} else {
 			desc[n++] = ch;
 		}
@@ -1862,6 +1949,13 @@ static void kt_parse_table(struct kunit *test)
 	KUNIT_EXPECT_EQ(test, cmd->slots, c->slots);
 	KUNIT_EXPECT_EQ(test, cmd->samples, c->samples);
 	KUNIT_EXPECT_EQ(test, cmd->clock, c->clock);
+	KUNIT_EXPECT_EQ(test, cmd->filter.flags, c->filter.flags);
+	KUNIT_EXPECT_EQ(test, cmd->filter.pid, c->filter.pid);
+	KUNIT_EXPECT_EQ(test, cmd->filter.tid, c->filter.tid);
+	KUNIT_EXPECT_EQ(test, cmd->filter.cpu, c->filter.cpu);
+	KUNIT_EXPECT_STREQ(test, cmd->filter.comm, c->filter.comm);
+	KUNIT_EXPECT_EQ(test, cmd->value, c->value);
+	KUNIT_EXPECT_EQ(test, cmd->arg, c->arg);
 }
 
 /* Lengths: 256 bytes parse, 257 do not; NUL bytes and @len are honoured. */

@@ -30,6 +30,10 @@
  *                            kstats_helper_end from the task
  *   start, end               tracepoint kstats_helper_start or
  *                            kstats_helper_end once
+ *   value V COUNT            COUNT calls of kstats_helper_value(i, V), a
+ *                            long function that returns V (signed)
+ *   ivalue V COUNT           the same with kstats_helper_ivalue(i, V), an
+ *                            int function
  * Closing a file descriptor of /sys/kernel/debug/kstats_helper/start_on_close
  * hits tracepoint kstats_helper_start; at exit that happens after
  * sched_process_exit, from the exiting task.
@@ -58,7 +62,7 @@
 #define CREATE_TRACE_POINTS
 #include "kstats_helper_trace.h"
 
-#define HELPER_MAX_ENTRIES	32
+#define HELPER_MAX_ENTRIES	64
 #define HELPER_CMD_MAX		256
 
 struct helper_entry {
@@ -123,6 +127,41 @@ static noinline __noclone void kstats_helper_mark_start(unsigned int i)
 static noinline __noclone void kstats_helper_mark_end(unsigned int i)
 {
 	WRITE_ONCE(helper_ended, i);
+}
+
+/*
+ * Targets of "value arg2" and "value retval": argument 1 is the call's
+ * index, argument 2 the value, returned as a long or an int.
+ */
+static unsigned long helper_values;
+
+static noinline __noclone long kstats_helper_value(unsigned int i, long v)
+{
+	WRITE_ONCE(helper_values, i);
+	return v;
+}
+
+static noinline __noclone int kstats_helper_ivalue(unsigned int i, int v)
+{
+	WRITE_ONCE(helper_values, i + 1);
+	return v;
+}
+
+static int helper_value(const char *buf, bool is_int)
+{
+	unsigned int i, count;
+	long v, sum = 0;
+
+	if (sscanf(buf, "%*s %ld %u", &v, &count) != 2)
+		return -EINVAL;
+	if (is_int && (v < INT_MIN || v > INT_MAX))
+		return -ERANGE;
+	for (i = 0; i < count; i++) {
+		sum += is_int ? kstats_helper_ivalue(i, v) : kstats_helper_value(i, v);
+		cond_resched();
+	}
+	/* The returns are used, so the calls and their values stay. */
+	return sum == (long)count * v ? 0 : -EIO;
 }
 
 /* irqend: the end tracepoint from hardirq context. */
@@ -257,6 +296,8 @@ static int helper_run(char *buf)
 	}
 	if (n < 2)
 		return -EINVAL;
+	if (!strcmp(cmd, "value") || !strcmp(cmd, "ivalue"))
+		return helper_value(buf, cmd[0] == 'i');
 	if (!strcmp(cmd, "irqend")) {
 		unsigned int k, ns;
 

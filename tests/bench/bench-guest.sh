@@ -98,6 +98,10 @@ config() {
 		kstats-entry-pair-task) cmd='trace e start vfs_read end vfs_write key task' ;;
 		kstats-tp-pair-cpu) cmd='trace e start __tracepoint_sys_enter end __tracepoint_sys_exit key cpu' ;;
 		kstats-tp-pair-task) cmd='trace e start __tracepoint_sys_enter end __tracepoint_sys_exit key task' ;;
+		# Every call left out by a filter (no task has tgid 0).
+		kstats-filtered) cmd='trace vfs_read pid 0 as e' ;;
+		kstats-value-arg) cmd='trace vfs_read value arg3 as e' ;;
+		kstats-value-retval) cmd='trace vfs_read value retval as e' ;;
 		*) return 1 ;;
 		esac
 		if [ "$on" = on ]; then
@@ -170,6 +174,8 @@ floor-fprobe-entry floor-ftrace floor-direct floor-tracepoint"
 for c in $KS; do
 	ALL="$ALL $c $c-stopped"
 done
+# Filters and values: running only.
+ALL="$ALL kstats-filtered kstats-value-arg kstats-value-retval"
 ALL="$ALL ftrace-syscall-hist ftrace-kprobe-hist ftrace-kretprobe-hist
 ftrace-fprobe-hist ftrace-synth-syscall ftrace-synth-vfs-read
 loop-empty-none loop-empty-stopped loop-empty-running loop-memcpy-none

@@ -115,6 +115,12 @@ KSTATS = [
      ['floor-tracepoint', 'floor-tracepoint'], ['ftrace-synth-syscall']),
     ('kstats-tp-pair-task', 'kstats pair sys_enter->sys_exit, key task',
      ['floor-tracepoint', 'floor-tracepoint'], ['ftrace-synth-syscall']),
+    ('kstats-filtered', 'kstats trace vfs_read pid 0 (every call filtered out)',
+     None, []),
+    ('kstats-value-arg', 'kstats trace vfs_read value arg3', None,
+     ['ftrace-kprobe-hist']),
+    ('kstats-value-retval', 'kstats trace vfs_read value retval', None,
+     ['ftrace-kretprobe-hist']),
 ]
 
 LABELS = {

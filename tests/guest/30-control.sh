@@ -7,7 +7,7 @@ helper new ctl 4 >/dev/null
 is "$(cat "$KS/_control")" "name ctl origin kernel bits 4 state running" "_control lists a running entry"
 helper record ctl 10 4 >/dev/null
 is "$(write_err "$KS/ctl" "stop")" OK "stop is accepted"
-is "$(grep ctl "$KS/_control")" "name ctl origin kernel bits 4 state stopped" "_control shows stopped"
+is "$(grep ctl "$KS/_control")" "name ctl origin kernel bits 4 state stopped min 10 max 10" "_control shows stopped"
 helper record ctl 10 4 >/dev/null
 is "$(grep CPUS "$KS/ctl" | awk '{print $6}')" 4 "stopped entry ignores samples"
 is "$(cat "$KS/ctl" | wc -l)" "$(grep -c . "$KS/ctl")" "stopped entry keeps its counters readable"

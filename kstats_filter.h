@@ -1,0 +1,60 @@
+/* SPDX-License-Identifier: GPL-2.0 */
+/*
+ * Filters of an entry (pid, tid, comm, cpu): the check that the handlers
+ * make first, before any clock read, and the _control side in
+ * kstats_filter.c.
+ */
+#ifndef _KSTATS_FILTER_H
+#define _KSTATS_FILTER_H
+
+#include <linux/percpu.h>
+#include <linux/sched.h>
+#include <linux/smp.h>
+#include "kstats_parse.h"
+#include "kstats_probe.h"
+
+struct seq_file;
+
+/* Whole names, compared up to the NUL; no library call in a handler. */
+static __always_inline bool kstats_comm_eq(const char *comm, const char *want)
+{
+	unsigned int i;
+
+	for (i = 0; i < KSTATS_COMM_LEN; i++) {
+		if (comm[i] != want[i])
+			return false;
+		if (!want[i])
+			return true;
+	}
+	return true;
+}
+
+/*
+ * Whether the current hit is to be measured; one not matching every
+ * filter is counted in filtered. The CPU is read without pinning: the
+ * handlers run with preemption off, but a preemptible tracepoint (6.13
+ * syscalls) may move right after the check.
+ */
+static __always_inline bool kstats_filter_pass(struct kstats_probe *p)
+{
+	const struct kstats_filter *f = &p->filter;
+	unsigned int flags = f->flags;
+
+	if (likely(!flags))
+		return true;
+	if ((!(flags & KSTATS_FILTER_PID) || task_tgid_nr(current) == f->pid) &&
+	    (!(flags & KSTATS_FILTER_TID) || task_pid_nr(current) == f->tid) &&
+	    (!(flags & KSTATS_FILTER_CPU) || raw_smp_processor_id() == f->cpu) &&
+	    (!(flags & KSTATS_FILTER_COMM) || kstats_comm_eq(current->comm, f->comm)))
+		return true;
+	this_cpu_inc(p->stats->filtered);
+	return false;
+}
+
+/* Refuse filters the running machine cannot match (a CPU it lacks). */
+int kstats_filter_check(struct kstats_cmd *cmd);
+/* The filters as the grammar writes them, and the filtered count. */
+void kstats_filter_show(struct seq_file *m, const struct kstats_filter *f,
+			unsigned long filtered);
+
+#endif /* _KSTATS_FILTER_H */
