@@ -30,6 +30,18 @@
  *                            kstats_helper_end from the task
  *   start, end               tracepoint kstats_helper_start or
  *                            kstats_helper_end once
+ * For "via direct" (kstats_helper_direct.h):
+ *   args K                   K calls of kstats_helper_args6() and of
+ *                            kstats_helper_pair(), each result checked
+ *                            (EIO if wrong); also once kstats_helper_args7()
+ *                            and kstats_helper_byval(), which need the stack
+ *   block                    kstats_helper_block() sleeps until "wake"
+ *   wake                     wakes it (neither takes the helper's mutex)
+ *   irq K                    K calls of kstats_helper_in_irq() from hardirq
+ *   stack                    kstats_helper_stack_caller() calls
+ *                            kstats_helper_stack(), which calls dump_stack()
+ *   fns K                    one call of each of kstats_helper_fn0 ..
+ *                            kstats_helper_fnK-1 (K <= 20)
  * Closing a file descriptor of /sys/kernel/debug/kstats_helper/start_on_close
  * hits tracepoint kstats_helper_start; at exit that happens after
  * sched_process_exit, from the exiting task.
@@ -239,6 +251,8 @@ static int helper_new(const char *name, unsigned int bits)
 	return 0;
 }
 
+#include "kstats_helper_direct.h"
+
 static int helper_run(char *buf)
 {
 	char cmd[16], name[128];
@@ -255,6 +269,8 @@ static int helper_run(char *buf)
 		trace_kstats_helper_end(0);
 		return 0;
 	}
+	if (n >= 1 && helper_is_direct_cmd(cmd))
+		return helper_direct_run(cmd, n >= 2 ? name : "");
 	if (n < 2)
 		return -EINVAL;
 	if (!strcmp(cmd, "irqend")) {
@@ -313,6 +329,11 @@ static ssize_t helper_write(struct file *file, const char __user *ubuf,
 	buf = memdup_user_nul(ubuf, count);
 	if (IS_ERR(buf))
 		return PTR_ERR(buf);
+	if (helper_direct_unlocked(buf)) {
+		ret = helper_block_or_wake(buf);
+		kfree(buf);
+		return ret ? ret : count;
+	}
 	mutex_lock(&helper_mutex);
 	ret = helper_run(buf);
 	mutex_unlock(&helper_mutex);
@@ -345,6 +366,7 @@ static int __init helper_init(void)
 	debugfs_create_file("start_on_close", 0444, helper_dir, NULL,
 			    &helper_close_fops);
 	init_irq_work(&helper_irq_work, helper_irq_end);
+	init_irq_work(&helper_direct_irq_work, helper_direct_irq);
 	return 0;
 }
 
@@ -354,6 +376,7 @@ static void __exit helper_exit(void)
 
 	debugfs_remove(helper_dir);
 	irq_work_sync(&helper_irq_work);
+	irq_work_sync(&helper_direct_irq_work);
 	for (i = 0; i < HELPER_MAX_ENTRIES; i++)
 		kstats_delete(entries[i].ks);
 }
