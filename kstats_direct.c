@@ -54,23 +54,6 @@ struct kstats_direct_slot {
 static struct kstats_direct_slot kstats_direct_slots[KSTATS_DIRECT_MAX];
 static DEFINE_PER_CPU(long[KSTATS_DIRECT_MAX], kstats_direct_inflight);
 
-#define KSTATS_TRAMP_DECL(n) void kstats_direct_tramp_##n(void);
-KSTATS_TRAMP_DECL(0) KSTATS_TRAMP_DECL(1) KSTATS_TRAMP_DECL(2)
-KSTATS_TRAMP_DECL(3) KSTATS_TRAMP_DECL(4) KSTATS_TRAMP_DECL(5)
-KSTATS_TRAMP_DECL(6) KSTATS_TRAMP_DECL(7) KSTATS_TRAMP_DECL(8)
-KSTATS_TRAMP_DECL(9) KSTATS_TRAMP_DECL(10) KSTATS_TRAMP_DECL(11)
-KSTATS_TRAMP_DECL(12) KSTATS_TRAMP_DECL(13) KSTATS_TRAMP_DECL(14)
-KSTATS_TRAMP_DECL(15)
-
-static void (* const kstats_direct_tramps[KSTATS_DIRECT_MAX])(void) = {
-	kstats_direct_tramp_0, kstats_direct_tramp_1, kstats_direct_tramp_2,
-	kstats_direct_tramp_3, kstats_direct_tramp_4, kstats_direct_tramp_5,
-	kstats_direct_tramp_6, kstats_direct_tramp_7, kstats_direct_tramp_8,
-	kstats_direct_tramp_9, kstats_direct_tramp_10, kstats_direct_tramp_11,
-	kstats_direct_tramp_12, kstats_direct_tramp_13, kstats_direct_tramp_14,
-	kstats_direct_tramp_15,
-};
-
 static void kstats_direct_drain_work(struct work_struct *work);
 static DECLARE_DELAYED_WORK(kstats_direct_drain, kstats_direct_drain_work);
 /* How often a draining slot is looked at. */
@@ -273,7 +256,7 @@ int kstats_direct_attach(struct kstats_probe *p, struct kstats_cmd *cmd)
 		return slot;
 	s = &kstats_direct_slots[slot];
 	s->ip = p->addr;
-	ret = kstats_direct_register(s, (unsigned long)kstats_direct_tramps[slot]);
+	ret = kstats_direct_register(s, kstats_direct_tramp_table[slot]);
 	if (ret == -EBUSY)
 		return kstats_fail(cmd, ret,
 				   "direct: %s already has a direct caller (another entry, BPF, ...)",
@@ -308,7 +291,7 @@ void kstats_direct_detach(struct kstats_probe *p)
 
 	if (!p->registered)
 		return;
-	ret = kstats_direct_unregister(s, (unsigned long)kstats_direct_tramps[slot]);
+	ret = kstats_direct_unregister(s, kstats_direct_tramp_table[slot]);
 	if (ret) {
 		pr_err("%s: unregister_ftrace_direct() failed (error %d): its trampoline is kept\n",
 		       p->ks->name, ret);

@@ -12,10 +12,12 @@
  * are still in flight (see kstats_direct.c). Past it, ENOSPC.
  */
 #define KSTATS_DIRECT_MAX	16
-#define KSTATS_DIRECT_TRAMPS	0, 1, 2, 3, 4, 5, 6, 7, 8, 9, 10, 11, 12, 13, 14, 15
 
 #ifndef __ASSEMBLY__
 #include <linux/types.h>
+
+/* Address of the trampoline of each slot, kstats_direct_tramp.S. */
+extern const unsigned long kstats_direct_tramp_table[KSTATS_DIRECT_MAX];
 
 /*
  * Called by trampoline @slot at FUNC's entry: non-zero to measure the

@@ -30,7 +30,10 @@
 #define KSTATS_FRAME	64
 #define KSTATS_T0	-56
 
+.set kstats_direct_tramps, 0
+
 .macro KSTATS_DIRECT_TRAMP n
+.set kstats_direct_tramps, kstats_direct_tramps + 1
 SYM_FUNC_START(kstats_direct_tramp_\n)
 	pushq %rbp
 	movq %rsp, %rbp
@@ -90,6 +93,20 @@ SYM_FUNC_START_LOCAL(kstats_direct_enter)
 	RET
 SYM_FUNC_END(kstats_direct_enter)
 
-	.irp n, KSTATS_DIRECT_TRAMPS
+/* One per slot: 0 .. KSTATS_DIRECT_MAX - 1. */
+#define KSTATS_SLOTS	0, 1, 2, 3, 4, 5, 6, 7, 8, 9, 10, 11, 12, 13, 14, 15
+	.irp n, KSTATS_SLOTS
 	KSTATS_DIRECT_TRAMP \n
 	.endr
+.if kstats_direct_tramps != KSTATS_DIRECT_MAX
+	.error "KSTATS_SLOTS does not list KSTATS_DIRECT_MAX trampolines"
+.endif
+
+/* Their addresses by slot, for kstats_direct.c. */
+	.section .rodata
+	.balign 8
+SYM_DATA_START(kstats_direct_tramp_table)
+	.irp n, KSTATS_SLOTS
+	.quad kstats_direct_tramp_\n
+	.endr
+SYM_DATA_END(kstats_direct_tramp_table)

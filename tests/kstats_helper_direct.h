@@ -133,7 +133,7 @@ static int helper_irq(unsigned int k)
 /* stack: a stack trace from inside a traced function. */
 static noinline __noclone void kstats_helper_stack(int depth)
 {
-	pr_info("stack from kstats_helper_stack:\n");
+	pr_info("stack from %s:\n", __func__);
 	dump_stack();
 }
 
@@ -150,8 +150,9 @@ static unsigned int helper_fn_calls;
 #define HELPER_FN(n)							\
 static noinline __noclone void kstats_helper_fn##n(unsigned int i)	\
 {									\
-	WRITE_ONCE(helper_fn_calls, helper_fn_calls + i + n);		\
+	WRITE_ONCE(helper_fn_calls, helper_fn_calls + i + (n));	\
 }
+
 HELPER_FN(0) HELPER_FN(1) HELPER_FN(2) HELPER_FN(3) HELPER_FN(4)
 HELPER_FN(5) HELPER_FN(6) HELPER_FN(7) HELPER_FN(8) HELPER_FN(9)
 HELPER_FN(10) HELPER_FN(11) HELPER_FN(12) HELPER_FN(13) HELPER_FN(14)
