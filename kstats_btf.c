@@ -136,12 +136,19 @@ static int kstats_btf_load(struct kstats_btf_blob *b, const char *name,
 		return -EINVAL;
 	}
 	b->data = vmalloc(size);
-	len = b->data ? kernel_read(f, b->data, size, &pos) : -ENOMEM;
+	len = b->data ? 0 : -ENOMEM;
+	/* sysfs hands out a page per read. */
+	while (len >= 0 && pos < size) {
+		len = kernel_read(f, b->data + pos, size - pos, &pos);
+		if (!len)
+			len = -EIO;
+	}
 	filp_close(f, NULL);
 	if (len < 0)
 		return len;
+	len = size;
 	h = b->data;
-	if (len != size || h->magic != BTF_MAGIC ||
+	if (h->magic != BTF_MAGIC ||
 	    h->hdr_len < sizeof(*h) || h->hdr_len > len ||
 	    (u64)h->type_off + h->type_len > len - h->hdr_len ||
 	    (u64)h->str_off + h->str_len > len - h->hdr_len || !h->str_len)

@@ -39,7 +39,7 @@
  *   wake                     wakes it (neither takes the helper's mutex)
  *   irq K                    K calls of kstats_helper_in_irq() from hardirq
  *   stack                    kstats_helper_stack_caller() calls
- *                            kstats_helper_stack(), which calls dump_stack()
+ *                            kstats_helper_stack(), which logs its stack
  *   fns K                    one call of each of kstats_helper_fn0 ..
  *                            kstats_helper_fnK-1 (K <= 20)
  * Closing a file descriptor of /sys/kernel/debug/kstats_helper/start_on_close

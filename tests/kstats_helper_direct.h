@@ -7,6 +7,7 @@
 #include <linux/atomic.h>
 #include <linux/irq_work.h>
 #include <linux/printk.h>
+#include <linux/stacktrace.h>
 #include <linux/wait.h>
 
 /* Two words returned in rax:rdx. */
@@ -130,11 +131,20 @@ static int helper_irq(unsigned int k)
 	return 0;
 }
 
-/* stack: a stack trace from inside a traced function. */
+/*
+ * stack: a stack trace from inside a traced function, as the unwinder
+ * walks it (no guessed entries), one line per frame.
+ */
+#define HELPER_STACK_DEPTH	16
+
 static noinline __noclone void kstats_helper_stack(int depth)
 {
-	pr_info("stack from %s:\n", __func__);
-	dump_stack();
+	unsigned long entries[HELPER_STACK_DEPTH];
+	unsigned int i, n;
+
+	n = stack_trace_save(entries, ARRAY_SIZE(entries), 0);
+	for (i = 0; i < n; i++)
+		pr_info("stack %u: %pS\n", i, (void *)entries[i]);
 }
 
 static noinline __noclone void kstats_helper_stack_caller(void)
