@@ -148,23 +148,35 @@ static void helper_irq_end(struct irq_work *w)
 
 static struct irq_work helper_irq_work;
 
+/*
+ * Queue @w on this CPU, preemption off, and spin until it set @done.
+ * Interrupts are on: the IPI (or the next tick) runs it.
+ */
+static int helper_irq_wait(struct irq_work *w, atomic_t *done)
+{
+	unsigned int spins;
+
+	atomic_set(done, 0);
+	irq_work_queue(w);
+	for (spins = 0; !atomic_read(done); spins++) {
+		if (spins > 100000000)
+			return -ETIMEDOUT;
+		cpu_relax();
+	}
+	return 0;
+}
+
 static int helper_irqend(unsigned int k, unsigned int ns)
 {
-	unsigned int i, spins;
+	unsigned int i;
 	u64 end;
 
 	for (i = 0; i < k; i++) {
 		preempt_disable();
 		trace_kstats_helper_start(i);
-		atomic_set(&helper_irq_done, 0);
-		irq_work_queue(&helper_irq_work);
-		/* Interrupts are on: the IPI (or the next tick) runs it. */
-		for (spins = 0; !atomic_read(&helper_irq_done); spins++) {
-			if (spins > 100000000) {
-				preempt_enable();
-				return -ETIMEDOUT;
-			}
-			cpu_relax();
+		if (helper_irq_wait(&helper_irq_work, &helper_irq_done)) {
+			preempt_enable();
+			return -ETIMEDOUT;
 		}
 		end = ktime_get_mono_fast_ns() + ns;
 		while (ktime_get_mono_fast_ns() < end)

@@ -113,20 +113,16 @@ static struct irq_work helper_direct_irq_work;
 
 static int helper_irq(unsigned int k)
 {
-	unsigned int i, spins;
+	unsigned int i;
+	int ret;
 
 	for (i = 0; i < k; i++) {
-		atomic_set(&helper_direct_irq_done, 0);
 		preempt_disable();
-		irq_work_queue(&helper_direct_irq_work);
-		for (spins = 0; !atomic_read(&helper_direct_irq_done); spins++) {
-			if (spins > 100000000) {
-				preempt_enable();
-				return -ETIMEDOUT;
-			}
-			cpu_relax();
-		}
+		ret = helper_irq_wait(&helper_direct_irq_work,
+				      &helper_direct_irq_done);
 		preempt_enable();
+		if (ret)
+			return ret;
 	}
 	return 0;
 }
