@@ -151,6 +151,24 @@ if [ $BTF_HELPER = yes ]; then
 	is "$?" 0 "the sleeper returned through the trampoline with return value 0"
 fi
 
+# The module of the traced function goes: the entry is detached (gone).
+if [ $BTF_HELPER = yes ]; then
+	ctl "trace kstats_helper_args6 via direct" >/dev/null
+	helper args 5 >/dev/null
+	log_mark
+	check "rmmod kstats_helper with a direct entry on it" rmmod kstats_helper
+	is "$(field kstats_helper_args6 state) $(samples kstats_helper_args6)" "gone 5" \
+		"the entry is gone and keeps its samples"
+	is "$(log_new | grep -c 'kstats_helper_args6: module kstats_helper unloaded')" 1 \
+		"one log line"
+	is "$(ctl remove kstats_helper_args6)" OK "remove the gone entry"
+	load_modules
+	is "$(ctl "trace kstats_helper_args6 via direct")" OK "trace it again in the new module"
+	is "$(helper args 3)" OK "calls of the new module intact"
+	is "$(samples kstats_helper_args6)" 3 "and counted"
+	ctl remove kstats_helper_args6 >/dev/null
+fi
+
 # rmmod: pipe_read of vmlinux, a head reading a FIFO, woken by a write;
 # kstats_helper goes first, since it uses kstats.
 rmmod kstats_helper
