@@ -53,6 +53,10 @@ struct kstats_direct_slot {
 /* Under kstats_control_mutex, but @probe is read by the trampolines. */
 static struct kstats_direct_slot kstats_direct_slots[KSTATS_DIRECT_MAX];
 static DEFINE_PER_CPU(long[KSTATS_DIRECT_MAX], kstats_direct_inflight);
+static const bool kstats_direct_off;
+const bool *kstats_direct_active[KSTATS_DIRECT_MAX] = {
+	[0 ... KSTATS_DIRECT_MAX - 1] = &kstats_direct_off,
+};
 
 static void kstats_direct_drain_work(struct work_struct *work);
 static DECLARE_DELAYED_WORK(kstats_direct_drain, kstats_direct_drain_work);
@@ -63,36 +67,31 @@ static DECLARE_DELAYED_WORK(kstats_direct_drain, kstats_direct_drain_work);
 /* Called by the trampolines. */
 
 /*
- * The trampoline's caller may be preemptible; the probe is used inside a
- * preemption-disabled section, which kstats_direct_detach()'s
- * synchronize_rcu() waits for. FUNC itself runs outside it.
+ * The trampoline's caller may be preemptible, and these may run
+ * preemptible too: kstats_direct_detach() waits for an RCU-tasks grace
+ * period (tasks preempted here, which never sleep here) and an RCU one
+ * (interrupts) before the probe may go. this_cpu ops are preemption-safe;
+ * a call may end on another CPU than it began (only the sum counts).
  */
 notrace int kstats_direct_begin(unsigned int slot, u64 *t0)
 {
-	struct kstats_probe *p;
+	struct kstats_probe *p = READ_ONCE(kstats_direct_slots[slot].probe);
 	struct kstats_timed tm;
-	int measure = 0;
 
-	preempt_disable_notrace();
-	p = READ_ONCE(kstats_direct_slots[slot].probe);
-	if (p && !kstats_stopped(p)) {
-		kstats_timed_begin(p, &tm);
-		this_cpu_inc(kstats_direct_inflight[slot]);
-		kstats_call_begin(t0);
-		kstats_timed_end(p, KSTATS_SIDE_BEGIN, &tm);
-		measure = 1;
-	}
-	preempt_enable_notrace();
-	return measure;
+	if (!p || kstats_stopped(p))
+		return 0;
+	kstats_timed_begin(p, &tm);
+	this_cpu_inc(kstats_direct_inflight[slot]);
+	kstats_call_begin(t0);
+	kstats_timed_end(p, KSTATS_SIDE_BEGIN, &tm);
+	return 1;
 }
 
 notrace void kstats_direct_end(unsigned int slot, u64 t0)
 {
-	struct kstats_probe *p;
+	struct kstats_probe *p = READ_ONCE(kstats_direct_slots[slot].probe);
 	struct kstats_timed tm;
 
-	preempt_disable_notrace();
-	p = READ_ONCE(kstats_direct_slots[slot].probe);
 	/* NULL: the entry was removed while the call ran. */
 	if (p) {
 		kstats_timed_begin(p, &tm);
@@ -100,7 +99,6 @@ notrace void kstats_direct_end(unsigned int slot, u64 t0)
 		kstats_timed_end(p, KSTATS_SIDE_END, &tm);
 	}
 	this_cpu_dec(kstats_direct_inflight[slot]);
-	preempt_enable_notrace();
 }
 
 /* ---------------------------------------------------------------------- */
@@ -274,13 +272,14 @@ int kstats_direct_attach(struct kstats_probe *p, struct kstats_cmd *cmd)
 void kstats_direct_enable(struct kstats_probe *p)
 {
 	WRITE_ONCE(kstats_direct_slots[p->direct_slot].probe, p);
+	WRITE_ONCE(kstats_direct_active[p->direct_slot], &p->ks->active);
 }
 
 /*
  * After unregistering, no new call enters the trampoline; the grace
- * periods let those between the trampoline's entry and
- * kstats_direct_begin() through (RCU tasks), and every
- * kstats_direct_begin() or _end() that may still use @p finish (RCU).
+ * periods let every task (RCU tasks) and interrupt (RCU) that may still
+ * use @p, or @p's active flag, between the trampoline's entry and the
+ * end of kstats_direct_begin(), or in kstats_direct_end(), through.
  * Calls still in flight then find no probe; the slot drains.
  */
 void kstats_direct_detach(struct kstats_probe *p)
@@ -298,6 +297,7 @@ void kstats_direct_detach(struct kstats_probe *p)
 		return;
 	}
 	p->registered = false;
+	WRITE_ONCE(kstats_direct_active[slot], &kstats_direct_off);
 	WRITE_ONCE(s->probe, NULL);
 	synchronize_rcu_tasks();
 	synchronize_rcu();

@@ -16,6 +16,12 @@
 #ifndef __ASSEMBLY__
 #include <linux/types.h>
 
+/*
+ * Per slot, the active flag of its entry (struct kstats), or a false one:
+ * read by the trampoline before anything else.
+ */
+extern const bool *kstats_direct_active[KSTATS_DIRECT_MAX];
+
 /* Address of the trampoline of each slot, kstats_direct_tramp.S. */
 extern const unsigned long kstats_direct_tramp_table[KSTATS_DIRECT_MAX];
 

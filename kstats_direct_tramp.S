@@ -6,9 +6,11 @@
  * address into FUNC's body (just after its fentry call) and above it the
  * return address into FUNC's caller.
  *
- * A trampoline saves the six argument registers, asks
- * kstats_direct_begin() whether to measure, and if not returns into
- * FUNC's body as if nothing had happened. Otherwise it calls the body
+ * A trampoline first looks at its entry's active flag: stopped, it
+ * returns into FUNC's body at once. Otherwise it saves the six argument
+ * registers, asks kstats_direct_begin() whether to measure (the entry may
+ * have stopped or gone since), and if not returns into FUNC's body as if
+ * nothing had happened. Otherwise it calls the body
  * with the argument registers restored, keeps rax:rdx, hands the start
  * time to kstats_direct_end() and returns to FUNC's caller. The body is
  * entered by a return (push; RET): it is not an indirect branch target
@@ -35,6 +37,12 @@
 .macro KSTATS_DIRECT_TRAMP n
 .set kstats_direct_tramps, kstats_direct_tramps + 1
 SYM_FUNC_START(kstats_direct_tramp_\n)
+	/* Stopped or not enabled: straight into FUNC's body, no frame. */
+	movq kstats_direct_active + 8 * \n(%rip), %rax
+	cmpb $0, (%rax)
+	jne .Lrun_\n
+	RET
+.Lrun_\n:
 	pushq %rbp
 	movq %rsp, %rbp
 #if defined(CONFIG_MITIGATION_CALL_DEPTH_TRACKING) || defined(CONFIG_CALL_DEPTH_TRACKING)
