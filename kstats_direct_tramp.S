@@ -18,6 +18,10 @@
  * stack would be seen at the wrong offset by the body: kstats_btf.c
  * refuses such functions before a trampoline is used.
  *
+ * Other caller-saved registers (r10, r11) are clobbered as by any ftrace
+ * callback reached from an fentry site; rax carries no argument once
+ * variadic functions are refused.
+ *
  * The frame is a plain rbp frame that objtool describes in ORC, so a
  * stack trace from FUNC shows FUNC, the trampoline, FUNC's fentry site
  * (unwound as the function entry it is) and then FUNC's caller.
