@@ -10,7 +10,8 @@
  * as); the caller's median grows by the probe's cost. "clock" is two
  * back-to-back reads of the handlers' clock, "clock-local" of
  * local_clock(), "manual" a kstats_record() hook around the empty
- * function. Each mechanism runs with the default clock, mono.
+ * function. Each mechanism runs with the default clock, mono. "direct"
+ * needs kstats.ko's own BTF (see kstats_btf.c): without it, no line.
  */
 #define pr_fmt(fmt) KBUILD_MODNAME ": " fmt
 
@@ -46,6 +47,7 @@ enum kstats_cal_mech {
 	KSTATS_CAL_KPROBE_TASK,
 	KSTATS_CAL_TP_CPU,
 	KSTATS_CAL_TP_TASK,
+	KSTATS_CAL_DIRECT,	/* where kstats.ko has BTF (not Debian 6.1) */
 	KSTATS_CAL_NR,
 };
 
@@ -63,6 +65,7 @@ static const char * const kstats_cal_names[KSTATS_CAL_NR] = {
 	[KSTATS_CAL_KPROBE_TASK] = "pair-kprobe-task",
 	[KSTATS_CAL_TP_CPU] = "pair-tracepoint-cpu",
 	[KSTATS_CAL_TP_TASK] = "pair-tracepoint-task",
+	[KSTATS_CAL_DIRECT] = "direct",
 };
 
 /* What the caller runs and times for a mechanism. */
@@ -245,6 +248,11 @@ static enum kstats_cal_code kstats_cal_cmd(enum kstats_cal_mech mech,
 		c->via = (mech == KSTATS_CAL_FPROBE ||
 			  mech == KSTATS_CAL_PCPU_FPROBE) ?
 			 KSTATS_VIA_FPROBE : KSTATS_VIA_KRETPROBE;
+		strscpy(c->start.sym, "kstats_calib_empty", sizeof(c->start.sym));
+		return KSTATS_CAL_FUNC;
+	case KSTATS_CAL_DIRECT:
+		c->op = KSTATS_CMD_TRACE;
+		c->via = KSTATS_VIA_DIRECT;
 		strscpy(c->start.sym, "kstats_calib_empty", sizeof(c->start.sym));
 		return KSTATS_CAL_FUNC;
 	case KSTATS_CAL_FTRACE_CPU:
@@ -489,6 +497,10 @@ void kstats_show_bias(struct seq_file *m, const struct kstats_probe *p)
 	case KSTATS_MECH_FPROBE:
 		a = &kstats_cal[p->pcpu ? KSTATS_CAL_PCPU_FPROBE :
 					  KSTATS_CAL_FPROBE];
+		b = a;
+		break;
+	case KSTATS_MECH_DIRECT:
+		a = &kstats_cal[KSTATS_CAL_DIRECT];
 		b = a;
 		break;
 	default:

@@ -3,7 +3,7 @@
  * kstats run-time attachment: the commands written to _control (trace,
  * remove, calibrate), the _control lines of their entries, and the module
  * notifiers that detach probes from code going away. The mechanisms are in
- * kstats_kretprobe.c, kstats_fprobe.c and kstats_pair.c.
+ * kstats_kretprobe.c, kstats_fprobe.c, kstats_direct.c and kstats_pair.c.
  *
  * Every control operation, and the module notifiers, run under
  * kstats_control_mutex. Handlers take no lock and never sleep: they read
@@ -127,6 +127,8 @@ static const char *kstats_mech_name(const struct kstats_probe *p)
 		return p->pcpu ? "pcpu-kretprobe" : "kretprobe";
 	case KSTATS_MECH_FPROBE:
 		return p->pcpu ? "pcpu-fprobe" : "fprobe";
+	case KSTATS_MECH_DIRECT:
+		return "direct";
 	default:
 		return "pair";
 	}
@@ -184,9 +186,20 @@ fail:
 	return NULL;
 }
 
-/* trace FUNC and trace pcpu:FUNC: fprobe if there is, else kretprobe. */
+/*
+ * trace FUNC and trace pcpu:FUNC: fprobe if there is, else kretprobe;
+ * direct only when asked for (see "Mechanisms" in Documentation/kstats.rst).
+ */
 static int kstats_attach_func(struct kstats_probe *p, struct kstats_cmd *cmd)
 {
+	if (cmd->via == KSTATS_VIA_DIRECT) {
+#ifdef KSTATS_HAVE_DIRECT
+		return kstats_direct_attach(p, cmd);
+#else
+		return kstats_fail(cmd, -EOPNOTSUPP,
+				   "this kernel has no ftrace direct calls on x86-64");
+#endif
+	}
 #ifdef KSTATS_HAVE_FPROBE
 	int ret;
 
@@ -229,6 +242,11 @@ void kstats_enable(struct kstats_probe *p)
 		kstats_fprobe_enable(p);
 		break;
 #endif
+#ifdef KSTATS_HAVE_DIRECT
+	case KSTATS_MECH_DIRECT:
+		kstats_direct_enable(p);
+		break;
+#endif
 	default:
 		ret = kstats_pair_enable(p);
 		break;
@@ -252,6 +270,9 @@ static void kstats_disable(struct kstats_probe *p)
 		kstats_fprobe_disable(p);
 		break;
 #endif
+	case KSTATS_MECH_DIRECT:
+		/* Stopped, the trampoline returns into FUNC after one test. */
+		break;
 	default:
 		kstats_pair_disable(p);
 		break;
@@ -307,6 +328,11 @@ void kstats_detach(struct kstats_probe *p)
 		kstats_fprobe_detach(p);
 		break;
 #endif
+#ifdef KSTATS_HAVE_DIRECT
+	case KSTATS_MECH_DIRECT:
+		kstats_direct_detach(p);
+		break;
+#endif
 	default:
 		kstats_pair_detach(p);
 		break;
@@ -322,6 +348,8 @@ static unsigned long kstats_missed(const struct kstats_probe *p)
 	case KSTATS_MECH_FPROBE:
 		return kstats_fprobe_missed(p);
 #endif
+	case KSTATS_MECH_DIRECT:
+		return 0;
 	default:
 		return kstats_pair_missed(p);
 	}
@@ -691,6 +719,9 @@ void kstats_probe_exit(void)
 	list_for_each_entry_safe(p, tmp, &kstats_probes, node)
 		kstats_destroy(p);
 	mutex_unlock(&kstats_control_mutex);
+#ifdef KSTATS_HAVE_DIRECT
+	kstats_direct_exit();
+#endif
 	/* Replays GOING for the modules in kstats_tp_modules: frees them. */
 	unregister_tracepoint_module_notifier(&kstats_tp_module_nb);
 	unregister_module_notifier(&kstats_module_nb);

@@ -2,7 +2,7 @@
 /*
  * kstats _control parser: one command line into a struct kstats_cmd.
  *
- *   trace FUNC [bits N] [via kretprobe|fprobe] [as NAME] [clock mono]
+ *   trace FUNC [bits N] [via kretprobe|fprobe|direct] [as NAME] [clock mono]
  *              [value argN|retval] [FILTER...]
  *   trace pcpu:FUNC [bits N] [as NAME] [clock local|mono] [FILTER...]
  *   trace NAME start X end Y [bits N] [key cpu|task] [slots N] [clock C]
@@ -152,8 +152,10 @@ static int kstats_parse_trace(struct kstats_cmd *cmd, char **w, int n)
 				cmd->via = KSTATS_VIA_KRETPROBE;
 			else if (!strcasecmp(v, "fprobe"))
 				cmd->via = KSTATS_VIA_FPROBE;
+			else if (!strcasecmp(v, "direct"))
+				cmd->via = KSTATS_VIA_DIRECT;
 			else
-				return kstats_why(cmd, "via must be kretprobe or fprobe");
+				return kstats_why(cmd, "via must be kretprobe, fprobe or direct");
 		} else if (!strcasecmp(k, "as")) {
 			if (cmd->op == KSTATS_CMD_TRACE_PAIR)
 				return kstats_why(cmd, "as is only for trace FUNC");

@@ -43,6 +43,7 @@ enum kstats_cmd_via {
 	KSTATS_VIA_AUTO,	/* the cheapest the kernel has */
 	KSTATS_VIA_KRETPROBE,
 	KSTATS_VIA_FPROBE,
+	KSTATS_VIA_DIRECT,	/* x86-64 ftrace direct call, kstats_direct.c */
 };
 
 /* How a pair matches a start with its end. */

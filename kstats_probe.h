@@ -1,8 +1,9 @@
 /* SPDX-License-Identifier: GPL-2.0 */
 /*
  * kstats run-time attachment, shared by the control layer (kstats_control.c),
- * the mechanisms (kstats_kretprobe.c, kstats_fprobe.c, kstats_pair.c), the
- * key task table (kstats_task.c) and calibration (kstats_calibrate.c).
+ * the mechanisms (kstats_kretprobe.c, kstats_fprobe.c, kstats_direct.c,
+ * kstats_pair.c), the key task table (kstats_task.c) and calibration
+ * (kstats_calibrate.c).
  *
  * Data path: a mechanism's handler calls one of the bodies of
  * kstats_handler.h, which reads the clock and feeds kstats_record().
@@ -47,6 +48,7 @@ struct tracepoint;
 enum kstats_mech {
 	KSTATS_MECH_KRETPROBE,
 	KSTATS_MECH_FPROBE,
+	KSTATS_MECH_DIRECT,
 	KSTATS_MECH_PAIR,
 };
 
@@ -135,6 +137,7 @@ struct kstats_probe {
 	bool armed;			/* its hooks fire (control mutex) */
 	bool dying;			/* being removed */
 	unsigned long addr;		/* FUNC's address */
+	unsigned int direct_slot;	/* its trampoline, mechanism direct */
 	struct kstats_endpoint start;	/* FUNC, or X of a pair */
 	struct kstats_endpoint end;	/* Y of a pair */
 	struct kstats_cpu_start __percpu *t0;	/* pairs keyed by CPU */
@@ -175,6 +178,14 @@ void kstats_fprobe_enable(struct kstats_probe *p);
 void kstats_fprobe_disable(struct kstats_probe *p);
 void kstats_fprobe_detach(struct kstats_probe *p);
 unsigned long kstats_fprobe_missed(const struct kstats_probe *p);
+#endif
+
+#ifdef KSTATS_HAVE_DIRECT
+/* The direct mechanism misses no call it is reached for. */
+int kstats_direct_attach(struct kstats_probe *p, struct kstats_cmd *cmd);
+void kstats_direct_enable(struct kstats_probe *p);
+void kstats_direct_detach(struct kstats_probe *p);
+void kstats_direct_exit(void);
 #endif
 
 int kstats_pair_attach(struct kstats_probe *p, struct kstats_cmd *cmd);

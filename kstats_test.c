@@ -1654,6 +1654,8 @@ static const struct kt_parse_case kt_parse_cases[] = {
 	      KRETPROBE, CPU, "vfs_read", ""),
 	KT_OK("Trace vfs_read VIA FProbe Bits 03", TRACE, "vfs_read", 3,
 	      FPROBE, CPU, "vfs_read", ""),
+	KT_OK("trace vfs_read via Direct", TRACE, "vfs_read", 4, DIRECT, CPU,
+	      "vfs_read", ""),
 	KT_OK("trace foo.isra.0", TRACE, "foo.isra.0", 4, AUTO, CPU,
 	      "foo.isra.0", ""),
 	KT_OK("trace " KT_NAME63, TRACE, KT_NAME63, 4, AUTO, CPU, KT_NAME63, ""),

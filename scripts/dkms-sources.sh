@@ -17,7 +17,7 @@ src=${KSTATS_SRC:-$KSTATS_REPO}
 [ -r "$src/dkms.conf" ] || die "no $src/dkms.conf"
 mkdir -p "$dest/tests" "$dest/examples"
 cp "$src/dkms.conf" "$src/Makefile" "$src/Kbuild" "$dest/"
-cp "$src"/*.c "$src"/*.h "$dest/"
+cp "$src"/*.c "$src"/*.h "$src"/*.S "$dest/"
 for f in "$src"/tests/*.c "$src"/tests/*.h "$src"/examples/*.c; do
 	[ -e "$f" ] && cp "$f" "$dest/${f#"$src"/}"
 done

@@ -34,6 +34,18 @@
  *                            long function that returns V (signed)
  *   ivalue V COUNT           the same with kstats_helper_ivalue(i, V), an
  *                            int function
+ * For "via direct" (kstats_helper_direct.h):
+ *   args K                   K calls of kstats_helper_args6() and of
+ *                            kstats_helper_pair(), each result checked
+ *                            (EIO if wrong); also once kstats_helper_args7()
+ *                            and kstats_helper_byval(), which need the stack
+ *   block                    kstats_helper_block() sleeps until "wake"
+ *   wake                     wakes it (neither takes the helper's mutex)
+ *   irq K                    K calls of kstats_helper_in_irq() from hardirq
+ *   stack                    kstats_helper_stack_caller() calls
+ *                            kstats_helper_stack(), which logs its stack
+ *   fns K                    one call of each of kstats_helper_fn0 ..
+ *                            kstats_helper_fnK-1 (K <= 20)
  * Closing a file descriptor of /sys/kernel/debug/kstats_helper/start_on_close
  * hits tracepoint kstats_helper_start; at exit that happens after
  * sched_process_exit, from the exiting task.
@@ -175,23 +187,35 @@ static void helper_irq_end(struct irq_work *w)
 
 static struct irq_work helper_irq_work;
 
+/*
+ * Queue @w on this CPU, preemption off, and spin until it set @done.
+ * Interrupts are on: the IPI (or the next tick) runs it.
+ */
+static int helper_irq_wait(struct irq_work *w, atomic_t *done)
+{
+	unsigned int spins;
+
+	atomic_set(done, 0);
+	irq_work_queue(w);
+	for (spins = 0; !atomic_read(done); spins++) {
+		if (spins > 100000000)
+			return -ETIMEDOUT;
+		cpu_relax();
+	}
+	return 0;
+}
+
 static int helper_irqend(unsigned int k, unsigned int ns)
 {
-	unsigned int i, spins;
+	unsigned int i;
 	u64 end;
 
 	for (i = 0; i < k; i++) {
 		preempt_disable();
 		trace_kstats_helper_start(i);
-		atomic_set(&helper_irq_done, 0);
-		irq_work_queue(&helper_irq_work);
-		/* Interrupts are on: the IPI (or the next tick) runs it. */
-		for (spins = 0; !atomic_read(&helper_irq_done); spins++) {
-			if (spins > 100000000) {
-				preempt_enable();
-				return -ETIMEDOUT;
-			}
-			cpu_relax();
+		if (helper_irq_wait(&helper_irq_work, &helper_irq_done)) {
+			preempt_enable();
+			return -ETIMEDOUT;
 		}
 		end = ktime_get_mono_fast_ns() + ns;
 		while (ktime_get_mono_fast_ns() < end)
@@ -278,6 +302,8 @@ static int helper_new(const char *name, unsigned int bits)
 	return 0;
 }
 
+#include "kstats_helper_direct.h"
+
 static int helper_run(char *buf)
 {
 	char cmd[16], name[128];
@@ -294,6 +320,8 @@ static int helper_run(char *buf)
 		trace_kstats_helper_end(0);
 		return 0;
 	}
+	if (n >= 1 && helper_is_direct_cmd(cmd))
+		return helper_direct_run(cmd, n >= 2 ? name : "");
 	if (n < 2)
 		return -EINVAL;
 	if (!strcmp(cmd, "value") || !strcmp(cmd, "ivalue"))
@@ -354,6 +382,11 @@ static ssize_t helper_write(struct file *file, const char __user *ubuf,
 	buf = memdup_user_nul(ubuf, count);
 	if (IS_ERR(buf))
 		return PTR_ERR(buf);
+	if (helper_direct_unlocked(buf)) {
+		ret = helper_block_or_wake(buf);
+		kfree(buf);
+		return ret ? ret : count;
+	}
 	mutex_lock(&helper_mutex);
 	ret = helper_run(buf);
 	mutex_unlock(&helper_mutex);
@@ -386,6 +419,7 @@ static int __init helper_init(void)
 	debugfs_create_file("start_on_close", 0444, helper_dir, NULL,
 			    &helper_close_fops);
 	init_irq_work(&helper_irq_work, helper_irq_end);
+	init_irq_work(&helper_direct_irq_work, helper_direct_irq);
 	return 0;
 }
 
@@ -395,6 +429,7 @@ static void __exit helper_exit(void)
 
 	debugfs_remove(helper_dir);
 	irq_work_sync(&helper_irq_work);
+	irq_work_sync(&helper_direct_irq_work);
 	for (i = 0; i < HELPER_MAX_ENTRIES; i++)
 		kstats_delete(entries[i].ks);
 }

@@ -93,6 +93,7 @@ config() {
 		kstats-trace) cmd='trace vfs_read as e' ;;
 		kstats-kretprobe) cmd='trace vfs_read via kretprobe as e' ;;
 		kstats-fprobe) cmd='trace vfs_read via fprobe as e' ;;
+		kstats-direct) cmd='trace vfs_read via direct as e' ;;
 		kstats-pcpu) cmd='trace pcpu:vfs_read as e' ;;
 		kstats-entry-pair-cpu) cmd='trace e start vfs_read end vfs_write key cpu' ;;
 		kstats-entry-pair-task) cmd='trace e start vfs_read end vfs_write key task' ;;
@@ -166,7 +167,7 @@ work() {
 	esac
 }
 
-KS="kstats-trace kstats-kretprobe kstats-fprobe kstats-pcpu
+KS="kstats-trace kstats-kretprobe kstats-fprobe kstats-direct kstats-pcpu
 kstats-entry-pair-cpu kstats-entry-pair-task kstats-tp-pair-cpu
 kstats-tp-pair-task"
 ALL="untraced busybox-dd floor-kretprobe floor-kprobe floor-fprobe
@@ -221,7 +222,7 @@ kpct() {
 
 for m in none floor-kprobe floor-kretprobe floor-fprobe floor-fprobe-entry \
 	floor-ftrace floor-direct kstats-trace kstats-kretprobe kstats-fprobe \
-	kstats-pcpu; do
+	kstats-direct kstats-pcpu; do
 	fn=kstats_bench_exp_empty
 	case $m in
 	none) ok=1 ;;

@@ -105,6 +105,8 @@ KSTATS = [
      ['floor-kretprobe'], ['ftrace-kretprobe-hist', 'ftrace-synth-vfs-read']),
     ('kstats-fprobe', 'kstats trace vfs_read via fprobe', ['floor-fprobe'],
      ['ftrace-fprobe-hist', 'ftrace-synth-vfs-read']),
+    ('kstats-direct', 'kstats trace vfs_read via direct', ['floor-direct'],
+     ['ftrace-kretprobe-hist', 'ftrace-synth-vfs-read', 'bpftrace-kfunc']),
     ('kstats-pcpu', 'kstats trace pcpu:vfs_read', None,
      ['ftrace-kretprobe-hist', 'ftrace-synth-vfs-read']),
     ('kstats-entry-pair-cpu', 'kstats pair vfs_read->vfs_write, key cpu',

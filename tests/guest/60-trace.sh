@@ -71,7 +71,7 @@ if [ "$TARGET" = deb61 ]; then
 	log_mark
 	is "$(write_err "$KS/_control" "trace $FN via fprobe")" "Operation not supported" \
 		"deb61: via fprobe gets EOPNOTSUPP"
-	check "deb61: via fprobe logs why" sh -c "dmesg | tail -n +$((LOG_SEEN + 1)) | grep -q 'no fprobe'"
+	check "deb61: via fprobe logs why" logged 'no fprobe'
 	is "$(line $FN)" "" "deb61: no entry was created"
 else
 	is "$(write_err "$KS/_control" "trace $FN via fprobe bits 5")" OK "$TARGET: trace via fprobe"

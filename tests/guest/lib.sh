@@ -78,6 +78,15 @@ load_modules() {
 		insmod "$MODDIR/kstats_helper.ko"
 }
 
-# Kernel log lines added since the last call of log_mark.
-log_mark() { LOG_SEEN=$(dmesg | wc -l); }
-log_new() { dmesg | tail -n +$((LOG_SEEN + 1)); }
+# Kernel log lines added since the last call of log_mark: those after the
+# line that was last then (timestamped, so unique), not a line count, which
+# stops growing once the kernel's log buffer is full; all lines if that
+# line has gone out of the buffer.
+log_mark() { LOG_LAST=$(dmesg | tail -n 1); }
+log_new() {
+	dmesg | awk -v last="$LOG_LAST" '
+		{ line[NR] = $0; if ($0 == last) at = NR }
+		END { for (i = at + 1; i <= NR; i++) print line[i] }'
+}
+# logged PATTERN: a line since log_mark matches the grep PATTERN
+logged() { log_new | grep -q "$1"; }

@@ -1,0 +1,336 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * kstats mechanism "direct", for trace FUNC with "via direct" on x86-64:
+ * an ftrace direct call from FUNC's fentry site to one of the static
+ * trampolines of kstats_direct_tramp.S, which calls FUNC's body itself
+ * and so sees it return (fexit-class: no return hook, no per-call
+ * storage outside the trampoline's own frame). Built where the kernel
+ * has CONFIG_DYNAMIC_FTRACE_WITH_DIRECT_CALLS (Kbuild defines
+ * KSTATS_HAVE_DIRECT).
+ *
+ * Trampolines are module text, never freed while kstats is loaded, and
+ * handed out as slots under kstats_control_mutex. A task asleep inside a
+ * measured call of FUNC returns into its slot's trampoline, which then
+ * calls kstats_direct_end(): so a slot counts its calls in flight, per
+ * CPU (a call may end on another CPU than it began; only the sum means
+ * something). A removed entry's slot drains: it is reused only once the
+ * sum is 0 and an RCU-tasks grace period has let every task leave the
+ * trampoline's code, and while it drains it holds a reference on kstats,
+ * so that rmmod fails with EBUSY. Module exit, which cannot fail, waits.
+ */
+#define pr_fmt(fmt) KBUILD_MODNAME ": " fmt
+
+#include <linux/delay.h>
+#include <linux/ftrace.h>
+#include <linux/kallsyms.h>
+#include <linux/module.h>
+#include <linux/mutex.h>
+#include <linux/percpu.h>
+#include <linux/rcupdate.h>
+#include <linux/rcupdate_wait.h>
+#include <linux/string.h>
+#include <linux/workqueue.h>
+#include "kstats_direct.h"
+#include "kstats_handler.h"
+#include "kstats_probe.h"
+
+enum kstats_direct_state {
+	KSTATS_DIRECT_FREE,
+	KSTATS_DIRECT_USED,	/* registered for an entry */
+	KSTATS_DIRECT_DRAINING,	/* entry gone, calls still in flight */
+};
+
+struct kstats_direct_slot {
+	struct kstats_probe *probe;	/* NULL: calls go straight to FUNC */
+	enum kstats_direct_state state;
+	bool module_ref;		/* draining holds a reference on kstats */
+	unsigned long ip;		/* FUNC's fentry site, as registered */
+#ifdef KSTATS_DIRECT_OPS
+	struct ftrace_ops ops;
+#endif
+};
+
+/* Under kstats_control_mutex, but @probe is read by the trampolines. */
+static struct kstats_direct_slot kstats_direct_slots[KSTATS_DIRECT_MAX];
+static DEFINE_PER_CPU(long[KSTATS_DIRECT_MAX], kstats_direct_inflight);
+static const bool kstats_direct_off;
+const bool *kstats_direct_active[KSTATS_DIRECT_MAX] = {
+	[0 ... KSTATS_DIRECT_MAX - 1] = &kstats_direct_off,
+};
+
+static void kstats_direct_drain_work(struct work_struct *work);
+static DECLARE_DELAYED_WORK(kstats_direct_drain, kstats_direct_drain_work);
+/* How often a draining slot is looked at. */
+#define KSTATS_DIRECT_DRAIN_PERIOD	(HZ / 10)
+
+/* ---------------------------------------------------------------------- */
+/* Called by the trampolines. */
+
+/*
+ * The trampoline's caller may be preemptible, and these may run
+ * preemptible too: kstats_direct_detach() waits for an RCU-tasks grace
+ * period (tasks preempted here, which never sleep here) and an RCU one
+ * (interrupts) before the probe may go. this_cpu ops are preemption-safe;
+ * a call may end on another CPU than it began (only the sum counts).
+ */
+notrace int kstats_direct_begin(unsigned int slot, u64 *t0)
+{
+	struct kstats_probe *p = READ_ONCE(kstats_direct_slots[slot].probe);
+	struct kstats_timed tm;
+
+	if (!p || kstats_stopped(p))
+		return 0;
+	kstats_timed_begin(p, &tm);
+	this_cpu_inc(kstats_direct_inflight[slot]);
+	kstats_call_begin(t0);
+	kstats_timed_end(p, KSTATS_SIDE_BEGIN, &tm);
+	return 1;
+}
+
+notrace void kstats_direct_end(unsigned int slot, u64 t0)
+{
+	struct kstats_probe *p = READ_ONCE(kstats_direct_slots[slot].probe);
+	struct kstats_timed tm;
+
+	/* NULL: the entry was removed while the call ran. */
+	if (p) {
+		kstats_timed_begin(p, &tm);
+		kstats_call_end(p, t0);
+		kstats_timed_end(p, KSTATS_SIDE_END, &tm);
+	}
+	this_cpu_dec(kstats_direct_inflight[slot]);
+}
+
+/* ---------------------------------------------------------------------- */
+/* Slots; under kstats_control_mutex. */
+
+static long kstats_direct_in_flight(unsigned int slot)
+{
+	long sum = 0;
+	int cpu;
+
+	for_each_possible_cpu(cpu)
+		sum += READ_ONCE(per_cpu(kstats_direct_inflight, cpu)[slot]);
+	return sum;
+}
+
+/*
+ * Free the draining slots whose calls have all returned. Each counter
+ * only falls once the slot is unregistered and its probe cleared, so a
+ * sum of 0 means no call is left; the RCU-tasks grace period then covers
+ * tasks preempted on the trampoline's last instructions.
+ */
+static bool kstats_direct_reap(void)
+{
+	bool draining = false, freed = false;
+	unsigned int i;
+
+	for (i = 0; i < KSTATS_DIRECT_MAX; i++) {
+		struct kstats_direct_slot *s = &kstats_direct_slots[i];
+
+		if (s->state != KSTATS_DIRECT_DRAINING)
+			continue;
+		if (kstats_direct_in_flight(i)) {
+			draining = true;
+			continue;
+		}
+		if (!freed)
+			synchronize_rcu_tasks();
+		freed = true;
+		s->state = KSTATS_DIRECT_FREE;
+		if (s->module_ref)
+			module_put(THIS_MODULE);
+		s->module_ref = false;
+	}
+	return draining;
+}
+
+static void kstats_direct_drain_work(struct work_struct *work)
+{
+	bool again;
+
+	mutex_lock(&kstats_control_mutex);
+	again = kstats_direct_reap();
+	mutex_unlock(&kstats_control_mutex);
+	if (again)
+		schedule_delayed_work(&kstats_direct_drain,
+				      KSTATS_DIRECT_DRAIN_PERIOD);
+}
+
+static int kstats_direct_get_slot(struct kstats_cmd *cmd)
+{
+	unsigned int i, draining = 0;
+
+	kstats_direct_reap();
+	for (i = 0; i < KSTATS_DIRECT_MAX; i++) {
+		if (kstats_direct_slots[i].state == KSTATS_DIRECT_FREE)
+			return i;
+		draining += kstats_direct_slots[i].state ==
+			    KSTATS_DIRECT_DRAINING;
+	}
+	return kstats_fail(cmd, -ENOSPC,
+			   "direct: all %d trampolines in use (%u draining)",
+			   KSTATS_DIRECT_MAX, draining);
+}
+
+#ifdef KSTATS_DIRECT_OPS	/* 6.5 on: an ftrace_ops per direct caller */
+static int kstats_direct_register(struct kstats_direct_slot *s,
+				  unsigned long tramp)
+{
+	int ret;
+
+	memset(&s->ops, 0, sizeof(s->ops));
+	ret = ftrace_set_filter_ip(&s->ops, s->ip, 0, 0);
+	if (!ret)
+		ret = register_ftrace_direct(&s->ops, tramp);
+	if (ret)
+		ftrace_free_filter(&s->ops);
+	return ret;
+}
+
+static int kstats_direct_unregister(struct kstats_direct_slot *s,
+				    unsigned long tramp)
+{
+	return unregister_ftrace_direct(&s->ops, tramp, true);
+}
+#else
+static int kstats_direct_register(struct kstats_direct_slot *s,
+				  unsigned long tramp)
+{
+	return register_ftrace_direct(s->ip, tramp);
+}
+
+static int kstats_direct_unregister(struct kstats_direct_slot *s,
+				    unsigned long tramp)
+{
+	return unregister_ftrace_direct(s->ip, tramp);
+}
+#endif
+
+/* Module of the code at @addr into @buf, or NULL for vmlinux. */
+static const char *kstats_direct_module(unsigned long addr, char *buf)
+{
+	char *mod, *end;
+
+	sprint_symbol(buf, addr);
+	mod = strchr(buf, '[');
+	if (!mod)
+		return NULL;
+	end = strchr(++mod, ']');
+	if (end)
+		*end = '\0';
+	return mod;
+}
+
+/*
+ * Check FUNC's prototype, take a slot and register its trampoline on
+ * FUNC's fentry site. The slot's probe is published by enable.
+ */
+int kstats_direct_attach(struct kstats_probe *p, struct kstats_cmd *cmd)
+{
+	char sym[KSYM_SYMBOL_LEN];
+	struct kstats_direct_slot *s;
+	const char *mod;
+	int ret, slot;
+
+	p->mech = KSTATS_MECH_DIRECT;
+	if (p->pcpu)
+		return kstats_fail(cmd, -EOPNOTSUPP,
+				   "via direct is only for trace FUNC");
+	/* The trampoline has neither a filter check nor a value sampler. */
+	if (cmd->value != KSTATS_VALUE_TIME || cmd->filter.flags)
+		return kstats_fail(cmd, -EOPNOTSUPP,
+				   "via direct samples runtimes only, without filters");
+	if (!p->addr) {
+		ret = kstats_resolve(cmd, "trace", &p->start.target, &p->addr);
+		if (ret)
+			return ret;
+	}
+	if (p->start.target.offset)
+		return kstats_fail(cmd, -EINVAL, "direct: not a function entry");
+	mod = kstats_direct_module(p->addr, sym);
+	ret = kstats_btf_regs_only(p->start.target.sym, mod, cmd->why,
+				   sizeof(cmd->why));
+	if (ret)
+		return ret;
+	slot = kstats_direct_get_slot(cmd);
+	if (slot < 0)
+		return slot;
+	s = &kstats_direct_slots[slot];
+	s->ip = p->addr;
+	ret = kstats_direct_register(s, kstats_direct_tramp_table[slot]);
+	if (ret == -EBUSY)
+		return kstats_fail(cmd, ret,
+				   "direct: %s already has a direct caller (another entry, BPF, ...)",
+				   p->start.target.sym);
+	if (ret)
+		return kstats_fail(cmd, ret,
+				   "direct: ftrace cannot call a trampoline from %s (error %d)",
+				   p->start.target.sym, ret);
+	s->state = KSTATS_DIRECT_USED;
+	p->direct_slot = slot;
+	p->registered = true;
+	return 0;
+}
+
+void kstats_direct_enable(struct kstats_probe *p)
+{
+	WRITE_ONCE(kstats_direct_slots[p->direct_slot].probe, p);
+	WRITE_ONCE(kstats_direct_active[p->direct_slot], &p->ks->active);
+}
+
+/*
+ * After unregistering, no new call enters the trampoline; the grace
+ * periods let every task (RCU tasks) and interrupt (RCU) that may still
+ * use @p, or @p's active flag, between the trampoline's entry and the
+ * end of kstats_direct_begin(), or in kstats_direct_end(), through.
+ * Calls still in flight then find no probe; the slot drains.
+ */
+void kstats_direct_detach(struct kstats_probe *p)
+{
+	unsigned int slot = p->direct_slot;
+	struct kstats_direct_slot *s = &kstats_direct_slots[slot];
+	int ret;
+
+	if (!p->registered)
+		return;
+	ret = kstats_direct_unregister(s, kstats_direct_tramp_table[slot]);
+	if (ret) {
+		pr_err("%s: unregister_ftrace_direct() failed (error %d): its trampoline is kept\n",
+		       p->ks->name, ret);
+		return;
+	}
+	p->registered = false;
+	WRITE_ONCE(kstats_direct_active[slot], &kstats_direct_off);
+	WRITE_ONCE(s->probe, NULL);
+	synchronize_rcu_tasks();
+	synchronize_rcu();
+	s->state = KSTATS_DIRECT_DRAINING;
+	if (!kstats_direct_in_flight(slot)) {
+		s->state = KSTATS_DIRECT_FREE;
+		return;
+	}
+	pr_info("%s: %ld calls in flight; trampoline %u drains\n", p->ks->name,
+		kstats_direct_in_flight(slot), slot);
+	/* Fails only in module exit, which waits instead. */
+	s->module_ref = try_module_get(THIS_MODULE);
+	schedule_delayed_work(&kstats_direct_drain, KSTATS_DIRECT_DRAIN_PERIOD);
+}
+
+/* Module exit, after every entry was detached: wait for the slots to drain. */
+void kstats_direct_exit(void)
+{
+	bool said = false;
+
+	cancel_delayed_work_sync(&kstats_direct_drain);
+	mutex_lock(&kstats_control_mutex);
+	while (kstats_direct_reap()) {
+		if (!said)
+			pr_info("waiting for calls in flight in direct trampolines\n");
+		said = true;
+		mutex_unlock(&kstats_control_mutex);
+		msleep(20);
+		mutex_lock(&kstats_control_mutex);
+	}
+	mutex_unlock(&kstats_control_mutex);
+}

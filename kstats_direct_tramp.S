@@ -1,0 +1,124 @@
+/* SPDX-License-Identifier: GPL-2.0 */
+/*
+ * kstats mechanism "direct": KSTATS_DIRECT_MAX trampolines, each reached
+ * by an ftrace direct call from the fentry site of one traced function
+ * (kstats_direct.c hands them out). On entry the stack holds the return
+ * address into FUNC's body (just after its fentry call) and above it the
+ * return address into FUNC's caller.
+ *
+ * A trampoline first looks at its entry's active flag: stopped, it
+ * returns into FUNC's body at once. Otherwise it saves the six argument
+ * registers, asks kstats_direct_begin() whether to measure (the entry may
+ * have stopped or gone since), and if not returns into FUNC's body as if
+ * nothing had happened. Otherwise it calls the body
+ * with the argument registers restored, keeps rax:rdx, hands the start
+ * time to kstats_direct_end() and returns to FUNC's caller. The body is
+ * entered by a return (push; RET): it is not an indirect branch target
+ * (no ENDBR there), and a return needs none (kstats_direct_enter). Arguments passed on the
+ * stack would be seen at the wrong offset by the body: kstats_btf.c
+ * refuses such functions before a trampoline is used.
+ *
+ * Other caller-saved registers (r10, r11) are clobbered as by any ftrace
+ * callback reached from an fentry site; rax carries no argument once
+ * variadic functions are refused.
+ *
+ * The frame is a plain rbp frame that objtool describes in ORC, so a
+ * stack trace from FUNC shows FUNC, the trampoline, FUNC's fentry site
+ * (unwound as the function entry it is) and then FUNC's caller.
+ */
+#include <linux/linkage.h>
+#include <linux/objtool.h>
+#include <asm/nospec-branch.h>
+#include <asm/unwind_hints.h>
+#include "kstats_direct.h"
+
+/* Frame below rbp: six argument registers, then the start time. */
+#define KSTATS_FRAME	64
+#define KSTATS_T0	-56
+
+.set kstats_direct_tramps, 0
+
+.macro KSTATS_DIRECT_TRAMP n
+.set kstats_direct_tramps, kstats_direct_tramps + 1
+SYM_FUNC_START(kstats_direct_tramp_\n)
+	/* Stopped or not enabled: straight into FUNC's body, no frame. */
+	movq kstats_direct_active + 8 * \n(%rip), %rax
+	cmpb $0, (%rax)
+	jne .Lrun_\n
+	RET
+.Lrun_\n:
+	pushq %rbp
+	movq %rsp, %rbp
+#if defined(CONFIG_MITIGATION_CALL_DEPTH_TRACKING) || defined(CONFIG_CALL_DEPTH_TRACKING)
+	/* The fentry site called here without the call depth accounting. */
+	CALL_DEPTH_ACCOUNT
+#endif
+	subq $KSTATS_FRAME, %rsp
+	movq %rdi, -8(%rbp)
+	movq %rsi, -16(%rbp)
+	movq %rdx, -24(%rbp)
+	movq %rcx, -32(%rbp)
+	movq %r8, -40(%rbp)
+	movq %r9, -48(%rbp)
+	movl $\n, %edi
+	leaq KSTATS_T0(%rbp), %rsi
+	call kstats_direct_begin
+	movq -8(%rbp), %rdi
+	movq -16(%rbp), %rsi
+	movq -24(%rbp), %rdx
+	movq -32(%rbp), %rcx
+	movq -40(%rbp), %r8
+	movq -48(%rbp), %r9
+	testl %eax, %eax
+	jz .Lbody_\n
+	/* Into FUNC's body, after its fentry call; rax is no argument. */
+	movq 8(%rbp), %rax
+	call kstats_direct_enter
+	/* FUNC returned: rax:rdx hold its return value. */
+	movq %rax, -8(%rbp)
+	movq %rdx, -16(%rbp)
+	movl $\n, %edi
+	movq KSTATS_T0(%rbp), %rsi
+	call kstats_direct_end
+	movq -8(%rbp), %rax
+	movq -16(%rbp), %rdx
+	leave
+	/* Drop the return address into the body: back to FUNC's caller. */
+	addq $8, %rsp
+	UNWIND_HINT_FUNC
+	RET
+.Lbody_\n:
+	/* Not measured: into the body with the stack FUNC was entered with. */
+	leave
+	RET
+SYM_FUNC_END(kstats_direct_tramp_\n)
+.endm
+
+	.text
+/*
+ * Jump to rax, keeping the return address into the trampoline as the
+ * return address of the code there: so FUNC's body returns to it.
+ */
+SYM_FUNC_START_LOCAL(kstats_direct_enter)
+	pushq %rax
+	UNWIND_HINT_FUNC
+	RET
+SYM_FUNC_END(kstats_direct_enter)
+
+/* One per slot: 0 .. KSTATS_DIRECT_MAX - 1. */
+#define KSTATS_SLOTS	0, 1, 2, 3, 4, 5, 6, 7, 8, 9, 10, 11, 12, 13, 14, 15
+	.irp n, KSTATS_SLOTS
+	KSTATS_DIRECT_TRAMP \n
+	.endr
+.if kstats_direct_tramps != KSTATS_DIRECT_MAX
+	.error "KSTATS_SLOTS does not list KSTATS_DIRECT_MAX trampolines"
+.endif
+
+/* Their addresses by slot, for kstats_direct.c. */
+	.section .rodata
+	.balign 8
+SYM_DATA_START(kstats_direct_tramp_table)
+	.irp n, KSTATS_SLOTS
+	.quad kstats_direct_tramp_\n
+	.endr
+SYM_DATA_END(kstats_direct_tramp_table)

@@ -1,0 +1,226 @@
+#!/bin/sh
+# trace FUNC via direct: the ftrace direct-call trampoline (kstats_direct.c).
+# Frames and return values, refusals, other ftrace users on the function,
+# recursion and hardirq calls, stack traces, the trampoline bound, and
+# remove and rmmod while a task sleeps inside the traced function.
+# timeout: 900
+. /tests/lib.sh
+
+load_modules
+BTF_HELPER=no
+[ -e /sys/kernel/btf/kstats_helper ] && BTF_HELPER=yes
+echo "# BTF of kstats_helper: $BTF_HELPER"
+
+# Calls of FN with a sample each, on vmlinux code: vfs_read by dd.
+is "$(ctl "trace vfs_read via direct")" OK "trace vfs_read via direct"
+is "$(field vfs_read mechanism)" direct "listed as mechanism direct"
+n0=$(samples vfs_read)
+is "$(dd if=/dev/zero bs=1 count=3000 2>/dev/null | wc -c)" 3000 \
+	"dd through a traced vfs_read reads what it should"
+n1=$(samples vfs_read)
+check "at least 3000 samples from 3000 reads ($((n1 - n0)))" [ $((n1 - n0)) -ge 3000 ]
+echo stop > "$KS/vfs_read"
+n0=$(samples vfs_read)
+dd if=/dev/zero of=/dev/null bs=1 count=1000 2>/dev/null
+is "$(samples vfs_read)" "$n0" "a stopped direct entry records nothing"
+echo start > "$KS/vfs_read"
+dd if=/dev/zero of=/dev/null bs=1 count=1000 2>/dev/null
+check "started again, it records" [ "$(samples vfs_read)" -ge $((n0 + 1000)) ]
+is "$(ctl remove vfs_read)" OK "remove it"
+
+# Refusals: with a reason in the log, nothing left behind.
+log_mark
+is "$(ctl "trace pcpu:vfs_read via direct")" "Invalid argument" \
+	"via is not for trace pcpu:"
+is "$(ctl "trace vfs_read via direct value arg3")" "Operation not supported" \
+	"a value entry is not for via direct"
+is "$(ctl "trace vfs_read via direct pid 1")" "Operation not supported" \
+	"nor is a filter"
+is "$(log_new | grep -c 'via direct samples runtimes only, without filters')" 2 \
+	"their reason is logged"
+if [ $BTF_HELPER = yes ]; then
+	is "$(ctl "trace kstats_helper_args7 via direct")" "Operation not supported" \
+		"7 arguments: refused"
+	is "$(log_new | grep -c 'kstats_helper_args7 takes 7 argument registers')" 1 \
+		"its reason is logged"
+	is "$(ctl "trace kstats_helper_byval via direct")" "Operation not supported" \
+		"a struct by value: refused"
+	is "$(log_new | grep -c 'kstats_helper_byval: argument 1 is not passed in registers')" 1 \
+		"its reason is logged"
+else
+	is "$(ctl "trace kstats_helper_args6 via direct")" "Operation not supported" \
+		"a module without BTF: refused"
+	is "$(log_new | grep -c 'no BTF for kstats_helper_args6')" 1 \
+		"its reason is logged"
+fi
+is "$(cat "$KS/_control")" "" "nothing left after the refusals"
+
+if [ $BTF_HELPER = yes ]; then
+	# Six arguments and a checksum; a struct of two words in rax:rdx.
+	is "$(ctl "trace kstats_helper_args6 via direct")" OK "trace a 6-argument function"
+	is "$(ctl "trace kstats_helper_pair via direct")" OK "trace a function returning rax:rdx"
+	is "$(helper args 200)" OK "200 calls each, every argument and return value intact"
+	is "$(samples kstats_helper_args6) $(samples kstats_helper_pair)" "200 200" \
+		"one sample per call"
+
+	# Another direct caller on the same function.
+	is "$(ctl "trace kstats_helper_args6 via direct as twice")" \
+		"Device or resource busy" "a second direct caller: EBUSY"
+	helper args 10 >/dev/null
+	is "$(samples kstats_helper_args6)" 210 "the first keeps counting"
+	ctl remove kstats_helper_args6 >/dev/null
+	ctl remove kstats_helper_pair >/dev/null
+
+	# Beside an fprobe or kretprobe on the same function; recursion.
+	FN=kstats_helper_work
+	is "$(ctl "trace $FN")" OK "trace $FN by the default mechanism"
+	is "$(ctl "trace $FN via direct as wd")" OK "and via direct beside it"
+	helper work 50 1000 >/dev/null
+	helper nest 20 1000 >/dev/null
+	is "$(samples $FN) $(samples wd)" "90 90" \
+		"both count every call, nested ones included"
+	is "$(below wd 1000)" 0 "no direct sample below the 1000 ns busy wait"
+	ctl remove $FN >/dev/null
+	ctl remove wd >/dev/null
+
+	# Hardirq context.
+	is "$(ctl "trace kstats_helper_in_irq via direct")" OK "trace a function called in hardirq"
+	is "$(helper irq 40)" OK "40 calls from irq_work"
+	is "$(samples kstats_helper_in_irq)" 40 "40 samples"
+	ctl remove kstats_helper_in_irq >/dev/null
+
+	# A stack trace from inside the traced function, as the unwinder
+	# (ORC) walks it: the function, its trampoline, its fentry site (the
+	# function again), then its caller.
+	is "$(ctl "trace kstats_helper_stack via direct")" OK "trace a function that logs its stack"
+	log_mark
+	helper stack >/dev/null
+	log_new | grep 'kstats_helper: stack ' | sed 's/^/# /'
+	is "$(log_new | sed -n 's/.*kstats_helper: stack [0-9]*: \([a-z_0-9]*\)+.*/\1/p' |
+		sed -n '/kstats_helper_stack$/,/kstats_helper_stack_caller/p' |
+		sed 's/kstats_direct_tramp_[0-9]*/TRAMP/' | tr '\n' ' ')" \
+		"kstats_helper_stack TRAMP kstats_helper_stack kstats_helper_stack_caller " \
+		"the stack goes through the trampoline to the caller"
+	is "$(samples kstats_helper_stack)" 1 "and the call was measured"
+	ctl remove kstats_helper_stack >/dev/null
+
+	# The bound: KSTATS_DIRECT_MAX trampolines, ENOSPC past it.
+	bad=0
+	i=0
+	while [ $i -lt 16 ]; do
+		[ "$(ctl "trace kstats_helper_fn$i via direct")" = OK ] || bad=$((bad + 1))
+		i=$((i + 1))
+	done
+	is "$bad" 0 "16 direct entries"
+	log_mark
+	is "$(ctl "trace kstats_helper_fn16 via direct")" "No space left on device" \
+		"a 17th: ENOSPC"
+	is "$(log_new | grep -c 'direct: all 16 trampolines in use')" 1 "its reason is logged"
+	helper fns 17 >/dev/null
+	is "$(samples kstats_helper_fn0) $(samples kstats_helper_fn15)" "1 1" \
+		"the 16 count their calls"
+	i=0
+	while [ $i -lt 16 ]; do ctl remove kstats_helper_fn$i >/dev/null; i=$((i + 1)); done
+	is "$(ctl "trace kstats_helper_fn16 via direct")" OK "after removals, slots are free again"
+	ctl remove kstats_helper_fn16 >/dev/null
+fi
+
+# Wait until a task sleeps in function $1 (its wchan; builtins only,
+# since a pipe of the test itself may be what is traced).
+asleep() {
+	i=0
+	while [ $i -lt 300 ]; do
+		for f in /proc/[0-9]*/wchan; do
+			w=
+			read -r w < "$f" 2>/dev/null
+			[ "$w" = "$1" ] && return 0
+		done
+		i=$((i + 1))
+		sleep 0.1
+	done
+	return 1
+}
+
+# A task asleep inside the traced function returns into the trampoline
+# after remove: the trampoline must stay, and kstats with it.
+if [ $BTF_HELPER = yes ]; then
+	is "$(ctl "trace kstats_helper_block via direct")" OK "trace a function that sleeps"
+	echo block > "$HELPER" &
+	spid=$!
+	check "a task sleeps in it" asleep kstats_helper_block
+	log_mark
+	is "$(ctl remove kstats_helper_block)" OK "remove while it sleeps there"
+	is "$(log_new | grep -c 'kstats_helper_block: 1 calls in flight; trampoline')" 1 \
+		"its trampoline drains"
+	helper wake >/dev/null
+	wait $spid
+	is "$?" 0 "the sleeper returned through the trampoline with return value 0"
+fi
+
+# The module of the traced function goes: the entry is detached (gone).
+if [ $BTF_HELPER = yes ]; then
+	ctl "trace kstats_helper_args6 via direct" >/dev/null
+	helper args 5 >/dev/null
+	log_mark
+	check "rmmod kstats_helper with a direct entry on it" rmmod kstats_helper
+	is "$(field kstats_helper_args6 state) $(samples kstats_helper_args6)" "gone 5" \
+		"the entry is gone and keeps its samples"
+	is "$(log_new | grep -c 'kstats_helper_args6: module kstats_helper unloaded')" 1 \
+		"one log line"
+	is "$(ctl remove kstats_helper_args6)" OK "remove the gone entry"
+	load_modules
+	is "$(ctl "trace kstats_helper_args6 via direct")" OK "trace it again in the new module"
+	is "$(helper args 3)" OK "calls of the new module intact"
+	is "$(samples kstats_helper_args6)" 3 "and counted"
+	ctl remove kstats_helper_args6 >/dev/null
+fi
+
+# rmmod: pipe_read of vmlinux, a head reading a FIFO, woken by a write;
+# kstats_helper goes first, since it uses kstats.
+rmmod kstats_helper
+rm -f /tmp/fifo
+mkfifo /tmp/fifo
+sleeper() { exec 4<>/tmp/fifo; head -c 3 <&4 > /tmp/slept; }
+wake() { exec 5>/tmp/fifo; echo hi >&5; exec 5>&-; }
+
+is "$(ctl "trace pipe_read via direct")" OK "trace pipe_read via direct"
+sleeper &
+spid=$!
+check "a task sleeps in pipe_read" asleep pipe_read
+log_mark
+is "$(ctl remove pipe_read)" OK "remove while it sleeps there"
+check "the trampoline drains" logged 'pipe_read: [0-9]* calls in flight; trampoline'
+check "rmmod kstats fails while it drains" sh -c '! rmmod kstats 2>/dev/null'
+check "kstats is still loaded" grep -q '^kstats ' /proc/modules
+wake
+wait $spid
+is "$?:$(cat /tmp/slept)" "0:hi" "the sleeper read what was written"
+i=0
+while [ $i -lt 100 ] && grep -q '^kstats ' /proc/modules; do
+	rmmod kstats 2>/dev/null || sleep 0.1
+	i=$((i + 1))
+done
+check "rmmod kstats once it drained" sh -c '! grep -q "^kstats " /proc/modules'
+insmod "$MODDIR/kstats.ko"
+
+# rmmod with the entry still there and a task asleep: module exit waits.
+is "$(ctl "trace pipe_read via direct")" OK "trace pipe_read via direct again"
+sleeper &
+spid=$!
+check "a task sleeps in pipe_read again" asleep pipe_read
+log_mark
+rmmod kstats &
+rpid=$!
+i=0
+while [ $i -lt 300 ] && ! log_new |
+	grep -q 'waiting for calls in flight'; do i=$((i + 1)); sleep 0.1; done
+check "module exit waits for the sleeper" kill -0 $rpid
+wake
+wait $spid
+is "$?:$(cat /tmp/slept)" "0:hi" "the sleeper read what was written"
+wait $rpid
+is "$?" 0 "rmmod finished"
+check "kstats is unloaded" sh -c '! grep -q "^kstats " /proc/modules'
+rm -f /tmp/fifo /tmp/slept
+load_modules
+is "$(cat "$KS/_control")" "" "nothing left"
