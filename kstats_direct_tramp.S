@@ -10,13 +10,13 @@
  * returns into FUNC's body at once. Otherwise it saves the six argument
  * registers, asks kstats_direct_begin() whether to measure (the entry may
  * have stopped or gone since), and if not returns into FUNC's body as if
- * nothing had happened. Otherwise it calls the body
- * with the argument registers restored, keeps rax:rdx, hands the start
- * time to kstats_direct_end() and returns to FUNC's caller. The body is
- * entered by a return (push; RET): it is not an indirect branch target
- * (no ENDBR there), and a return needs none (kstats_direct_enter). Arguments passed on the
- * stack would be seen at the wrong offset by the body: kstats_btf.c
- * refuses such functions before a trampoline is used.
+ * nothing had happened. Otherwise it calls the body with the argument
+ * registers restored, keeps rax:rdx, hands the start time to
+ * kstats_direct_end() and returns to FUNC's caller. The body is entered
+ * by a return (push; RET, kstats_direct_enter): it is not an indirect
+ * branch target (no ENDBR there), and a return needs none. Arguments
+ * passed on the stack would be seen at the wrong offset by the body:
+ * kstats_btf.c refuses such functions before a trampoline is used.
  *
  * Other caller-saved registers (r10, r11) are clobbered as by any ftrace
  * callback reached from an fentry site; rax carries no argument once
