@@ -33,6 +33,19 @@ ks_on() {
 	[ "$3" != stopped ] || echo stop >"$K/$1"
 }
 
+# Offset of the first instruction after vfs_read's fentry call, where a
+# pair side is a kprobe: 9 after an endbr64, else 5.
+kp_off() {
+	for o in 9 5; do
+		if ctl "trace kpoff start vfs_read+$o end vfs_write+$o" 2>/dev/null; then
+			ctl 'remove kpoff'
+			echo $o
+			return
+		fi
+	done
+	echo 5
+}
+
 # ftrace: a hist trigger $2 on event $1 (system/event); "!" + it removes it.
 trig() {
 	echo "$2" >>"$T/events/$1/trigger"
@@ -97,6 +110,9 @@ config() {
 		kstats-pcpu) cmd='trace pcpu:vfs_read as e' ;;
 		kstats-entry-pair-cpu) cmd='trace e start vfs_read end vfs_write key cpu' ;;
 		kstats-entry-pair-task) cmd='trace e start vfs_read end vfs_write key task' ;;
+		kstats-kprobe-pair-cpu | kstats-kprobe-pair-task)
+			o=$(kp_off)
+			cmd="trace e start vfs_read+$o end vfs_write+$o key ${kc##*-}" ;;
 		kstats-tp-pair-cpu) cmd='trace e start __tracepoint_sys_enter end __tracepoint_sys_exit key cpu' ;;
 		kstats-tp-pair-task) cmd='trace e start __tracepoint_sys_enter end __tracepoint_sys_exit key task' ;;
 		# Every call left out by a filter (no task has tgid 0).
@@ -168,8 +184,8 @@ work() {
 }
 
 KS="kstats-trace kstats-kretprobe kstats-fprobe kstats-direct kstats-pcpu
-kstats-entry-pair-cpu kstats-entry-pair-task kstats-tp-pair-cpu
-kstats-tp-pair-task"
+kstats-entry-pair-cpu kstats-entry-pair-task kstats-kprobe-pair-cpu
+kstats-kprobe-pair-task kstats-tp-pair-cpu kstats-tp-pair-task"
 ALL="untraced busybox-dd floor-kretprobe floor-kprobe floor-fprobe
 floor-fprobe-entry floor-ftrace floor-direct floor-tracepoint"
 for c in $KS; do
