@@ -27,20 +27,30 @@ links() {
 	grep -l '^link_type:' /proc/"$1"/fdinfo/* 2>/dev/null | wc -l
 }
 
-# Whether tool $pid is attached: it printed $ready, and holds $nlinks BPF
-# links. bpftrace prints "Attaching N probes..." before it attaches, and
-# on the 6.1 guest attaching fentry/fexit takes minutes under TCG: rounds
-# run meanwhile measured a half-attached tool.
-attached() {
-	grep -q "$ready" /tmp/tool.out && [ "$(links $pid)" -ge "$nlinks" ]
+# Armed kprobes and kretprobes on vfs_read (perf's kprobe PMU registers
+# bpftrace's kprobe:/kretprobe: probes there).
+kprobes() {
+	grep -E ' vfs_read\+0x0( |$)' /sys/kernel/debug/kprobes/list 2>/dev/null |
+		grep -vc DISABLED
 }
 
-# Run tool command "$3..." in the background, wait until it printed $1
-# and holds $2 BPF links (it is attached), run the rounds as configuration
-# $c, stop it with SIGINT and show its last lines (the histogram).
+# Whether tool $pid is attached: it printed $ready, holds $nlinks BPF
+# links and $nkp armed kprobes are on vfs_read. bpftrace prints
+# "Attaching N probes..." before it attaches, and under TCG attaching can
+# take minutes (fentry/fexit on 6.1, kprobes on a loaded 6.12 host):
+# rounds run meanwhile measured a half-attached tool.
+attached() {
+	grep -q "$ready" /tmp/tool.out && [ "$(links $pid)" -ge "$nlinks" ] &&
+		[ "$(kprobes)" -ge "$nkp" ]
+}
+
+# Run tool command "$4..." in the background, wait until it printed $1,
+# holds $2 BPF links and $3 kprobes on vfs_read are armed (it is
+# attached), run the rounds as configuration $c, stop it with SIGINT and
+# show its last lines (the histogram).
 with_tool() {
-	ready=$1 nlinks=$2
-	shift 2
+	ready=$1 nlinks=$2 nkp=$3
+	shift 3
 	"$@" >/tmp/tool.out 2>&1 &
 	pid=$!
 	i=0
@@ -50,7 +60,7 @@ with_tool() {
 		i=$((i + 1))
 	done
 	if ! attached; then
-		echo "skip $c not attached after ${i}s ($(links $pid) of $nlinks BPF links): $(tail -n 1 /tmp/tool.out)"
+		echo "skip $c not attached after ${i}s ($(links $pid) of $nlinks BPF links, $(kprobes) of $nkp kprobes): $(tail -n 1 /tmp/tool.out)"
 		kill -INT $pid 2>/dev/null
 		wait $pid
 		return
@@ -78,7 +88,7 @@ c=untraced rounds untraced
 echo 'trace vfs_read as e' >$K/_control && c=kstats-trace rounds kstats-trace
 echo 'remove e' >$K/_control
 
-c=bpftrace-kretprobe with_tool Attaching 0 bpftrace -e '
+c=bpftrace-kretprobe with_tool Attaching 0 2 bpftrace -e '
 kprobe:vfs_read { @s[tid] = nsecs; }
 kretprobe:vfs_read /@s[tid]/ { @ns = hist(nsecs - @s[tid]); delete(@s[tid]); }'
 
@@ -102,6 +112,6 @@ fi
 c=untraced-after rounds untraced-after
 
 # Last: detaching fentry/fexit programs can hang this TCG guest.
-c=bpftrace-kfunc with_tool Attaching 2 bpftrace -e '
+c=bpftrace-kfunc with_tool Attaching 2 0 bpftrace -e '
 kfunc:vfs_read { @s[tid] = nsecs; }
 kretfunc:vfs_read /@s[tid]/ { @ns = hist(nsecs - @s[tid]); delete(@s[tid]); }'

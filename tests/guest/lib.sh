@@ -84,8 +84,10 @@ load_modules() {
 # line has gone out of the buffer.
 log_mark() { LOG_LAST=$(dmesg | tail -n 1); }
 log_new() {
-	dmesg | awk -v last="$LOG_LAST" '
-		{ line[NR] = $0; if ($0 == last) at = NR }
+	# Through the environment: awk -v would expand the backslashes that
+	# logged commands carry (\0 of a refused NUL).
+	dmesg | LOG_LAST=$LOG_LAST awk '
+		{ line[NR] = $0; if ($0 == ENVIRON["LOG_LAST"]) at = NR }
 		END { for (i = at + 1; i <= NR; i++) print line[i] }'
 }
 # logged PATTERN: a line since log_mark matches the grep PATTERN
