@@ -24,7 +24,8 @@ env = env.replace('_', '\\\\_').replace('"', "'")
 
 SHOW = ['floor-direct', 'floor-ftrace', 'floor-tracepoint', 'floor-kprobe',
         'floor-fprobe-entry', 'floor-kretprobe', 'floor-fprobe',
-        'kstats-pcpu', 'kstats-tp-pair-cpu', 'kstats-entry-pair-cpu',
+        'kstats-direct-stopped', 'kstats-direct', 'kstats-pcpu',
+        'kstats-tp-pair-cpu', 'kstats-entry-pair-cpu',
         'kstats-trace-stopped', 'kstats-trace', 'kstats-entry-pair-task',
         'kstats-tp-pair-task', 'ftrace-kprobe-hist', 'ftrace-fprobe-hist',
         'ftrace-kretprobe-hist', 'ftrace-syscall-hist', 'bpftrace-kfunc',
