@@ -6,7 +6,8 @@
 #           on our own sources fails (headers of the kernel are not ours).
 # Kbuild writes objects beside the sources, so each step of each target
 # builds its own copy of them. KSTATS_SRC overrides the source directory
-# (default: the repository).
+# (default: the repository); KSTATS_DEMO_ONLY=1 builds kstats.ko and the
+# example only, for "make demo".
 #
 # Usage: build-modules.sh TARGET OUTDIR [build|sparse|all]
 set -euo pipefail
@@ -51,7 +52,8 @@ sign() {
 step_build() {
 	local dir=$outdir/build log=$outdir/build.log ko name ok=0
 	copy_sources "$dir"
-	if ! make -C "$kdir" M="$dir" W=1 modules >"$log" 2>&1; then
+	if ! make -C "$kdir" M="$dir" -j"$(nproc)" W=1 \
+		${KSTATS_DEMO_ONLY:+KSTATS_DEMO_ONLY=1} modules >"$log" 2>&1; then
 		echo "${0##*/}: $target: make failed; tail of $log:" >&2
 		tail -n 30 "$log" >&2
 		ok=1
@@ -74,7 +76,7 @@ step_build() {
 step_sparse() {
 	local dir=$outdir/sparse log=$outdir/sparse.log
 	copy_sources "$dir"
-	if ! make -C "$kdir" M="$dir" C=2 CHECK=sparse modules >"$log" 2>&1; then
+	if ! make -C "$kdir" M="$dir" -j"$(nproc)" C=2 CHECK=sparse modules >"$log" 2>&1; then
 		echo "${0##*/}: $target: sparse build failed; tail of $log:" >&2
 		tail -n 30 "$log" >&2
 		return 1

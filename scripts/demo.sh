@@ -27,7 +27,7 @@ fi
 rm -rf "$out"
 mkdir -p "$out"
 echo "demo: building the modules for $(target_describe "$target")" >&2
-"$KSTATS_SCRIPTS/build-modules.sh" "$target" "$out" build >/dev/null
+KSTATS_DEMO_ONLY=1 "$KSTATS_SCRIPTS/build-modules.sh" "$target" "$out" build >/dev/null
 "$KSTATS_SCRIPTS/mkinitramfs.sh" --demo "$demo" "$target" "$out/modules" \
 	"$out/initramfs.cpio"
 
