@@ -234,12 +234,14 @@ static ssize_t kstats_write(struct file *file, const char __user *ubuf,
 		return -EINVAL;
 	}
 
+	if (!strcasecmp(buf, "reset")) {
+		kstats_reset(ks);
+		return count;
+	}
 	if (!strcasecmp(buf, "start")) {
 		kstats_start(ks);
 	} else if (!strcasecmp(buf, "stop")) {
 		kstats_stop(ks);
-	} else if (!strcasecmp(buf, "reset")) {
-		kstats_reset(ks);
 	} else {
 		pr_warn_ratelimited("%s: unknown command '%*pE', expected start, stop or reset\n",
 				    ks->name, (int)len, buf);
