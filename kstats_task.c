@@ -14,11 +14,14 @@
  * task with a recycled pid or address never inherits a start. Every slot
  * of a task goes when the task is freed (sched_process_free), which also
  * covers starts hit after sched_process_exit, such as the last
- * sched_switch.
+ * sched_switch. A thread other than the leader that calls exec takes the
+ * leader's pid and start_time (de_thread()): its start moves to its new
+ * home at sched_process_exec.
  */
 #define pr_fmt(fmt) KBUILD_MODNAME ": " fmt
 
 #include <linux/atomic.h>
+#include <linux/binfmts.h>
 #include <linux/cache.h>
 #include <linux/log2.h>
 #include <linux/mm.h>
@@ -54,6 +57,7 @@ struct kstats_task_table {
 };
 
 static struct tracepoint *kstats_free_tp;	/* sched_process_free */
+static struct tracepoint *kstats_exec_tp;	/* sched_process_exec */
 
 /*
  * The kernel's default limit on threads (kernel/fork.c, set_max_threads())
@@ -231,6 +235,64 @@ void kstats_task_forget(struct kstats_task_table *t, struct task_struct *tsk)
 	}
 }
 
+/*
+ * The slot that holds a start of the task at @me among those of @pid, or
+ * NULL. By address alone: a task's slots go when it is freed, so a slot
+ * with a live task's address is that task's.
+ */
+static struct kstats_task_slot *kstats_task_held(struct kstats_task_table *t,
+						 pid_t pid, unsigned long me)
+{
+	struct kstats_task_slot *s = kstats_task_slot(t, pid, 0);
+	unsigned int i;
+
+	if (READ_ONCE(s->task) == me)
+		return s;
+	if (!atomic_read(&s->displaced))
+		return NULL;
+	for (i = 1; i < KSTATS_TASK_PROBES; i++) {
+		s = kstats_task_slot(t, pid, i);
+		if (READ_ONCE(s->task) == me)
+			return s;
+	}
+	return NULL;
+}
+
+/*
+ * The current task, which was @old_pid, took its leader's pid and
+ * start_time in exec: its start, filed under @old_pid, goes to the slots
+ * of its new pid, unless it hit a start there since. Returns false if it
+ * found no room there.
+ */
+static notrace bool kstats_task_move(struct kstats_task_table *t, pid_t old_pid)
+{
+	unsigned long me = (unsigned long)current;
+	struct kstats_task_slot *s = kstats_task_held(t, old_pid, me);
+	u64 t0;
+	u32 epoch;
+
+	if (!s)
+		return true;
+	t0 = READ_ONCE(s->t0);
+	epoch = READ_ONCE(s->epoch);
+	kstats_task_release(s);
+	if (s != kstats_task_slot(t, old_pid, 0))
+		atomic_dec(&kstats_task_slot(t, old_pid, 0)->displaced);
+	if (kstats_task_held(t, current->pid, me))
+		return true;
+	return kstats_task_start(t, t0, epoch);
+}
+
+/* sched_process_exec probe; @data is the entry. */
+static notrace void kstats_task_execed(void *data, struct task_struct *tsk,
+				       pid_t old_pid, struct linux_binprm *bprm)
+{
+	struct kstats_probe *p = data;
+
+	if (old_pid != tsk->pid && !kstats_task_move(p->tasks, old_pid))
+		this_cpu_inc(p->stats->dropped);
+}
+
 /* sched_process_free probe; @data is the entry. */
 static notrace void kstats_task_freed(void *data, struct task_struct *tsk)
 {
@@ -243,19 +305,26 @@ int kstats_task_hook(struct kstats_probe *p, struct kstats_cmd *cmd)
 {
 	int ret;
 
-	if (!kstats_free_tp)
+	if (!kstats_free_tp || !kstats_exec_tp)
 		return kstats_fail(cmd, -EOPNOTSUPP,
-				   "key task needs the sched_process_free tracepoint");
+				   "key task needs the sched_process_free and sched_process_exec tracepoints");
 	ret = tracepoint_probe_register(kstats_free_tp, kstats_task_freed, p);
 	if (ret)
 		return kstats_fail(cmd, ret, "sched_process_free refused (error %d)",
 				   ret);
+	ret = tracepoint_probe_register(kstats_exec_tp, kstats_task_execed, p);
+	if (ret) {
+		tracepoint_probe_unregister(kstats_free_tp, kstats_task_freed, p);
+		return kstats_fail(cmd, ret, "sched_process_exec refused (error %d)",
+				   ret);
+	}
 	return 0;
 }
 
 /* The caller runs tracepoint_synchronize_unregister() afterwards. */
 void kstats_task_unhook(struct kstats_probe *p)
 {
+	tracepoint_probe_unregister(kstats_exec_tp, kstats_task_execed, p);
 	tracepoint_probe_unregister(kstats_free_tp, kstats_task_freed, p);
 }
 
@@ -265,6 +334,7 @@ int kstats_task_init(void)
 
 	mutex_lock(&kstats_control_mutex);
 	kstats_free_tp = kstats_find_tp("sched_process_free", &mod);
+	kstats_exec_tp = kstats_find_tp("sched_process_exec", &mod);
 	mutex_unlock(&kstats_control_mutex);
 	return 0;
 }

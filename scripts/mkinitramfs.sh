@@ -6,7 +6,7 @@
 #   /tests/               a copy of the repo's tests/guest/ (may be absent)
 #   /usr/bin/kstats       the kstats command, with Debian's Python under /usr
 #                         and /lib (guest-python.sh)
-#   /usr/bin/kstats-fuzz  tests/user/kstats_fuzz.c, built static on the host
+#   /usr/bin/kstats-NAME  tests/user/kstats_NAME.c, built static on the host
 #   /etc/kstats-target    the target's short name
 #   /etc/kstats-mode      "demo" with --demo, which also adds /demo.sh
 # The contents are first described as a list in gen_init_cpio's format
@@ -124,12 +124,17 @@ guest_python() {
 	# The kstats command, run in the guest against the live files.
 	guest_python
 	echo "file /usr/bin/kstats $src/scripts/kstats 0755 0 0"
-	# The fuzzer: busybox sh is far too slow for 100,000 writes.
-	if [ -z "$demo" ] && [ -e "$src/tests/user/kstats_fuzz.c" ]; then
-		gcc -static -O2 -Wall -Werror -o "$tmp/kstats-fuzz" \
-			"$src/tests/user/kstats_fuzz.c"
-		echo "file /usr/bin/kstats-fuzz $tmp/kstats-fuzz 0755 0 0"
-	fi
+	# The tests' C programs, as /usr/bin/kstats-NAME: the fuzzer (busybox
+	# sh is far too slow for 100,000 writes) and what sh cannot do.
+	for c in "$src"/tests/user/kstats_*.c; do
+		if [ -n "$demo" ] || [ ! -e "$c" ]; then
+			continue
+		fi
+		prog=${c##*/kstats_}
+		prog=kstats-$(echo "${prog%.c}" | tr _ -)
+		gcc -static -O2 -Wall -Werror -pthread -o "$tmp/$prog" "$c"
+		echo "file /usr/bin/$prog $tmp/$prog 0755 0 0"
+	done
 	if [ -n "$demo" ]; then
 		echo demo >"$tmp/mode"
 		echo "file /etc/kstats-mode $tmp/mode 0644 0 0"

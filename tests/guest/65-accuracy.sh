@@ -134,8 +134,9 @@ pairs=$(echo "$pids" | tr ' ' '\n' | awk -F: 'NF == 2 {
 	if (h in one && !(h in done) && n < 16) { print one[h], $1; done[h] = 1; n++ }
 	else if (!(h in one)) one[h] = $1
 }')
-firsts=$(echo "$pairs" | awk '{ print $1 }')
-seconds=$(echo "$pairs" | awk '{ print $2 }')
+# Space-separated: the case pattern below looks for " INDEX ".
+firsts=$(echo "$pairs" | awk '{ printf "%s ", $1 }')
+seconds=$(echo "$pairs" | awk '{ printf "%s ", $2 }')
 P=$(echo "$pairs" | grep -c .)
 echo "# $P pairs of tasks with one home slot"
 # wait_files PREFIX INDEXES: until each task wrote PREFIX.INDEX
@@ -167,6 +168,16 @@ is "$(samples home) $(field home unpaired) $(field home dropped)" "$((2 * P)) 0 
 	"key task, shared homes: every start pairs with its own end"
 is "$(ctl remove home)" OK "remove home"
 rm -rf $D
+
+# key task across exec: a thread other than the leader hits the start,
+# then calls exec, which gives it the leader's pid and start_time; the
+# new program hits the end, which must pair with that start.
+is "$(ctl trace texec start $TS end $TE key task)" OK "key task pair around a thread's exec"
+kstats-thread-exec "$HELPER"
+is "$?" 0 "a thread wrote start, exec'd, and the new program wrote end"
+is "$(samples texec) $(field texec unpaired) $(field texec dropped)" "1 0 0" \
+	"key task: the end after a thread's exec pairs with the start before it"
+is "$(ctl remove texec)" OK "remove texec"
 
 # Offsets are decimal or 0x hex: +08 is no bad octal number (whether
 # kprobes take offset 8 is up to the code there).
