@@ -8,9 +8,11 @@
  * once probed, each call timed by its caller. The probe's entry measures
  * the empty code as its bias (p50 and p99: what an empty call measures
  * as); the caller's median grows by the probe's cost. "clock" is two
- * back-to-back reads of the handlers' clock, "clock-local" of
- * local_clock(), "manual" a kstats_record() hook around the empty
- * function. Each mechanism runs with the default clock, mono. "direct"
+ * back-to-back reads of ktime_get_mono_fast_ns(), "clock-local" of
+ * local_clock(), "clock-tsc" of the TSC where entries may use it,
+ * "manual" a kstats_record() hook around the empty function. Each
+ * mechanism runs with the default clock (the TSC where usable, else
+ * mono), and its bias is shown only on entries with that clock. "direct"
  * needs kstats.ko's own BTF (see kstats_btf.c): without it, no line.
  */
 #define pr_fmt(fmt) KBUILD_MODNAME ": " fmt
@@ -36,6 +38,7 @@
 enum kstats_cal_mech {
 	KSTATS_CAL_CLOCK,
 	KSTATS_CAL_CLOCK_LOCAL,
+	KSTATS_CAL_CLOCK_TSC,	/* where the TSC is usable */
 	KSTATS_CAL_MANUAL,
 	KSTATS_CAL_KRETPROBE,
 	KSTATS_CAL_FPROBE,
@@ -54,6 +57,7 @@ enum kstats_cal_mech {
 static const char * const kstats_cal_names[KSTATS_CAL_NR] = {
 	[KSTATS_CAL_CLOCK] = "clock",
 	[KSTATS_CAL_CLOCK_LOCAL] = "clock-local",
+	[KSTATS_CAL_CLOCK_TSC] = "clock-tsc",
 	[KSTATS_CAL_MANUAL] = "manual",
 	[KSTATS_CAL_KRETPROBE] = "kretprobe",
 	[KSTATS_CAL_FPROBE] = "fprobe",
@@ -70,13 +74,21 @@ static const char * const kstats_cal_names[KSTATS_CAL_NR] = {
 
 /* What the caller runs and times for a mechanism. */
 enum kstats_cal_code {
-	KSTATS_CAL_NOTHING,	/* two clock reads back to back */
+	KSTATS_CAL_NOTHING,	/* two mono clock reads back to back */
 	KSTATS_CAL_NOTHING_LOCAL,	/* the same with local_clock() */
+	KSTATS_CAL_NOTHING_TSC,		/* the same with the TSC, scaled */
 	KSTATS_CAL_HOOKED,	/* the empty function inside a manual hook */
 	KSTATS_CAL_FUNC,	/* the empty function */
 	KSTATS_CAL_MARKS,	/* the two marks, one after the other */
 	KSTATS_CAL_TPS,		/* the two tracepoints, one after the other */
 };
+
+/* Codes that time two clock reads and nothing else. */
+static bool kstats_cal_clock_only(enum kstats_cal_code code)
+{
+	return code == KSTATS_CAL_NOTHING || code == KSTATS_CAL_NOTHING_LOCAL ||
+	       code == KSTATS_CAL_NOTHING_TSC;
+}
 
 struct kstats_cal_result {
 	bool valid;
@@ -84,6 +96,7 @@ struct kstats_cal_result {
 	u64 bias_p99;
 	u64 cost;
 	unsigned int samples;
+	enum kstats_cmd_clock clock;	/* of the entry calibrated */
 };
 
 /* Written and read under kstats_mutex. */
@@ -113,6 +126,9 @@ DECLARE_TRACE(kstats_calib_end, TP_PROTO(unsigned int i), TP_ARGS(i));
 DEFINE_TRACE(kstats_calib_start, TP_PROTO(unsigned int i), TP_ARGS(i));
 DEFINE_TRACE(kstats_calib_end, TP_PROTO(unsigned int i), TP_ARGS(i));
 
+/* The TSC's scale for "clock-tsc", set before it runs. */
+static u32 kstats_cal_tsc_mult, kstats_cal_tsc_shift;
+
 /* One call of @code as its caller sees it, in ns. */
 static __always_inline u64 kstats_cal_call(enum kstats_cal_code code,
 					   struct kstats *hook, unsigned int i)
@@ -123,6 +139,13 @@ static __always_inline u64 kstats_cal_call(enum kstats_cal_code code,
 		t0 = local_clock();
 		return kstats_since(local_clock(), t0);
 	}
+#ifdef CONFIG_X86_TSC
+	if (code == KSTATS_CAL_NOTHING_TSC) {
+		t0 = rdtsc_ordered();
+		return mul_u64_u32_shr(kstats_since(rdtsc_ordered(), t0),
+				       kstats_cal_tsc_mult, kstats_cal_tsc_shift);
+	}
+#endif
 	t0 = kstats_now();
 	switch (code) {
 	case KSTATS_CAL_HOOKED:
@@ -278,6 +301,8 @@ static enum kstats_cal_code kstats_cal_cmd(enum kstats_cal_mech mech,
 		return KSTATS_CAL_TPS;
 	case KSTATS_CAL_CLOCK_LOCAL:
 		return KSTATS_CAL_NOTHING_LOCAL;
+	case KSTATS_CAL_CLOCK_TSC:
+		return KSTATS_CAL_NOTHING_TSC;
 	case KSTATS_CAL_MANUAL:
 		return KSTATS_CAL_HOOKED;
 	default:
@@ -343,6 +368,14 @@ static int kstats_cal_one(enum kstats_cal_mech mech, unsigned int n,
 	if (!KSTATS_HAVE_TP_PROBES &&
 	    (mech == KSTATS_CAL_TP_CPU || mech == KSTATS_CAL_TP_TASK))
 		return -EOPNOTSUPP;
+	if (mech == KSTATS_CAL_CLOCK_TSC) {
+		if (!kstats_tsc_usable())
+			return -EOPNOTSUPP;
+#ifdef CONFIG_X86_TSC
+		kstats_tsc_scale(tsc_khz, &kstats_cal_tsc_mult,
+				 &kstats_cal_tsc_shift);
+#endif
+	}
 	c = kmalloc(sizeof(*c), GFP_KERNEL);
 	if (!c)
 		return -ENOMEM;
@@ -370,7 +403,7 @@ static int kstats_cal_one(enum kstats_cal_mech mech, unsigned int n,
 			goto out;
 		}
 	}
-	if (code != KSTATS_CAL_NOTHING && code != KSTATS_CAL_NOTHING_LOCAL)
+	if (!kstats_cal_clock_only(code))
 		ret = kstats_cal_run(code, ks, ns, n);
 	if (p) {
 		kstats_detach(p);
@@ -385,7 +418,8 @@ static int kstats_cal_one(enum kstats_cal_mech mech, unsigned int n,
 		goto out;
 
 	r->samples = n;
-	if (code == KSTATS_CAL_NOTHING || code == KSTATS_CAL_NOTHING_LOCAL) {
+	r->clock = p ? p->clock : KSTATS_CLOCK_DEFAULT;
+	if (kstats_cal_clock_only(code)) {
 		r->bias_p50 = bare_p50;
 		r->bias_p99 = kstats_cal_quantile(bare, n, 990);
 		r->cost = bare_p50;
@@ -508,7 +542,9 @@ void kstats_show_bias(struct seq_file *m, const struct kstats_probe *p)
 		b = &kstats_cal[kstats_cal_side(p, &p->end)];
 		break;
 	}
-	if (!a->valid || !b->valid) {
+	/* Another clock than the calibration's has another bias. */
+	if (!a->valid || !b->valid || a->clock != p->clock ||
+	    b->clock != p->clock) {
 		seq_puts(m, " bias_ns - bias_p99_ns -");
 		return;
 	}

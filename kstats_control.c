@@ -155,8 +155,6 @@ struct kstats_probe *kstats_probe_alloc(const struct kstats_cmd *cmd)
 		return NULL;
 	p->pcpu = cmd->op == KSTATS_CMD_TRACE_PCPU;
 	p->key = cmd->key;
-	/* mono unless told otherwise: see "Clock" in Documentation/kstats.rst. */
-	p->local_clock = cmd->clock == KSTATS_CLOCK_LOCAL;
 	p->filter = cmd->filter;
 	p->value = cmd->value;
 	p->arg = cmd->arg;
@@ -223,6 +221,10 @@ static int kstats_attach_func(struct kstats_probe *p, struct kstats_cmd *cmd)
 /* Register the probes of @p, disabled; kstats_detach() undoes a failure. */
 int kstats_attach(struct kstats_probe *p, struct kstats_cmd *cmd)
 {
+	int ret = kstats_clock_pick(p, cmd);
+
+	if (ret)
+		return ret;
 	if (cmd->op == KSTATS_CMD_TRACE_PAIR)
 		return kstats_pair_attach(p, cmd);
 	return kstats_attach_func(p, cmd);
@@ -562,6 +564,7 @@ void kstats_probe_show(struct seq_file *m, const struct kstats *ks)
 		sum.notask += READ_ONCE(s->notask);
 		sum.filtered += READ_ONCE(s->filtered);
 		sum.errors += READ_ONCE(s->errors);
+		sum.unstable += READ_ONCE(s->unstable);
 		for (side = 0; side < KSTATS_NR_SIDES; side++) {
 			sum.handler_ns[side] += READ_ONCE(s->handler_ns[side]);
 			sum.timed[side] += READ_ONCE(s->timed[side]);
@@ -589,7 +592,7 @@ void kstats_probe_show(struct seq_file *m, const struct kstats *ks)
 	seq_printf(m, " bits %u", ks->frac_bits);
 	/* A value entry reads no clock. */
 	if (p->value == KSTATS_VALUE_TIME)
-		seq_printf(m, " clock %s", p->local_clock ? "local" : "mono");
+		seq_printf(m, " clock %s", kstats_clock_name(p));
 	kstats_value_show(m, p, sum.errors);
 	seq_printf(m, " state %s missed %lu", state, kstats_missed(p));
 	if (p->pcpu)
@@ -601,6 +604,9 @@ void kstats_probe_show(struct seq_file *m, const struct kstats *ks)
 		seq_printf(m, " notask %lu slots %u", sum.notask,
 			   kstats_task_table_size(p->tasks));
 	kstats_filter_show(m, &p->filter, sum.filtered);
+	/* clock tsc: samples left out once the kernel found the TSC unstable. */
+	if (sum.unstable)
+		seq_printf(m, " unstable %lu", sum.unstable);
 	if (p->value == KSTATS_VALUE_TIME)
 		kstats_show_bias(m, p);
 	else

@@ -73,30 +73,53 @@ static DECLARE_DELAYED_WORK(kstats_direct_drain, kstats_direct_drain_work);
  * (interrupts) before the probe may go. this_cpu ops are preemption-safe;
  * a call may end on another CPU than it began (only the sum counts).
  */
-notrace int kstats_direct_begin(unsigned int slot, u64 *t0)
+
+/* The calls timed for overhead_ns, out of line: the others stay lean. */
+static noinline notrace u64 kstats_direct_begin_timed(struct kstats_probe *p)
+{
+	struct kstats_timed tm;
+	u64 t0;
+
+	kstats_timed_arm(&tm);
+	kstats_call_begin(p, &t0);
+	kstats_timed_end(p, KSTATS_SIDE_BEGIN, &tm);
+	return t0;
+}
+
+static noinline notrace void kstats_direct_end_timed(struct kstats_probe *p,
+						     u64 t0)
+{
+	struct kstats_timed tm;
+
+	kstats_timed_arm(&tm);
+	kstats_call_end(p, t0);
+	kstats_timed_end(p, KSTATS_SIDE_END, &tm);
+}
+
+notrace u64 kstats_direct_begin(unsigned int slot)
 {
 	struct kstats_probe *p = READ_ONCE(kstats_direct_slots[slot].probe);
-	struct kstats_timed tm;
+	u64 t0;
 
 	if (!p || kstats_stopped(p))
 		return 0;
-	kstats_timed_begin(p, &tm);
 	this_cpu_inc(kstats_direct_inflight[slot]);
-	kstats_call_begin(t0);
-	kstats_timed_end(p, KSTATS_SIDE_BEGIN, &tm);
-	return 1;
+	if (kstats_timed_due(p))
+		return kstats_direct_begin_timed(p);
+	kstats_call_begin(p, &t0);
+	return t0;
 }
 
 notrace void kstats_direct_end(unsigned int slot, u64 t0)
 {
 	struct kstats_probe *p = READ_ONCE(kstats_direct_slots[slot].probe);
-	struct kstats_timed tm;
 
 	/* NULL: the entry was removed while the call ran. */
 	if (p) {
-		kstats_timed_begin(p, &tm);
-		kstats_call_end(p, t0);
-		kstats_timed_end(p, KSTATS_SIDE_END, &tm);
+		if (kstats_timed_due(p))
+			kstats_direct_end_timed(p, t0);
+		else
+			kstats_call_end(p, t0);
 	}
 	this_cpu_dec(kstats_direct_inflight[slot]);
 }

@@ -26,10 +26,11 @@ extern const bool *kstats_direct_active[KSTATS_DIRECT_MAX];
 extern const unsigned long kstats_direct_tramp_table[KSTATS_DIRECT_MAX];
 
 /*
- * Called by trampoline @slot at FUNC's entry: non-zero to measure the
- * call, with its start time in *@t0; 0 to go straight into FUNC.
+ * Called by trampoline @slot at FUNC's entry: the call's start time
+ * (never 0 once modules load, see kstats_now()) to measure it, or 0 to
+ * go straight into FUNC.
  */
-int kstats_direct_begin(unsigned int slot, u64 *t0);
+u64 kstats_direct_begin(unsigned int slot);
 /* Called by trampoline @slot when a measured call of FUNC returned. */
 void kstats_direct_end(unsigned int slot, u64 t0);
 

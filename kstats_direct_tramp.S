@@ -61,15 +61,15 @@ SYM_FUNC_START(kstats_direct_tramp_\n)
 	movq %r8, -40(%rbp)
 	movq %r9, -48(%rbp)
 	movl $\n, %edi
-	leaq KSTATS_T0(%rbp), %rsi
 	call kstats_direct_begin
+	movq %rax, KSTATS_T0(%rbp)
 	movq -8(%rbp), %rdi
 	movq -16(%rbp), %rsi
 	movq -24(%rbp), %rdx
 	movq -32(%rbp), %rcx
 	movq -40(%rbp), %r8
 	movq -48(%rbp), %r9
-	testl %eax, %eax
+	testq %rax, %rax
 	jz .Lbody_\n
 	/* Into FUNC's body, after its fentry call; rax is no argument. */
 	movq 8(%rbp), %rax

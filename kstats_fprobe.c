@@ -27,7 +27,7 @@ static notrace int kstats_fp_entry(struct fprobe *fp, unsigned long ip,
 	if (kstats_stopped(p) || !kstats_filter_pass(p))
 		return 1;
 	kstats_timed_begin(p, &tm);
-	kstats_call_begin(data);
+	kstats_call_begin(p, data);
 	kstats_timed_end(p, KSTATS_SIDE_BEGIN, &tm);
 	return 0;
 }

@@ -9,12 +9,17 @@
 #define _KSTATS_HANDLER_H
 
 #include <linux/irqflags.h>
+#include <linux/math64.h>
 #include <linux/percpu.h>
 #include <linux/preempt.h>
 #include <linux/sched.h>
 #include <linux/sched/clock.h>
 #include <linux/smp.h>
 #include <linux/timekeeping.h>
+#ifdef CONFIG_X86_TSC
+#include <asm/msr.h>
+#include <asm/tsc.h>
+#endif
 #include "kstats.h"
 #include "kstats_probe.h"
 
@@ -32,20 +37,48 @@ static __always_inline u64 kstats_now(void)
 }
 
 /*
- * The clock of an entry: kstats_now(), or with "clock local" (only where
- * start and end are on one CPU by construction: trace pcpu:FUNC, key cpu)
- * local_clock(), cheaper where the clocksource is slow to read but only
- * as good as the machine's sched_clock().
+ * The clock of an entry (see kstats_clock.c): the raw TSC where the
+ * kernel keeps it in step across CPUs (clock tsc, the default there),
+ * kstats_now(), or with "clock local" (only where start and end are on
+ * one CPU by construction: trace pcpu:FUNC, key cpu) local_clock(),
+ * cheaper where the clocksource is slow to read but only as good as the
+ * machine's sched_clock().
  */
 static __always_inline u64 kstats_clock(const struct kstats_probe *p)
 {
-	return p->local_clock ? local_clock() : kstats_now();
+#ifdef CONFIG_X86_TSC
+	if (p->clock == KSTATS_CLOCK_TSC)
+		return rdtsc_ordered();
+#endif
+	return p->clock == KSTATS_CLOCK_LOCAL ? local_clock() : kstats_now();
 }
 
 /* Time since @t0; 0 if the clock went back (across a clock update). */
 static __always_inline u64 kstats_since(u64 now, u64 t0)
 {
 	return now > t0 ? now - t0 : 0;
+}
+
+/*
+ * Records the time between two readings of @p's clock, in ns. A TSC
+ * reading is scaled here; once the kernel has marked the TSC unstable,
+ * TSCs of two CPUs may disagree, and the sample is counted apart.
+ */
+static __always_inline void kstats_record_since(struct kstats_probe *p,
+						u64 now, u64 t0)
+{
+	u64 d = kstats_since(now, t0);
+
+#ifdef CONFIG_X86_TSC
+	if (p->clock == KSTATS_CLOCK_TSC) {
+		if (unlikely(check_tsc_unstable())) {
+			this_cpu_inc(p->stats->unstable);
+			return;
+		}
+		d = mul_u64_u32_shr(d, p->tsc_mult, p->tsc_shift);
+	}
+#endif
+	kstats_record(p->ks, d);
 }
 
 /*
@@ -58,14 +91,26 @@ struct kstats_timed {
 	unsigned long flags;
 };
 
+/* Counts a handler call; true for the one in KSTATS_TIMED_EVERY timed. */
+static __always_inline bool kstats_timed_due(struct kstats_probe *p)
+{
+	return unlikely(!(this_cpu_inc_return(p->stats->hits) %
+			  KSTATS_TIMED_EVERY));
+}
+
+/* Starts timing a handler call that kstats_timed_due() picked. */
+static __always_inline void kstats_timed_arm(struct kstats_timed *tm)
+{
+	local_irq_save(tm->flags);
+	tm->t = local_clock();
+}
+
 static __always_inline void kstats_timed_begin(struct kstats_probe *p,
 					       struct kstats_timed *tm)
 {
 	tm->t = 0;
-	if (likely(this_cpu_inc_return(p->stats->hits) % KSTATS_TIMED_EVERY))
-		return;
-	local_irq_save(tm->flags);
-	tm->t = local_clock();
+	if (kstats_timed_due(p))
+		kstats_timed_arm(tm);
 }
 
 static __always_inline void kstats_timed_end(struct kstats_probe *p,
@@ -89,15 +134,16 @@ static __always_inline bool kstats_stopped(struct kstats_probe *p)
 }
 
 /* trace FUNC: FUNC was entered; @t0 is storage of this call. */
-static __always_inline void kstats_call_begin(u64 *t0)
+static __always_inline void kstats_call_begin(const struct kstats_probe *p,
+					      u64 *t0)
 {
-	*t0 = kstats_now();
+	*t0 = kstats_clock(p);
 }
 
 /* trace FUNC: FUNC returns. */
 static __always_inline void kstats_call_end(struct kstats_probe *p, u64 t0)
 {
-	kstats_record(p->ks, kstats_since(kstats_now(), t0));
+	kstats_record_since(p, kstats_clock(p), t0);
 }
 
 /* Interrupt level of the current context, higher above lower. */
@@ -176,7 +222,7 @@ static __always_inline void kstats_pcpu_end(struct kstats_probe *p,
 	if (mine)
 		WRITE_ONCE(o->task, 0);
 	if (undisturbed)
-		kstats_record(p->ks, kstats_since(now, c->t0));
+		kstats_record_since(p, now, c->t0);
 	else
 		this_cpu_inc(p->stats->skipped);
 }
@@ -224,7 +270,7 @@ static __always_inline void kstats_pair_end(struct kstats_probe *p)
 		t0 = kstats_task_take(p->tasks, READ_ONCE(p->ks->epoch));
 	}
 	if (t0)
-		kstats_record(p->ks, kstats_since(now, t0));
+		kstats_record_since(p, now, t0);
 	else
 		this_cpu_inc(p->stats->unpaired);
 out:

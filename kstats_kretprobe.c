@@ -30,7 +30,7 @@ static notrace int kstats_krp_entry(struct kretprobe_instance *ri,
 	if (kstats_stopped(p) || !kstats_filter_pass(p))
 		return 1;
 	kstats_timed_begin(p, &tm);
-	kstats_call_begin((u64 *)ri->data);
+	kstats_call_begin(p, (u64 *)ri->data);
 	kstats_timed_end(p, KSTATS_SIDE_BEGIN, &tm);
 	return 0;
 }

@@ -61,7 +61,7 @@ static notrace int kstats_kp_end(struct kprobe *kp, struct pt_regs *regs)
 	return 0;
 }
 
-/* ftrace callbacks: ftrace adds recursion protection (FL_RECURSION). */
+/* ftrace callbacks, called directly (see kstats_attach_ftrace()). */
 static notrace void kstats_ft_start(unsigned long ip, unsigned long parent_ip,
 				    struct ftrace_ops *ops,
 				    struct ftrace_regs *fregs)
@@ -99,7 +99,16 @@ static int kstats_attach_ftrace(struct kstats_probe *p,
 			return ret;
 	}
 	ep->ops.func = start ? kstats_ft_start : kstats_ft_end;
-	ep->ops.flags = FTRACE_OPS_FL_RECURSION;
+	/*
+	 * No FTRACE_OPS_FL_RECURSION: its wrapper (a recursion lock and
+	 * preemption off around every call) would cost more than the rest
+	 * of the handler. The handlers call nothing ftrace traces (notrace
+	 * or untraced kernel code: the clocks, kstats_record(), the task
+	 * table, KASAN and irqflags tracing), so they cannot recurse; they
+	 * disable preemption themselves where they need one CPU, and are
+	 * reentrant for interrupts and NMIs.
+	 */
+	ep->ops.flags = 0;
 	if (ftrace_set_filter_ip(&ep->ops, ep->addr, 0, 0))
 		return -EOPNOTSUPP;	/* not traceable: a kprobe may be */
 	ret = register_ftrace_function(&ep->ops);

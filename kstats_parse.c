@@ -2,9 +2,9 @@
 /*
  * kstats _control parser: one command line into a struct kstats_cmd.
  *
- *   trace FUNC [bits N] [via kretprobe|fprobe|direct] [as NAME] [clock mono]
+ *   trace FUNC [bits N] [via kretprobe|fprobe|direct] [as NAME] [clock mono|tsc]
  *              [value argN|retval] [FILTER...]
- *   trace pcpu:FUNC [bits N] [as NAME] [clock local|mono] [FILTER...]
+ *   trace pcpu:FUNC [bits N] [as NAME] [clock local|mono|tsc] [FILTER...]
  *   trace NAME start X end Y [bits N] [key cpu|task] [slots N] [clock C]
  *              [FILTER...]
  *   remove NAME
@@ -185,8 +185,10 @@ static int kstats_parse_trace(struct kstats_cmd *cmd, char **w, int n)
 				cmd->clock = KSTATS_CLOCK_LOCAL;
 			else if (!strcasecmp(v, "mono"))
 				cmd->clock = KSTATS_CLOCK_MONO;
+			else if (!strcasecmp(v, "tsc"))
+				cmd->clock = KSTATS_CLOCK_TSC;
 			else
-				return kstats_why(cmd, "clock must be local or mono");
+				return kstats_why(cmd, "clock must be local, mono or tsc");
 		} else if (!strcasecmp(k, "slots")) {
 			if (cmd->op != KSTATS_CMD_TRACE_PAIR)
 				return kstats_why(cmd, "slots is only for start/end pairs");

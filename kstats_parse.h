@@ -52,11 +52,12 @@ enum kstats_cmd_key {
 	KSTATS_KEY_TASK,	/* same task */
 };
 
-/* The clock of an entry, "clock local|mono". */
+/* The clock of an entry, "clock local|mono|tsc". */
 enum kstats_cmd_clock {
-	KSTATS_CLOCK_DEFAULT,	/* mono */
+	KSTATS_CLOCK_DEFAULT,	/* tsc where usable, else mono */
 	KSTATS_CLOCK_MONO,	/* ktime_get_mono_fast_ns() */
 	KSTATS_CLOCK_LOCAL,	/* local_clock() */
+	KSTATS_CLOCK_TSC,	/* the TSC, raw, scaled per sample */
 };
 
 /*

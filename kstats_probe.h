@@ -67,6 +67,7 @@ struct kstats_probe_stats {
 	unsigned long notask;	/* key task: hits outside task context */
 	unsigned long filtered;	/* hits the filters left out */
 	unsigned long errors;	/* value retval: error returns */
+	unsigned long unstable;	/* clock tsc: samples once it went unstable */
 	unsigned long hits;	/* handler calls, to pick those timed */
 	u64 handler_ns[KSTATS_NR_SIDES];	/* time in timed handlers */
 	unsigned long timed[KSTATS_NR_SIDES];	/* how many were timed */
@@ -127,7 +128,8 @@ struct kstats_probe {
 	struct kstats *ks;
 	enum kstats_mech mech;
 	bool pcpu;			/* trace pcpu:FUNC */
-	bool local_clock;		/* clock local, see kstats_clock() */
+	enum kstats_cmd_clock clock;	/* never DEFAULT, see kstats_clock() */
+	u32 tsc_mult, tsc_shift;	/* clock tsc: ns = cycles * mult >> shift */
 	enum kstats_cmd_key key;
 	struct kstats_filter filter;	/* hits measured, see kstats_filter.h */
 	enum kstats_cmd_value value;	/* time, or what else is sampled */
@@ -151,6 +153,11 @@ struct kstats_probe {
 #endif
 	};
 };
+
+/* Clocks, kstats_clock.c. */
+bool kstats_tsc_usable(void);
+int kstats_clock_pick(struct kstats_probe *p, struct kstats_cmd *cmd);
+const char *kstats_clock_name(const struct kstats_probe *p);
 
 #define kstats_fail(cmd, err, fmt, ...)					\
 	({								\

@@ -1550,6 +1550,33 @@ static void kt_slot_limits(struct kunit *test)
 		       kt_line_text(test, slot, true, np, count, one));
 }
 
+/*
+ * clock tsc: cycles scale to ns within 1 ns plus 1 in 10^8, from 10 ms to
+ * ten minutes and beyond, for TSCs from 100 MHz to 10 GHz.
+ */
+static void kt_tsc_scale(struct kunit *test)
+{
+	static const unsigned int khz[] = {
+		100000, 1000000, 2300000, 2299999, 2893567, 3000000, 10000000,
+	};
+	static const u64 ms[] = { 10, 1000, 600000, 86400000 };
+	unsigned int i, j;
+	u32 mult, shift;
+
+	for (i = 0; i < ARRAY_SIZE(khz); i++) {
+		kstats_tsc_scale(khz[i], &mult, &shift);
+		for (j = 0; j < ARRAY_SIZE(ms); j++) {
+			u64 want = ms[j] * NSEC_PER_MSEC;
+			u64 got = mul_u64_u32_shr(ms[j] * khz[i], mult, shift);
+			u64 err = got > want ? got - want : want - got;
+
+			KUNIT_EXPECT_LE_MSG(test, err, 1 + div64_u64(want, 100000000),
+					    "%u kHz, %llu ms: %llu ns", khz[i],
+					    ms[j], got);
+		}
+	}
+}
+
 static struct kunit_case kstats_test_cases[] = {
 	KUNIT_CASE_PARAM(kt_slot_exact, kt_frac_gen_params),
 	KUNIT_CASE_PARAM(kt_slot_monotonic, kt_frac_gen_params),
@@ -1570,6 +1597,7 @@ static struct kunit_case kstats_test_cases[] = {
 	KUNIT_CASE(kt_control),
 	KUNIT_CASE(kt_file_nul),
 	KUNIT_CASE_PARAM(kt_slot_limits, kt_frac_gen_params),
+	KUNIT_CASE(kt_tsc_scale),
 	{}
 };
 
@@ -1706,6 +1734,8 @@ static const struct kt_parse_case kt_parse_cases[] = {
 	  .clock = KSTATS_CLOCK_LOCAL },
 	{ .line = "trace f clock mono", .op = KSTATS_CMD_TRACE, .name = "f",
 	  .bits = 4, .start = "f", .end = "", .clock = KSTATS_CLOCK_MONO },
+	{ .line = "trace f clock TSC", .op = KSTATS_CMD_TRACE, .name = "f",
+	  .bits = 4, .start = "f", .end = "", .clock = KSTATS_CLOCK_TSC },
 	{ .line = "trace l start a end b clock local", .op = KSTATS_CMD_TRACE_PAIR,
 	  .name = "l", .bits = 4, .start = "a", .end = "b",
 	  .clock = KSTATS_CLOCK_LOCAL },
@@ -1844,7 +1874,7 @@ static const struct kt_parse_case kt_parse_cases[] = {
 	KT_BAD("trace f clock local"),
 	KT_BAD("trace l start a end b key task clock local"),
 	KT_BAD("trace f clock"),
-	KT_BAD("trace f clock tsc"),
+	KT_BAD("trace f clock cycles"),
 	KT_BAD("trace pcpu:f clock mono clock mono"),
 	KT_BAD("trace l start a+1 end b+2 bits 1 key task slots 64 clock mono x"),
 	/* Filters */

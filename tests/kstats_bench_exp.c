@@ -14,7 +14,9 @@
  *   loop     echo 'BODY MODE N' > loop: N iterations of BODY (empty, or
  *            memcpy of 4096 bytes) with no kstats_record() (MODE none)
  *            or one on entry "bench_loop" (MODE record; stop or start
- *            that entry through its file); reading prints ns per loop.
+ *            that entry through its file); or N reads of a clock (BODY
+ *            mono, local or tsc, MODE none), whose instructions the
+ *            bench counts; reading prints ns per loop.
  *
  * Uses kstats only through kstats.h, as any instrumented kernel code.
  */
@@ -197,12 +199,52 @@ static noinline void exp_loop_memcpy_record(u64 n)
 	}
 }
 
+/* Clock loops: the sum keeps the reads. */
+static u64 exp_clock_sum;
+
+static noinline void exp_loop_mono_none(u64 n)
+{
+	u64 sum = 0;
+
+	for (; n; n--)
+		sum += ktime_get_mono_fast_ns();
+	WRITE_ONCE(exp_clock_sum, sum);
+}
+
+static noinline void exp_loop_local_none(u64 n)
+{
+	u64 sum = 0;
+
+	for (; n; n--)
+		sum += local_clock();
+	WRITE_ONCE(exp_clock_sum, sum);
+}
+
+static noinline void exp_loop_tsc_none(u64 n)
+{
+	u64 sum = 0;
+
+	for (; n; n--)
+		sum += rdtsc_ordered();
+	WRITE_ONCE(exp_clock_sum, sum);
+}
+
+static const struct {
+	const char *body;
+	void (*fn)(u64 n);
+} exp_clock_loops[] = {
+	{ "mono", exp_loop_mono_none },
+	{ "local", exp_loop_local_none },
+	{ "tsc", exp_loop_tsc_none },
+};
+
 static int exp_loop(char *cmd)
 {
 	char *body = strsep(&cmd, " "), *mode = strsep(&cmd, " ");
-	void (*fn)(u64 n);
+	void (*fn)(u64 n) = NULL;
 	unsigned long flags;
 	u64 n, t0, t1;
+	unsigned int i;
 
 	if (!body || !mode || !cmd || kstrtou64(cmd, 0, &n) || !n ||
 	    n > 100000000)
@@ -211,9 +253,10 @@ static int exp_loop(char *cmd)
 		fn = strcmp(mode, "none") ? exp_loop_empty_record : exp_loop_empty_none;
 	else if (!strcmp(body, "memcpy"))
 		fn = strcmp(mode, "none") ? exp_loop_memcpy_record : exp_loop_memcpy_none;
-	else
-		return -EINVAL;
-	if (strcmp(mode, "none") && strcmp(mode, "record"))
+	for (i = 0; i < ARRAY_SIZE(exp_clock_loops); i++)
+		if (!strcmp(body, exp_clock_loops[i].body) && !strcmp(mode, "none"))
+			fn = exp_clock_loops[i].fn;
+	if (!fn || (strcmp(mode, "none") && strcmp(mode, "record")))
 		return -EINVAL;
 	local_irq_save(flags);
 	t0 = ktime_get_ns();

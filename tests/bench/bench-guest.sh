@@ -107,6 +107,10 @@ config() {
 		kstats-kretprobe) cmd='trace vfs_read via kretprobe as e' ;;
 		kstats-fprobe) cmd='trace vfs_read via fprobe as e' ;;
 		kstats-direct) cmd='trace vfs_read via direct as e' ;;
+		# The default clock is the TSC where usable: mono side by side.
+		kstats-trace-mono) cmd='trace vfs_read clock mono as e' ;;
+		kstats-direct-mono) cmd='trace vfs_read via direct clock mono as e' ;;
+		kstats-entry-pair-cpu-mono) cmd='trace e start vfs_read end vfs_write key cpu clock mono' ;;
 		kstats-pcpu) cmd='trace pcpu:vfs_read as e' ;;
 		kstats-entry-pair-cpu) cmd='trace e start vfs_read end vfs_write key cpu' ;;
 		kstats-entry-pair-task) cmd='trace e start vfs_read end vfs_write key task' ;;
@@ -191,12 +195,14 @@ floor-fprobe-entry floor-ftrace floor-direct floor-tracepoint"
 for c in $KS; do
 	ALL="$ALL $c $c-stopped"
 done
-# Filters and values: running only.
+# Clock mono where the default is the TSC, filters and values: running only.
+ALL="$ALL kstats-trace-mono kstats-direct-mono kstats-entry-pair-cpu-mono"
 ALL="$ALL kstats-filtered kstats-value-arg kstats-value-retval"
 ALL="$ALL ftrace-syscall-hist ftrace-kprobe-hist ftrace-kretprobe-hist
 ftrace-fprobe-hist ftrace-synth-syscall ftrace-synth-vfs-read
 loop-empty-none loop-empty-stopped loop-empty-running loop-memcpy-none
-loop-memcpy-stopped loop-memcpy-running pp-off pp-kstats pp-ftrace"
+loop-memcpy-stopped loop-memcpy-running loop-mono-none loop-local-none
+loop-tsc-none pp-off pp-kstats pp-ftrace"
 CONFIGS=${CONFIGS:-$ALL}
 
 r=1

@@ -123,6 +123,13 @@ KSTATS = [
      ['floor-tracepoint', 'floor-tracepoint'], ['ftrace-synth-syscall']),
     ('kstats-tp-pair-task', 'kstats pair sys_enter->sys_exit, key task',
      ['floor-tracepoint', 'floor-tracepoint'], ['ftrace-synth-syscall']),
+    ('kstats-trace-mono', 'kstats trace vfs_read clock mono', None,
+     ['ftrace-kretprobe-hist']),
+    ('kstats-direct-mono', 'kstats trace vfs_read via direct clock mono',
+     ['floor-direct'], ['ftrace-kretprobe-hist']),
+    ('kstats-entry-pair-cpu-mono',
+     'kstats pair vfs_read->vfs_write, key cpu, clock mono',
+     ['floor-ftrace', 'floor-ftrace'], ['ftrace-kprobe-hist']),
     ('kstats-filtered', 'kstats trace vfs_read pid 0 (every call filtered out)',
      None, []),
     ('kstats-value-arg', 'kstats trace vfs_read value arg3', None,
@@ -183,6 +190,11 @@ def dd_table(report, targets):
         order += [c, c + '-stopped']
     order += [c for c in LABELS if c.startswith(('ftrace-', 'bpftrace', 'perf', 'untraced@', 'kstats-trace@'))]
     for c in order:
+        # A row no kernel measured (a subset of configurations, or a
+        # stopped variant that is not run) is left out, not shown as n/a.
+        if c.endswith('-stopped') and not any(
+                c in report[t]['configs'] for t in targets):
+            continue
         row = f'{LABELS[c]:62s}'
         for t in targets:
             cf = report[t]['configs']
@@ -265,6 +277,15 @@ def experiments(report, targets):
                     continue
                 lines.append(f"  {body:6s} {mode:8s} insn {v['insn']:8.2f} "
                              f"(+{v['insn'] - base['insn']:.2f})  ns {st.median(ns) if ns else 0:8.2f}")
+        base = cf.get('loop-empty-none')
+        for body, what in (('mono', 'ktime_get_mono_fast_ns()'),
+                           ('local', 'local_clock()'),
+                           ('tsc', 'rdtsc_ordered(), unscaled')):
+            v = cf.get(f'loop-{body}-none')
+            ns = g['loopns'].get(f'loop-{body}-none')
+            if v and base:
+                lines.append(f"  a read of {what}: insn {v['insn'] - base['insn']:.2f}"
+                             f"  ns {st.median(ns) if ns else 0:.2f} (the loop included)")
         sz = g['sizes']
         for body in ('empty', 'memcpy'):
             a, b = sz.get(f'exp_loop_{body}_none'), sz.get(f'exp_loop_{body}_record')

@@ -19,7 +19,7 @@ NOCAL=" bias_ns - bias_p99_ns - overhead_ns -"
 
 # trace FUNC with the default mechanism.
 is "$(write_err "$KS/_control" "trace $FN")" OK "trace $FN"
-is "$(line $FN)" "name $FN origin control mechanism $AUTO targets $FN bits 4 clock mono state running missed 0$NOCAL" \
+is "$(line $FN)" "name $FN origin control mechanism $AUTO targets $FN bits 4 clock $CLK state running missed 0$NOCAL" \
 	"_control line of trace FUNC ($AUTO), default bits 4"
 check "entry file exists" test -f "$KS/$FN"
 is "$(stat -c %a "$KS/$FN")" 444 "entry file mode (0444: readable under lockdown)"
@@ -59,7 +59,7 @@ is "$(write_err "$KS/_control" "remove $FN")" "No such file or directory" "secon
 # via kretprobe works everywhere, with bits.
 is "$(write_err "$KS/_control" "TRACE $FN Bits 2 VIA KRetProbe
 ")" OK "trace via kretprobe, bits 2, keywords in any case, newline"
-is "$(line $FN)" "name $FN origin control mechanism kretprobe targets $FN bits 2 clock mono state running missed 0$NOCAL" \
+is "$(line $FN)" "name $FN origin control mechanism kretprobe targets $FN bits 2 clock $CLK state running missed 0$NOCAL" \
 	"_control line of a kretprobe trace"
 helper work $K $D >/dev/null
 is "$(samples $FN)" $K "kretprobe: exactly $K samples"
@@ -84,7 +84,7 @@ fi
 
 # trace pcpu:FUNC: one pending call per CPU.
 is "$(write_err "$KS/_control" "trace pcpu:$FN bits 3")" OK "trace pcpu:$FN"
-is "$(line $FN)" "name $FN origin control mechanism pcpu-$AUTO targets $FN bits 3 clock mono state running missed 0 skipped 0$NOCAL" \
+is "$(line $FN)" "name $FN origin control mechanism pcpu-$AUTO targets $FN bits 3 clock $CLK state running missed 0 skipped 0$NOCAL" \
 	"_control line of a pcpu trace (entry name is FUNC)"
 helper work $K $D >/dev/null
 is "$(samples $FN)" $K "pcpu: exactly $K samples"

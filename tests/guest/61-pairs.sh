@@ -15,7 +15,7 @@ TE=__tracepoint_kstats_helper_end
 # kprobes, key cpu (the default).
 is "$(ctl trace kp start $MS end $ME)" OK "kprobe pair"
 NOCAL=" bias_ns - bias_p99_ns - overhead_ns -"
-is "$(line kp)" "name kp origin control mechanism pair key cpu targets $MS,$ME hooks ftrace,ftrace bits 4 clock mono state running missed 0 dropped 0 unpaired 0$NOCAL" \
+is "$(line kp)" "name kp origin control mechanism pair key cpu targets $MS,$ME hooks ftrace,ftrace bits 4 clock $CLK state running missed 0 dropped 0 unpaired 0$NOCAL" \
 	"_control line of a kprobe pair"
 helper work $K $D >/dev/null
 is "$(samples kp)" $K "kprobe pair: exactly $K samples"
@@ -49,7 +49,7 @@ is "$(ctl trace tpt start $TS end $TE key task)" OK "tracepoint pair, key task"
 S=$(field tpt slots)
 check "key task: default table of $S slots, a power of two >= 1024" \
 	awk -v s="$S" 'BEGIN { for (p = 1024; p < s; p *= 2); exit !(s == p) }'
-is "$(line tpt)" "name tpt origin control mechanism pair key task targets $TS,$TE hooks tracepoint,tracepoint bits 4 clock mono state running missed 0 dropped 0 unpaired 0 notask 0 slots $S$NOCAL" \
+is "$(line tpt)" "name tpt origin control mechanism pair key task targets $TS,$TE hooks tracepoint,tracepoint bits 4 clock $CLK state running missed 0 dropped 0 unpaired 0 notask 0 slots $S$NOCAL" \
 	"_control line of a tracepoint pair"
 helper work $K $D >/dev/null
 is "$(samples tpc)" $K "tracepoint pair, key cpu: exactly $K samples"
@@ -62,8 +62,8 @@ is "$(samples kp)" $((4 * K)) "the first pair counted all four runs"
 # as good as the guest's sched_clock(), which on some boots of the 6.1
 # guest (TSC miscalibrated, then marked unstable) stands still for
 # milliseconds: only counts are checked.
-is "$(field kp clock) $(field tpc clock) $(field tpt clock)" "mono mono mono" \
-	"default clock: mono"
+is "$(field kp clock) $(field tpc clock) $(field tpt clock)" "$CLK $CLK $CLK" \
+	"default clock: $CLK"
 is "$(ctl trace kpm start $MS end $ME clock local)" OK "pair keyed by CPU, clock local"
 is "$(field kpm clock)" local "clock local is listed"
 is "$(ctl trace tpl start $TS end $TE key task clock local)" "Invalid argument" \

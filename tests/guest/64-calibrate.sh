@@ -26,7 +26,10 @@ deb61) FUNCS="kretprobe" ;;
 *) FUNCS="kretprobe fprobe" ;;
 esac
 PAIRS="pair-ftrace-cpu pair-ftrace-task pair-kprobe-cpu pair-kprobe-task pair-tracepoint-cpu pair-tracepoint-task"
-MECHS="clock clock-local manual $FUNCS"
+# clock-tsc where entries may read the TSC (lib.sh's CLK).
+MECHS="clock clock-local"
+[ "$CLK" = tsc ] && MECHS="$MECHS clock-tsc"
+MECHS="$MECHS manual $FUNCS"
 for m in $FUNCS; do MECHS="$MECHS pcpu-$m"; done
 MECHS="$MECHS $PAIRS"
 # via direct calibrates where kstats.ko has BTF: not on Debian 6.1, whose
@@ -85,6 +88,13 @@ is "$(field mix hooks)" ftrace,tracepoint "the mixed pair: ftrace at the mark, a
 is "$(field mix bias_ns)" \
 	"$(( ($(cal pair-ftrace-cpu bias_ns) + $(cal pair-tracepoint-cpu bias_ns)) / 2 ))" \
 	"a mixed pair shows the mean of both kinds"
+# The calibration ran with the default clock: another clock, another bias.
+if [ "$CLK" = tsc ]; then
+	is "$(ctl trace $FN via kretprobe clock mono as kmono)" OK "an entry with clock mono"
+	is "$(field kmono bias_ns) $(field kmono bias_p99_ns)" "- -" \
+		"clock mono where the calibration ran on the TSC: no bias shown"
+	is "$(ctl remove kmono)" OK "remove kmono"
+fi
 
 # What the probe measures of an empty call is below what its caller
 # measures of the same call (the helper times each call from outside).

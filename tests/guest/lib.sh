@@ -6,6 +6,14 @@ KS=/sys/kernel/debug/kstats
 HELPER=/sys/kernel/debug/kstats_helper/cmd
 MODDIR=/modules
 TARGET=$(cat /etc/kstats-target 2>/dev/null || echo unknown)
+# The default clock of entries that read one: the TSC while the kernel
+# keeps it as its clocksource (it switches away when it marks the TSC
+# unstable, as the Debian 6.1 guests do at boot), else mono.
+if [ "$(cat /sys/devices/system/clocksource/clocksource0/current_clocksource 2>/dev/null)" = tsc ]; then
+	CLK=tsc
+else
+	CLK=mono
+fi
 
 ok() { echo "ok - $*"; }
 not_ok() { echo "not ok - $*"; }

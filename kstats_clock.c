@@ -1,0 +1,88 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * kstats clocks: the clock an entry reads ("clock mono|local|tsc", or the
+ * default) and the scale of raw TSC readings. The handlers read them in
+ * kstats_handler.h. See "Clock" in Documentation/kstats.rst.
+ */
+#define pr_fmt(fmt) KBUILD_MODNAME ": " fmt
+
+#include <kunit/visibility.h>
+#include <linux/clocksource.h>
+#include <linux/module.h>
+#include <linux/time64.h>
+#include "kstats_handler.h"
+#include "kstats_internal.h"
+#include "kstats_probe.h"
+
+#ifdef CONFIG_X86_TSC
+#include <asm/cpufeature.h>
+#include <asm/tsc.h>
+
+/*
+ * Whether raw TSC readings of two CPUs may be subtracted: the kernel found
+ * the TSCs in step when it brought the CPUs up, and has not marked the
+ * TSC unstable since (which it does when they drift apart, stop in idle
+ * or change rate). The handlers check it again for every sample.
+ */
+bool kstats_tsc_usable(void)
+{
+	return boot_cpu_has(X86_FEATURE_TSC) && tsc_khz && !check_tsc_unstable();
+}
+#else
+bool kstats_tsc_usable(void)
+{
+	return false;
+}
+#endif
+
+/*
+ * ns = cycles * mult >> shift for a TSC of @khz. The product is taken in
+ * 128 bits (mul_u64_u32_shr()), so no range limits the shift: the
+ * largest that keeps mult in 32 bits, for the finest scale.
+ */
+void kstats_tsc_scale(unsigned int khz, u32 *mult, u32 *shift)
+{
+	clocks_calc_mult_shift(mult, shift, khz, NSEC_PER_MSEC, 1);
+}
+EXPORT_SYMBOL_IF_KUNIT(kstats_tsc_scale);
+
+const char *kstats_clock_name(const struct kstats_probe *p)
+{
+	switch (p->clock) {
+	case KSTATS_CLOCK_LOCAL:
+		return "local";
+	case KSTATS_CLOCK_TSC:
+		return "tsc";
+	default:
+		return "mono";
+	}
+}
+
+/*
+ * The clock of @p: the one asked for, else the TSC where it may be used
+ * across CPUs, else mono. clock tsc where it may not: EOPNOTSUPP.
+ */
+int kstats_clock_pick(struct kstats_probe *p, struct kstats_cmd *cmd)
+{
+	bool tsc = kstats_tsc_usable();
+
+	switch (cmd->clock) {
+	case KSTATS_CLOCK_DEFAULT:
+		p->clock = tsc ? KSTATS_CLOCK_TSC : KSTATS_CLOCK_MONO;
+		break;
+	case KSTATS_CLOCK_TSC:
+		if (!tsc)
+			return kstats_fail(cmd, -EOPNOTSUPP,
+					   "clock tsc: this kernel has marked its TSC unstable, or has none");
+		p->clock = KSTATS_CLOCK_TSC;
+		break;
+	default:
+		p->clock = cmd->clock;
+		break;
+	}
+#ifdef CONFIG_X86_TSC
+	if (p->clock == KSTATS_CLOCK_TSC)
+		kstats_tsc_scale(tsc_khz, &p->tsc_mult, &p->tsc_shift);
+#endif
+	return 0;
+}
