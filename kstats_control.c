@@ -3,7 +3,8 @@
  * kstats run-time attachment: the commands written to _control (trace,
  * remove, calibrate), the _control lines of their entries, and the module
  * notifiers that detach probes from code going away. The mechanisms are in
- * kstats_kretprobe.c, kstats_fprobe.c, kstats_direct.c and kstats_pair.c.
+ * kstats_kretprobe.c, kstats_fprobe.c, kstats_direct.c, kstats_pair.c and
+ * kstats_gap.c.
  *
  * Every control operation, and the module notifiers, run under
  * kstats_control_mutex. Handlers take no lock and never sleep: they read
@@ -129,6 +130,8 @@ static const char *kstats_mech_name(const struct kstats_probe *p)
 		return p->pcpu ? "pcpu-fprobe" : "fprobe";
 	case KSTATS_MECH_DIRECT:
 		return "direct";
+	case KSTATS_MECH_GAP:
+		return "gap";
 	default:
 		return "pair";
 	}
@@ -227,6 +230,8 @@ int kstats_attach(struct kstats_probe *p, struct kstats_cmd *cmd)
 		return ret;
 	if (cmd->op == KSTATS_CMD_TRACE_PAIR)
 		return kstats_pair_attach(p, cmd);
+	if (cmd->op == KSTATS_CMD_TRACE_GAP)
+		return kstats_gap_attach(p, cmd);
 	return kstats_attach_func(p, cmd);
 }
 
@@ -588,6 +593,8 @@ void kstats_probe_show(struct seq_file *m, const struct kstats *ks)
 		kstats_show_target(m, &p->end.target);
 		seq_printf(m, " hooks %s,%s", kstats_hook_name(&p->start),
 			   kstats_hook_name(&p->end));
+	} else if (p->mech == KSTATS_MECH_GAP) {
+		seq_printf(m, " hooks %s", kstats_hook_name(&p->start));
 	}
 	seq_printf(m, " bits %u", ks->frac_bits);
 	/* A value entry reads no clock. */
@@ -607,7 +614,8 @@ void kstats_probe_show(struct seq_file *m, const struct kstats *ks)
 	/* clock tsc: samples left out once the kernel found the TSC unstable. */
 	if (sum.unstable)
 		seq_printf(m, " unstable %lu", sum.unstable);
-	if (p->value == KSTATS_VALUE_TIME)
+	/* A gap is between two hits that the hook delays alike: no bias. */
+	if (p->value == KSTATS_VALUE_TIME && p->mech != KSTATS_MECH_GAP)
 		kstats_show_bias(m, p);
 	else
 		seq_puts(m, " bias_ns - bias_p99_ns -");

@@ -60,15 +60,12 @@ static __always_inline u64 kstats_since(u64 now, u64 t0)
 }
 
 /*
- * Records the time between two readings of @p's clock, in ns. A TSC
- * reading is scaled here; once the kernel has marked the TSC unstable,
+ * Records @d, a difference of two readings of @p's clock, in ns. A TSC
+ * difference is scaled here; once the kernel has marked the TSC unstable,
  * TSCs of two CPUs may disagree, and the sample is counted apart.
  */
-static __always_inline void kstats_record_since(struct kstats_probe *p,
-						u64 now, u64 t0)
+static __always_inline void kstats_record_delta(struct kstats_probe *p, u64 d)
 {
-	u64 d = kstats_since(now, t0);
-
 #ifdef CONFIG_X86_TSC
 	if (p->clock == KSTATS_CLOCK_TSC) {
 		if (unlikely(check_tsc_unstable())) {
@@ -79,6 +76,13 @@ static __always_inline void kstats_record_since(struct kstats_probe *p,
 	}
 #endif
 	kstats_record(p->ks, d);
+}
+
+/* Records the time from @t0 to @now, two readings of @p's clock. */
+static __always_inline void kstats_record_since(struct kstats_probe *p,
+						u64 now, u64 t0)
+{
+	kstats_record_delta(p, kstats_since(now, t0));
 }
 
 /*

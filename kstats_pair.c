@@ -78,16 +78,29 @@ static notrace void kstats_ft_end(unsigned long ip, unsigned long parent_ip,
 			KSTATS_SIDE_END);
 }
 
+static const struct kstats_hooks kstats_start_hooks = {
+	.what = "start",
+	.ftrace = kstats_ft_start,
+	.kprobe = kstats_kp_start,
+	.tracepoint = (void *)kstats_tp_start,
+};
+
+static const struct kstats_hooks kstats_end_hooks = {
+	.what = "end",
+	.ftrace = kstats_ft_end,
+	.kprobe = kstats_kp_end,
+	.tracepoint = (void *)kstats_tp_end,
+};
+
 /*
  * SYMBOL at a function entry: a live ftrace_ops callback, which costs far
  * less than a kprobe (no register saving, no int3 or kprobe dispatch).
  * Returns -EOPNOTSUPP, with nothing registered, where ftrace cannot.
  */
-static int kstats_attach_ftrace(struct kstats_probe *p,
-				struct kstats_endpoint *ep, bool start,
+static int kstats_attach_ftrace(struct kstats_endpoint *ep,
 				struct kstats_cmd *cmd)
 {
-	const char *what = start ? "start" : "end";
+	const char *what = ep->fn->what;
 	int ret;
 
 	if (!IS_ENABLED(CONFIG_DYNAMIC_FTRACE) || ep->target.offset ||
@@ -98,7 +111,7 @@ static int kstats_attach_ftrace(struct kstats_probe *p,
 		if (ret)
 			return ret;
 	}
-	ep->ops.func = start ? kstats_ft_start : kstats_ft_end;
+	ep->ops.func = ep->fn->ftrace;
 	/*
 	 * No FTRACE_OPS_FL_RECURSION: its wrapper (a recursion lock and
 	 * preemption off around every call) would cost more than the rest
@@ -122,20 +135,15 @@ static int kstats_attach_ftrace(struct kstats_probe *p,
 	return 0;
 }
 
-static void *kstats_tp_handler(bool start)
-{
-	return start ? (void *)kstats_tp_start : (void *)kstats_tp_end;
-}
-
 /*
- * X or Y of a pair: a disabled kprobe, or a live tracepoint probe. A
- * tracepoint is looked up by name unless @ep->tp is set already.
+ * X or Y of a pair, or X of a gap: a live ftrace callback, a disabled
+ * kprobe, or a live tracepoint probe. A tracepoint is looked up by name
+ * unless @ep->tp is set already.
  */
-static int kstats_attach_endpoint(struct kstats_probe *p,
-				  struct kstats_endpoint *ep, bool start,
-				  struct kstats_cmd *cmd)
+int kstats_endpoint_attach(struct kstats_probe *p, struct kstats_endpoint *ep,
+			   struct kstats_cmd *cmd)
 {
-	const char *what = start ? "start" : "end";
+	const char *what = ep->fn->what;
 	struct kprobe *kp = &ep->kp;
 	int ret;
 
@@ -150,8 +158,7 @@ static int kstats_attach_endpoint(struct kstats_probe *p,
 		if (!ep->tp)
 			return kstats_fail(cmd, -ENOENT, "%s: no tracepoint %s",
 					   what, ep->target.sym);
-		ret = tracepoint_probe_register(ep->tp, kstats_tp_handler(start),
-						p);
+		ret = tracepoint_probe_register(ep->tp, ep->fn->tracepoint, p);
 		if (ret)
 			return kstats_fail(cmd, ret, "%s: tracepoint %s refused (error %d)",
 					   what, ep->target.sym, ret);
@@ -159,7 +166,7 @@ static int kstats_attach_endpoint(struct kstats_probe *p,
 		return 0;
 	}
 
-	ret = kstats_attach_ftrace(p, ep, start, cmd);
+	ret = kstats_attach_ftrace(ep, cmd);
 	if (ret != -EOPNOTSUPP)
 		return ret;
 	ep->hook = KSTATS_HOOK_KPROBE;
@@ -170,7 +177,7 @@ static int kstats_attach_endpoint(struct kstats_probe *p,
 		kp->offset = ep->target.offset;
 	}
 	kp->flags = KPROBE_FLAG_DISABLED;
-	kp->pre_handler = start ? kstats_kp_start : kstats_kp_end;
+	kp->pre_handler = ep->fn->kprobe;
 	ret = register_kprobe(kp);
 	if (ret)
 		return kstats_kprobe_error(cmd, what, &ep->target, ret);
@@ -181,7 +188,7 @@ static int kstats_attach_endpoint(struct kstats_probe *p,
 
 /* Returns true if a tracepoint probe went, which needs a sync. */
 static bool kstats_detach_endpoint(struct kstats_probe *p,
-				   struct kstats_endpoint *ep, bool start)
+				   struct kstats_endpoint *ep)
 {
 	if (!ep->registered)
 		return false;
@@ -196,7 +203,7 @@ static bool kstats_detach_endpoint(struct kstats_probe *p,
 	if (ep->tp) {
 		/* Taken off by a stop or now: callers in flight need the sync. */
 		if (!ep->disarmed)
-			tracepoint_probe_unregister(ep->tp, kstats_tp_handler(start), p);
+			tracepoint_probe_unregister(ep->tp, ep->fn->tracepoint, p);
 		return true;
 	}
 	/* Waits for pre-handlers in flight. */
@@ -216,10 +223,12 @@ int kstats_pair_attach(struct kstats_probe *p, struct kstats_cmd *cmd)
 			return ret;
 		p->registered = true;
 	}
+	p->start.fn = &kstats_start_hooks;
+	p->end.fn = &kstats_end_hooks;
 	/* The end first, so that no start waits for an end not yet there. */
-	ret = kstats_attach_endpoint(p, &p->end, false, cmd);
+	ret = kstats_endpoint_attach(p, &p->end, cmd);
 	if (!ret)
-		ret = kstats_attach_endpoint(p, &p->start, true, cmd);
+		ret = kstats_endpoint_attach(p, &p->start, cmd);
 	return ret;
 }
 
@@ -228,7 +237,7 @@ int kstats_pair_attach(struct kstats_probe *p, struct kstats_cmd *cmd)
  * put back the ftrace callback or tracepoint probe that a stop took off.
  */
 static int kstats_arm_endpoint(struct kstats_probe *p,
-			       struct kstats_endpoint *ep, bool start)
+			       struct kstats_endpoint *ep)
 {
 	int ret = 0;
 
@@ -241,7 +250,7 @@ static int kstats_arm_endpoint(struct kstats_probe *p,
 	if (ep->hook == KSTATS_HOOK_FTRACE)
 		ret = register_ftrace_function(&ep->ops);
 	else
-		ret = tracepoint_probe_register(ep->tp, kstats_tp_handler(start), p);
+		ret = tracepoint_probe_register(ep->tp, ep->fn->tracepoint, p);
 	if (!ret)
 		ep->disarmed = false;
 	return ret;
@@ -253,7 +262,7 @@ static int kstats_arm_endpoint(struct kstats_probe *p,
  * (the filter, the probe and its tables stay for the next start).
  */
 static void kstats_disarm_endpoint(struct kstats_probe *p,
-				   struct kstats_endpoint *ep, bool start)
+				   struct kstats_endpoint *ep)
 {
 	if (!ep->registered || ep->disarmed)
 		return;
@@ -264,7 +273,7 @@ static void kstats_disarm_endpoint(struct kstats_probe *p,
 	if (ep->hook == KSTATS_HOOK_FTRACE) {
 		if (unregister_ftrace_function(&ep->ops))
 			return;
-	} else if (tracepoint_probe_unregister(ep->tp, kstats_tp_handler(start), p)) {
+	} else if (tracepoint_probe_unregister(ep->tp, ep->fn->tracepoint, p)) {
 		return;
 	}
 	ep->disarmed = true;
@@ -273,15 +282,15 @@ static void kstats_disarm_endpoint(struct kstats_probe *p,
 /* End before start, as in attach. */
 int kstats_pair_enable(struct kstats_probe *p)
 {
-	return kstats_arm_endpoint(p, &p->end, false) ?:
-	       kstats_arm_endpoint(p, &p->start, true);
+	return kstats_arm_endpoint(p, &p->end) ?:
+	       kstats_arm_endpoint(p, &p->start);
 }
 
 /* Start before end: no end is left waiting for a start that cannot come. */
 void kstats_pair_disable(struct kstats_probe *p)
 {
-	kstats_disarm_endpoint(p, &p->start, true);
-	kstats_disarm_endpoint(p, &p->end, false);
+	kstats_disarm_endpoint(p, &p->start);
+	kstats_disarm_endpoint(p, &p->end);
 }
 
 /*
@@ -293,8 +302,8 @@ void kstats_pair_detach(struct kstats_probe *p)
 {
 	bool sync = false;
 
-	sync |= kstats_detach_endpoint(p, &p->start, true);
-	sync |= kstats_detach_endpoint(p, &p->end, false);
+	sync |= kstats_detach_endpoint(p, &p->start);
+	sync |= kstats_detach_endpoint(p, &p->end);
 	if (p->registered) {
 		p->registered = false;
 		kstats_task_unhook(p);

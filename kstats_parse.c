@@ -7,6 +7,7 @@
  *   trace pcpu:FUNC [bits N] [as NAME] [clock local|mono|tsc] [FILTER...]
  *   trace NAME start X end Y [bits N] [key cpu|task] [slots N] [clock C]
  *              [FILTER...]
+ *   trace NAME gap X [bits N] [clock local|mono|tsc] [FILTER...]
  *   remove NAME
  *   calibrate [samples N]
  *
@@ -101,7 +102,8 @@ static int kstats_parse_trace(struct kstats_cmd *cmd, char **w, int n)
 {
 	bool pair = false, have_bits = false, have_via = false, have_as = false,
 	     have_key = false, have_start = false, have_end = false,
-	     have_slots = false, have_clock = false, have_value = false;
+	     have_slots = false, have_clock = false, have_value = false,
+	     gap = false;
 	unsigned int bits, slots;
 	int i, ret;
 
@@ -112,14 +114,18 @@ static int kstats_parse_trace(struct kstats_cmd *cmd, char **w, int n)
 	for (i = 2; i < n; i += 2)
 		if (!strcasecmp(w[i], "start") || !strcasecmp(w[i], "end"))
 			pair = true;
+		else if (!strcasecmp(w[i], "gap"))
+			gap = true;
+	if (pair && gap)
+		return kstats_why(cmd, "a gap takes no start or end");
 
 	if (!strncasecmp(w[1], KSTATS_PCPU_PREFIX, strlen(KSTATS_PCPU_PREFIX))) {
-		if (pair)
-			return kstats_why(cmd, "trace pcpu:FUNC takes no start or end");
+		if (pair || gap)
+			return kstats_why(cmd, "trace pcpu:FUNC takes no start, end or gap");
 		cmd->op = KSTATS_CMD_TRACE_PCPU;
 		ret = kstats_parse_func(cmd, w[1] + strlen(KSTATS_PCPU_PREFIX));
-	} else if (pair) {
-		cmd->op = KSTATS_CMD_TRACE_PAIR;
+	} else if (pair || gap) {
+		cmd->op = gap ? KSTATS_CMD_TRACE_GAP : KSTATS_CMD_TRACE_PAIR;
 		if (!kstats_name_valid(w[1]))
 			return kstats_why(cmd, "bad entry name (see kstats_new())");
 		strscpy(cmd->name, w[1], sizeof(cmd->name));
@@ -157,7 +163,8 @@ static int kstats_parse_trace(struct kstats_cmd *cmd, char **w, int n)
 			else
 				return kstats_why(cmd, "via must be kretprobe, fprobe or direct");
 		} else if (!strcasecmp(k, "as")) {
-			if (cmd->op == KSTATS_CMD_TRACE_PAIR)
+			if (cmd->op == KSTATS_CMD_TRACE_PAIR ||
+			    cmd->op == KSTATS_CMD_TRACE_GAP)
 				return kstats_why(cmd, "as is only for trace FUNC");
 			if (have_as)
 				return kstats_why(cmd, "as given twice");
@@ -214,6 +221,12 @@ static int kstats_parse_trace(struct kstats_cmd *cmd, char **w, int n)
 				return kstats_why(cmd, "end given twice");
 			have_end = true;
 			ret = kstats_parse_target(cmd, v, "end", &cmd->end);
+			if (ret)
+				return ret;
+		} else if (!strcasecmp(k, "gap")) {
+			if (cmd->start.sym[0])
+				return kstats_why(cmd, "gap given twice");
+			ret = kstats_parse_target(cmd, v, "gap", &cmd->start);
 			if (ret)
 				return ret;
 		} else if (!strcasecmp(k, "value")) {

@@ -34,6 +34,7 @@ enum kstats_cmd_op {
 	KSTATS_CMD_TRACE,	/* trace FUNC: runtime of FUNC */
 	KSTATS_CMD_TRACE_PCPU,	/* trace pcpu:FUNC: same, one call per CPU */
 	KSTATS_CMD_TRACE_PAIR,	/* trace NAME start X end Y: X to Y */
+	KSTATS_CMD_TRACE_GAP,	/* trace NAME gap X: X to the next X on its CPU */
 	KSTATS_CMD_REMOVE,	/* remove NAME */
 	KSTATS_CMD_CALIBRATE,	/* calibrate [samples N] */
 };
@@ -122,7 +123,7 @@ struct kstats_target {
  * @filter: the hits measured (pid, tid, comm, cpu).
  * @value: what is sampled: time, an argument or the return value.
  * @arg: the argument of %KSTATS_VALUE_ARG, 1-based.
- * @start: FUNC, or X of a pair.
+ * @start: FUNC, X of a pair, or X of a gap.
  * @end: Y of a pair.
  * @why: on error, why the line was refused, for the kernel log.
  */

@@ -2,7 +2,7 @@
 /*
  * kstats run-time attachment, shared by the control layer (kstats_control.c),
  * the mechanisms (kstats_kretprobe.c, kstats_fprobe.c, kstats_direct.c,
- * kstats_pair.c), the key task table (kstats_task.c) and calibration
+ * kstats_pair.c, kstats_gap.c), the key task table (kstats_task.c) and calibration
  * (kstats_calibrate.c).
  *
  * Data path: a mechanism's handler calls one of the bodies of
@@ -50,6 +50,7 @@ enum kstats_mech {
 	KSTATS_MECH_FPROBE,
 	KSTATS_MECH_DIRECT,
 	KSTATS_MECH_PAIR,
+	KSTATS_MECH_GAP,	/* hooks and arming of a pair, its X only */
 };
 
 /* Handlers of a hit whose time is sampled for overhead_ns. */
@@ -109,10 +110,25 @@ enum kstats_hook {
 	KSTATS_HOOK_TRACEPOINT,	/* __tracepoint_NAME */
 };
 
-/* X or Y of a pair: ftrace, a kprobe, or a tracepoint of the kernel or a module. */
+/*
+ * The handlers of an endpoint, one for each way to hook it; @what names
+ * the side in refusals ("start", "end", "gap").
+ */
+struct kstats_hooks {
+	const char *what;
+	ftrace_func_t ftrace;
+	kprobe_pre_handler_t kprobe;
+	void *tracepoint;		/* void (*)(void *data) */
+};
+
+/*
+ * X or Y of a pair, or X of a gap: ftrace, a kprobe, or a tracepoint of
+ * the kernel or a module.
+ */
 struct kstats_endpoint {
 	struct kstats_target target;
 	enum kstats_hook hook;
+	const struct kstats_hooks *fn;	/* set before attaching */
 	bool no_ftrace;		/* calibration: a kprobe even at an entry */
 	unsigned long addr;	/* its address if known, else by symbol */
 	struct ftrace_ops ops;
@@ -140,9 +156,9 @@ struct kstats_probe {
 	bool dying;			/* being removed */
 	unsigned long addr;		/* FUNC's address */
 	unsigned int direct_slot;	/* its trampoline, mechanism direct */
-	struct kstats_endpoint start;	/* FUNC, or X of a pair */
+	struct kstats_endpoint start;	/* FUNC, or X of a pair or gap */
 	struct kstats_endpoint end;	/* Y of a pair */
-	struct kstats_cpu_start __percpu *t0;	/* pairs keyed by CPU */
+	struct kstats_cpu_start __percpu *t0;	/* pairs keyed by CPU, gaps */
 	struct kstats_pcpu_owner __percpu *owner;	/* pcpu */
 	struct kstats_task_table *tasks;	/* pairs keyed by task */
 	struct kstats_probe_stats __percpu *stats;
@@ -195,7 +211,14 @@ void kstats_direct_detach(struct kstats_probe *p);
 void kstats_direct_exit(void);
 #endif
 
+/*
+ * Pairs; a gap (kstats_gap.c) hooks its X as a pair hooks a side, and
+ * uses the pair's enable, disable, detach and missed.
+ */
 int kstats_pair_attach(struct kstats_probe *p, struct kstats_cmd *cmd);
+int kstats_endpoint_attach(struct kstats_probe *p, struct kstats_endpoint *ep,
+			   struct kstats_cmd *cmd);
+int kstats_gap_attach(struct kstats_probe *p, struct kstats_cmd *cmd);
 int kstats_pair_enable(struct kstats_probe *p);
 void kstats_pair_disable(struct kstats_probe *p);
 void kstats_pair_detach(struct kstats_probe *p);

@@ -10,8 +10,8 @@
  * Then the API: per-CPU counting from kthreads bound to each online CPU,
  * start/stop/reset, the text of an entry's debugfs file parsed back line by
  * line and compared with exact expected lines, commands written to that
- * file, every error path of kstats_new() and kstats_delete(), and the
- * _control listing.
+ * file, every error path of kstats_new() and kstats_delete(), the
+ * _control listing, and the step of inter-arrival gaps.
  *
  * KUnit suite "kstats_parse": the _control command parser on its own, from
  * a table of valid lines with the struct kstats_cmd they give and invalid
@@ -40,6 +40,7 @@
 #include <linux/slab.h>
 #include <linux/string.h>
 #include <linux/uaccess.h>
+#include "kstats_gap.h"
 #include "kstats_internal.h"
 #include "kstats_parse.h"
 
@@ -1433,6 +1434,41 @@ static void kt_control(struct kunit *test)
 		       "name kunit_ctl_b origin kernel bits 0 state stopped");
 }
 
+/*
+ * trace NAME gap X: the first hit of a CPU, and its first after a start
+ * (a new epoch), record nothing; a clock that went back gives 0.
+ */
+static void kt_gap_step(struct kunit *test)
+{
+	struct kstats_cpu_start last = {};
+	u64 gap = 12345;
+
+	KUNIT_EXPECT_FALSE(test, kstats_gap_step(&last, 100, 1, &gap));
+	KUNIT_EXPECT_EQ(test, gap, 12345ULL);
+	KUNIT_EXPECT_EQ(test, last.t0, 100ULL);
+	KUNIT_EXPECT_EQ(test, last.epoch, 1U);
+	KUNIT_EXPECT_TRUE(test, kstats_gap_step(&last, 250, 1, &gap));
+	KUNIT_EXPECT_EQ(test, gap, 150ULL);
+	KUNIT_EXPECT_TRUE(test, kstats_gap_step(&last, 250, 1, &gap));
+	KUNIT_EXPECT_EQ(test, gap, 0ULL);
+	KUNIT_EXPECT_TRUE(test, kstats_gap_step(&last, 240, 1, &gap));
+	KUNIT_EXPECT_EQ(test, gap, 0ULL);
+	KUNIT_EXPECT_TRUE(test, kstats_gap_step(&last, 1000, 1, &gap));
+	KUNIT_EXPECT_EQ(test, gap, 760ULL);
+	KUNIT_EXPECT_EQ(test, last.t0, 1000ULL);
+
+	/* A start in between: no gap spans it. */
+	gap = 12345;
+	KUNIT_EXPECT_FALSE(test, kstats_gap_step(&last, 5000, 2, &gap));
+	KUNIT_EXPECT_EQ(test, gap, 12345ULL);
+	KUNIT_EXPECT_TRUE(test, kstats_gap_step(&last, 5007, 2, &gap));
+	KUNIT_EXPECT_EQ(test, gap, 7ULL);
+	last.epoch = U32_MAX;
+	KUNIT_EXPECT_FALSE(test, kstats_gap_step(&last, 6000, 0, &gap));
+	KUNIT_EXPECT_TRUE(test, kstats_gap_step(&last, U64_MAX, 0, &gap));
+	KUNIT_EXPECT_EQ(test, gap, U64_MAX - 6000);
+}
+
 /* Entry commands with a NUL byte are refused, as _control refuses them. */
 static void kt_file_nul(struct kunit *test)
 {
@@ -1596,6 +1632,7 @@ static struct kunit_case kstats_test_cases[] = {
 	KUNIT_CASE(kt_delete_cases),
 	KUNIT_CASE(kt_control),
 	KUNIT_CASE(kt_file_nul),
+	KUNIT_CASE(kt_gap_step),
 	KUNIT_CASE_PARAM(kt_slot_limits, kt_frac_gen_params),
 	KUNIT_CASE(kt_tsc_scale),
 	{}
@@ -1663,6 +1700,11 @@ struct kt_parse_case {
 #define KT_VALUE(l, n, val, a)						\
 	{ .line = l, .op = KSTATS_CMD_TRACE, .name = n, .bits = 4,	\
 	  .start = "f", .end = "", .value = KSTATS_VALUE_##val, .arg = a }
+
+/* trace NAME gap X */
+#define KT_GAP(l, n, b, x)						\
+	{ .line = l, .op = KSTATS_CMD_TRACE_GAP, .name = n, .bits = b,	\
+	  .start = x, .end = "" }
 
 /* The longest valid command: 24 words, options then filters. */
 #define KT_ALLOPTS	"trace l start a end b bits 1 key task slots 64 clock mono"
@@ -1771,6 +1813,15 @@ static const struct kt_parse_case kt_parse_cases[] = {
 	  .via = KSTATS_VIA_KRETPROBE, .start = "f", .end = "",
 	  .value = KSTATS_VALUE_ARG, .arg = 3,
 	  .filter = { .flags = KT_P, .pid = 7 } },
+	/* trace NAME gap X: X as a side of a pair; clock and filters */
+	KT_GAP("trace irqs gap handle_irq_event", "irqs", 4, "handle_irq_event"),
+	KT_GAP("TRACE g GAP f+0x10 bits 2\n", "g", 2, "f+16"),
+	KT_GAP("trace g bits 0 gap __tracepoint_irq_handler_entry", "g", 0,
+	       "__tracepoint_irq_handler_entry"),
+	{ .line = "trace g gap f clock local cpu 1 comm sh",
+	  .op = KSTATS_CMD_TRACE_GAP, .name = "g", .bits = 4, .start = "f",
+	  .end = "", .clock = KSTATS_CLOCK_LOCAL,
+	  .filter = { .flags = KT_U | KT_C, .cpu = 1, .comm = "sh" } },
 	/* calibrate */
 	KT_CAL("calibrate", KSTATS_CALIB_SAMPLES),
 	KT_CAL("CALIBRATE samples 100\n", 100),
@@ -1913,6 +1964,27 @@ static const struct kt_parse_case kt_parse_cases[] = {
 	KT_BAD("trace l start a end b value retval"),
 	KT_BAD("trace f value arg1 clock mono"),
 	KT_BAD("trace f clock mono value retval"),
+	/* gap */
+	KT_BAD("trace g gap"),
+	KT_BAD("trace g gap f gap h"),
+	KT_BAD("trace g gap f start a end b"),
+	KT_BAD("trace g start a end b gap f"),
+	KT_BAD("trace g gap f end b"),
+	KT_BAD("trace g gap f value arg1"),
+	KT_BAD("trace g gap f value retval"),
+	KT_BAD("trace g gap f via direct"),
+	KT_BAD("trace g gap f via fprobe"),
+	KT_BAD("trace g gap f key task"),
+	KT_BAD("trace g gap f key cpu"),
+	KT_BAD("trace g gap f slots 64"),
+	KT_BAD("trace g gap f as h"),
+	KT_BAD("trace pcpu:f gap g"),
+	KT_BAD("trace _g gap f"),
+	KT_BAD("trace g gap 9f"),
+	KT_BAD("trace g gap f+"),
+	KT_BAD("trace g gap __tracepoint_x+1"),
+	KT_BAD("trace g gap f clock tsc"),
+	KT_BAD("trace g gap f pid -1"),
 };
 
 /* KTAP descriptions are one line: escape what the lines hold. */

@@ -123,6 +123,7 @@ config() {
 		kstats-filtered) cmd='trace vfs_read pid 0 as e' ;;
 		kstats-value-arg) cmd='trace vfs_read value arg3 as e' ;;
 		kstats-value-retval) cmd='trace vfs_read value retval as e' ;;
+		kstats-gap) cmd='trace e gap vfs_read' ;;
 		*) return 1 ;;
 		esac
 		if [ "$on" = on ]; then
@@ -189,7 +190,7 @@ work() {
 
 KS="kstats-trace kstats-kretprobe kstats-fprobe kstats-direct kstats-pcpu
 kstats-entry-pair-cpu kstats-entry-pair-task kstats-kprobe-pair-cpu
-kstats-kprobe-pair-task kstats-tp-pair-cpu kstats-tp-pair-task"
+kstats-kprobe-pair-task kstats-tp-pair-cpu kstats-tp-pair-task kstats-gap"
 ALL="untraced busybox-dd floor-kretprobe floor-kprobe floor-fprobe
 floor-fprobe-entry floor-ftrace floor-direct floor-tracepoint"
 for c in $KS; do

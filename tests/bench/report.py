@@ -136,6 +136,8 @@ KSTATS = [
      ['ftrace-kprobe-hist']),
     ('kstats-value-retval', 'kstats trace vfs_read value retval', None,
      ['ftrace-kretprobe-hist']),
+    ('kstats-gap', 'kstats gap vfs_read',
+     ['floor-ftrace'], ['ftrace-kprobe-hist']),
 ]
 
 LABELS = {

@@ -1,0 +1,89 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * kstats mechanism: inter-arrival gaps, trace NAME gap X. X is hooked as
+ * one side of a pair (kstats_pair.c: an ftrace_ops callback at a function
+ * entry, a kprobe, or a tracepoint probe), with one handler: the time
+ * since the previous hit of X on this CPU. Stop and start are those of a
+ * pair: a stop takes the hook off, a start puts it back and bumps the
+ * entry's epoch, so the first hit after it records nothing.
+ */
+#include <linux/irqflags.h>
+#include <linux/kprobes.h>
+#include <linux/percpu.h>
+#include <linux/preempt.h>
+#include "kstats_filter.h"
+#include "kstats_gap.h"
+#include "kstats_handler.h"
+#include "kstats_probe.h"
+
+/*
+ * X was hit. The previous hit of the CPU is read and replaced with
+ * interrupts off: a hit in an interrupt in between would otherwise pair
+ * its time with another epoch's. The gap goes to this CPU's slots, so
+ * preemption stays off until it is recorded (from 6.13 syscall
+ * tracepoints call their probes preemptible). Filters apply first: a hit
+ * left out is no arrival.
+ */
+static __always_inline void kstats_gap_hit(struct kstats_probe *p)
+{
+	struct kstats_timed tm;
+	unsigned long flags;
+	bool have;
+	u64 gap;
+
+	if (kstats_stopped(p) || !kstats_filter_pass(p))
+		return;
+	kstats_timed_begin(p, &tm);
+	preempt_disable_notrace();
+	local_irq_save(flags);
+	have = kstats_gap_step(this_cpu_ptr(p->t0), kstats_clock(p),
+			       READ_ONCE(p->ks->epoch), &gap);
+	local_irq_restore(flags);
+	if (have)
+		kstats_record_delta(p, gap);
+	preempt_enable_notrace();
+	kstats_timed_end(p, KSTATS_SIDE_BEGIN, &tm);
+}
+
+/* Tracepoint probe: @data is the entry; the tracepoint's args are unused. */
+static notrace void kstats_gap_tp(void *data)
+{
+	kstats_gap_hit(data);
+}
+
+static notrace int kstats_gap_kp(struct kprobe *kp, struct pt_regs *regs)
+{
+	kstats_gap_hit(container_of(kp, struct kstats_probe, start.kp));
+	return 0;
+}
+
+/* ftrace callback, called directly (see kstats_attach_ftrace()). */
+static notrace void kstats_gap_ft(unsigned long ip, unsigned long parent_ip,
+				  struct ftrace_ops *ops,
+				  struct ftrace_regs *fregs)
+{
+	kstats_gap_hit(container_of(ops, struct kstats_probe, start.ops));
+}
+
+static const struct kstats_hooks kstats_gap_hooks = {
+	.what = "gap",
+	.ftrace = kstats_gap_ft,
+	.kprobe = kstats_gap_kp,
+	.tracepoint = (void *)kstats_gap_tp,
+};
+
+/* Hook X; the previous hit of each CPU starts as none (zeroed). */
+int kstats_gap_attach(struct kstats_probe *p, struct kstats_cmd *cmd)
+{
+	int ret;
+
+	p->mech = KSTATS_MECH_GAP;
+	p->t0 = alloc_percpu(struct kstats_cpu_start);
+	if (!p->t0)
+		return kstats_fail(cmd, -ENOMEM, "out of memory");
+	p->start.fn = &kstats_gap_hooks;
+	ret = kstats_endpoint_attach(p, &p->start, cmd);
+	/* What the checks of trace FUNC look at: kstats itself, modules. */
+	p->addr = p->start.addr;
+	return ret;
+}
