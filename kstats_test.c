@@ -1610,6 +1610,7 @@ struct kt_parse_case {
 	struct kstats_filter filter;
 	enum kstats_cmd_value value;
 	unsigned int arg;
+	enum kstats_cmd_counter counter;
 };
 
 #define KT_OK(l, o, n, b, v, k, s, e)					\
@@ -1741,6 +1742,24 @@ static const struct kt_parse_case kt_parse_cases[] = {
 	  .via = KSTATS_VIA_KRETPROBE, .start = "f", .end = "",
 	  .value = KSTATS_VALUE_ARG, .arg = 3,
 	  .filter = { .flags = KT_P, .pid = 7 } },
+	/* counter EVENT: modes whose start and end are on one CPU */
+	{ .line = "trace f counter page-faults", .op = KSTATS_CMD_TRACE,
+	  .name = "f", .bits = 4, .start = "f", .end = "",
+	  .counter = KSTATS_COUNTER_PAGE_FAULTS },
+	{ .line = "trace pcpu:f COUNTER Context-Switches",
+	  .op = KSTATS_CMD_TRACE_PCPU, .name = "f", .bits = 4, .start = "f",
+	  .end = "", .counter = KSTATS_COUNTER_CONTEXT_SWITCHES },
+	{ .line = "trace f counter instructions via kretprobe",
+	  .op = KSTATS_CMD_TRACE, .name = "f", .bits = 4,
+	  .via = KSTATS_VIA_KRETPROBE, .start = "f", .end = "",
+	  .counter = KSTATS_COUNTER_INSTRUCTIONS },
+	{ .line = "trace l start a end b key cpu counter cycles",
+	  .op = KSTATS_CMD_TRACE_PAIR, .name = "l", .bits = 4, .start = "a",
+	  .end = "b", .counter = KSTATS_COUNTER_CYCLES },
+	{ .line = "trace f counter branch-misses pid 3", .op = KSTATS_CMD_TRACE,
+	  .name = "f", .bits = 4, .start = "f", .end = "",
+	  .counter = KSTATS_COUNTER_BRANCH_MISSES,
+	  .filter = { .flags = KT_P, .pid = 3 } },
 	/* calibrate */
 	KT_CAL("calibrate", KSTATS_CALIB_SAMPLES),
 	KT_CAL("CALIBRATE samples 100\n", 100),
@@ -1882,6 +1901,14 @@ static const struct kt_parse_case kt_parse_cases[] = {
 	KT_BAD("trace pcpu:f value arg1"),
 	KT_BAD("trace l start a end b value retval"),
 	KT_BAD("trace f value arg1 clock mono"),
+	KT_BAD("trace f counter"),
+	KT_BAD("trace f counter cpu-cycles"),
+	KT_BAD("trace f counter page-faults counter cycles"),
+	KT_BAD("trace l start a end b key task counter page-faults"),
+	KT_BAD("trace f via direct counter page-faults"),
+	KT_BAD("trace f counter page-faults value retval"),
+	KT_BAD("trace pcpu:f counter page-faults clock local"),
+	KT_BAD("trace f clock mono counter instructions"),
 	KT_BAD("trace f clock mono value retval"),
 };
 
@@ -1958,6 +1985,7 @@ static void kt_parse_table(struct kunit *test)
 	KUNIT_EXPECT_STREQ(test, cmd->filter.comm, c->filter.comm);
 	KUNIT_EXPECT_EQ(test, cmd->value, c->value);
 	KUNIT_EXPECT_EQ(test, cmd->arg, c->arg);
+	KUNIT_EXPECT_EQ(test, cmd->counter, c->counter);
 }
 
 /* Lengths: 256 bytes parse, 257 do not; NUL bytes and @len are honoured. */

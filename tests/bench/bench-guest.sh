@@ -119,6 +119,7 @@ config() {
 		kstats-filtered) cmd='trace vfs_read pid 0 as e' ;;
 		kstats-value-arg) cmd='trace vfs_read value arg3 as e' ;;
 		kstats-value-retval) cmd='trace vfs_read value retval as e' ;;
+		kstats-counter) cmd='trace vfs_read counter page-faults as e' ;;
 		*) return 1 ;;
 		esac
 		if [ "$on" = on ]; then
@@ -191,8 +192,8 @@ floor-fprobe-entry floor-ftrace floor-direct floor-tracepoint"
 for c in $KS; do
 	ALL="$ALL $c $c-stopped"
 done
-# Filters and values: running only.
-ALL="$ALL kstats-filtered kstats-value-arg kstats-value-retval"
+# Filters, values and counters: running only.
+ALL="$ALL kstats-filtered kstats-value-arg kstats-value-retval kstats-counter"
 ALL="$ALL ftrace-syscall-hist ftrace-kprobe-hist ftrace-kretprobe-hist
 ftrace-fprobe-hist ftrace-synth-syscall ftrace-synth-vfs-read
 loop-empty-none loop-empty-stopped loop-empty-running loop-memcpy-none

@@ -129,6 +129,7 @@ KSTATS = [
      ['ftrace-kprobe-hist']),
     ('kstats-value-retval', 'kstats trace vfs_read value retval', None,
      ['ftrace-kretprobe-hist']),
+    ('kstats-counter', 'kstats trace vfs_read counter page-faults', None, []),
 ]
 
 LABELS = {
