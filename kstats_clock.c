@@ -66,6 +66,11 @@ int kstats_clock_pick(struct kstats_probe *p, struct kstats_cmd *cmd)
 {
 	bool tsc = kstats_tsc_usable();
 
+	/* A counter entry reads no clock: its differences are not scaled. */
+	if (cmd->counter) {
+		p->clock = KSTATS_CLOCK_MONO;
+		return 0;
+	}
 	switch (cmd->clock) {
 	case KSTATS_CLOCK_DEFAULT:
 		p->clock = tsc ? KSTATS_CLOCK_TSC : KSTATS_CLOCK_MONO;

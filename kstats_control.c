@@ -31,6 +31,7 @@
 #include <linux/slab.h>
 #include <linux/string.h>
 #include <linux/tracepoint.h>
+#include "kstats_counter.h"
 #include "kstats_filter.h"
 #include "kstats_internal.h"
 #include "kstats_parse.h"
@@ -142,6 +143,7 @@ static const char *kstats_mech_name(const struct kstats_probe *p)
 
 void kstats_probe_free(struct kstats_probe *p)
 {
+	kstats_counter_free(p);
 	free_percpu(p->t0);
 	free_percpu(p->owner);
 	free_percpu(p->stats);
@@ -409,6 +411,11 @@ static int kstats_trace(struct kstats_cmd *cmd)
 	p = kstats_probe_alloc(cmd);
 	if (!p)
 		return kstats_fail(cmd, -ENOMEM, "out of memory");
+	ret = kstats_counter_create(p, cmd);
+	if (ret) {
+		kstats_probe_free(p);
+		return ret;
+	}
 	ks = kstats_alloc(cmd->name, cmd->bits);
 	if (IS_ERR(ks)) {
 		kstats_probe_free(p);
@@ -597,10 +604,11 @@ void kstats_probe_show(struct seq_file *m, const struct kstats *ks)
 		seq_printf(m, " hooks %s", kstats_hook_name(&p->start));
 	}
 	seq_printf(m, " bits %u", ks->frac_bits);
-	/* A value entry reads no clock. */
-	if (p->value == KSTATS_VALUE_TIME)
+	/* A value or counter entry reads no clock. */
+	if (p->value == KSTATS_VALUE_TIME && !p->counter)
 		seq_printf(m, " clock %s", kstats_clock_name(p));
 	kstats_value_show(m, p, sum.errors);
+	kstats_counter_show(m, p);
 	seq_printf(m, " state %s missed %lu", state, kstats_missed(p));
 	if (p->pcpu)
 		seq_printf(m, " skipped %lu", sum.skipped);
@@ -615,7 +623,8 @@ void kstats_probe_show(struct seq_file *m, const struct kstats *ks)
 	if (sum.unstable)
 		seq_printf(m, " unstable %lu", sum.unstable);
 	/* A gap is between two hits that the hook delays alike: no bias. */
-	if (p->value == KSTATS_VALUE_TIME && p->mech != KSTATS_MECH_GAP)
+	if (p->value == KSTATS_VALUE_TIME && p->mech != KSTATS_MECH_GAP &&
+	    !p->counter)
 		kstats_show_bias(m, p);
 	else
 		seq_puts(m, " bias_ns - bias_p99_ns -");

@@ -75,6 +75,35 @@ static notrace void kstats_fp_pcpu_exit(struct fprobe *fp, unsigned long ip,
 	kstats_timed_end(p, KSTATS_SIDE_END, &tm);
 }
 
+/* counter: the counter at entry; calls that migrate are not measured. */
+static notrace int kstats_fp_counter_entry(struct fprobe *fp, unsigned long ip,
+					   unsigned long ret_ip,
+					   struct pt_regs *regs, void *data)
+{
+	struct kstats_probe *p = container_of(fp, struct kstats_probe, fp);
+	struct kstats_timed tm;
+	bool hook;
+
+	if (kstats_stopped(p) || !kstats_filter_pass(p))
+		return 1;
+	kstats_timed_begin(p, &tm);
+	hook = kstats_counter_begin(p, data);
+	kstats_timed_end(p, KSTATS_SIDE_BEGIN, &tm);
+	return hook ? 0 : 1;
+}
+
+static notrace void kstats_fp_counter_exit(struct fprobe *fp, unsigned long ip,
+					   unsigned long ret_ip,
+					   struct pt_regs *regs, void *data)
+{
+	struct kstats_probe *p = container_of(fp, struct kstats_probe, fp);
+	struct kstats_timed tm;
+
+	kstats_timed_begin(p, &tm);
+	kstats_counter_end(p, data);
+	kstats_timed_end(p, KSTATS_SIDE_END, &tm);
+}
+
 /* value argN: fprobe saves the registers (FTRACE_OPS_FL_SAVE_REGS). */
 static notrace int kstats_fp_value_arg(struct fprobe *fp, unsigned long ip,
 				       unsigned long ret_ip,
@@ -114,6 +143,10 @@ static void kstats_fprobe_handlers(struct kstats_probe *p)
 	} else if (p->value == KSTATS_VALUE_RETVAL) {
 		fp->entry_handler = kstats_fp_value_entry;
 		fp->exit_handler = kstats_fp_value_exit;
+	} else if (p->counter && !p->pcpu) {
+		fp->entry_handler = kstats_fp_counter_entry;
+		fp->exit_handler = kstats_fp_counter_exit;
+		fp->entry_data_size = sizeof(struct kstats_counter_call);
 	} else if (p->pcpu) {
 		fp->entry_handler = kstats_fp_pcpu_entry;
 		fp->exit_handler = kstats_fp_pcpu_exit;

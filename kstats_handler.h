@@ -21,6 +21,7 @@
 #include <asm/tsc.h>
 #endif
 #include "kstats.h"
+#include "kstats_counter.h"
 #include "kstats_probe.h"
 
 /* One handler call in this many, per CPU, is timed for overhead_ns. */
@@ -51,6 +52,18 @@ static __always_inline u64 kstats_clock(const struct kstats_probe *p)
 		return rdtsc_ordered();
 #endif
 	return p->clock == KSTATS_CLOCK_LOCAL ? local_clock() : kstats_now();
+}
+
+/*
+ * The start or end reading of pcpu: and pair entries: the clock, or with
+ * "counter" this CPU's counter; false if the CPU has none (counted).
+ */
+static __always_inline bool kstats_read(struct kstats_probe *p, u64 *v)
+{
+	if (unlikely(p->counter))
+		return kstats_counter_read(p, v);
+	*v = kstats_clock(p);
+	return true;
 }
 
 /* Time since @t0; 0 if the clock went back (across a clock update). */
@@ -200,8 +213,10 @@ static __always_inline bool kstats_pcpu_begin(struct kstats_probe *p,
 	c->cpu = smp_processor_id();
 	barrier();
 	WRITE_ONCE(o->task, me);
-	c->t0 = kstats_clock(p);
-	return true;
+	if (likely(kstats_read(p, &c->t0)))
+		return true;
+	WRITE_ONCE(o->task, 0);
+	return false;
 }
 
 /*
@@ -211,10 +226,11 @@ static __always_inline bool kstats_pcpu_begin(struct kstats_probe *p,
 static __always_inline void kstats_pcpu_end(struct kstats_probe *p,
 					    const struct kstats_pcpu_call *c)
 {
-	u64 now = kstats_clock(p);
 	struct kstats_pcpu_owner *o;
-	bool mine, undisturbed;
+	bool mine, undisturbed, read;
+	u64 now;
 
+	read = kstats_read(p, &now);
 	if (c->cpu != smp_processor_id()) {
 		/* Migrated: the next call on c->cpu takes that CPU. */
 		this_cpu_inc(p->stats->skipped);
@@ -225,9 +241,9 @@ static __always_inline void kstats_pcpu_end(struct kstats_probe *p,
 	undisturbed = mine && o->switches == kstats_switches();
 	if (mine)
 		WRITE_ONCE(o->task, 0);
-	if (undisturbed)
+	if (undisturbed && read)
 		kstats_record_since(p, now, c->t0);
-	else
+	else if (read)
 		this_cpu_inc(p->stats->skipped);
 }
 
@@ -243,7 +259,9 @@ static __always_inline void kstats_pair_start(struct kstats_probe *p)
 	u64 now;
 
 	preempt_disable_notrace();
-	now = kstats_clock(p);
+	/* A CPU without a counter has no start (nor end). */
+	if (!kstats_read(p, &now))
+		now = 0;
 	if (p->key != KSTATS_KEY_TASK) {
 		/* An end in an interrupt in between sees the new t0 unpaired. */
 		this_cpu_write(p->t0->t0, now);
@@ -262,7 +280,8 @@ static __always_inline void kstats_pair_end(struct kstats_probe *p)
 	u64 now, t0;
 
 	preempt_disable_notrace();
-	now = kstats_clock(p);
+	if (!kstats_read(p, &now))
+		goto out;
 	if (p->key != KSTATS_KEY_TASK) {
 		t0 = this_cpu_xchg(p->t0->t0, 0);
 		if (this_cpu_read(p->t0->epoch) != READ_ONCE(p->ks->epoch))

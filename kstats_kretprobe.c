@@ -76,6 +76,34 @@ static notrace int kstats_krp_pcpu_ret(struct kretprobe_instance *ri,
 	return 0;
 }
 
+/* counter: the counter at entry; calls that migrate are not measured. */
+static notrace int kstats_krp_counter_entry(struct kretprobe_instance *ri,
+					    struct pt_regs *regs)
+{
+	struct kstats_probe *p = kstats_krp_probe(ri);
+	struct kstats_timed tm;
+	bool hook;
+
+	if (kstats_stopped(p) || !kstats_filter_pass(p))
+		return 1;
+	kstats_timed_begin(p, &tm);
+	hook = kstats_counter_begin(p, (struct kstats_counter_call *)ri->data);
+	kstats_timed_end(p, KSTATS_SIDE_BEGIN, &tm);
+	return hook ? 0 : 1;
+}
+
+static notrace int kstats_krp_counter_ret(struct kretprobe_instance *ri,
+					  struct pt_regs *regs)
+{
+	struct kstats_probe *p = kstats_krp_probe(ri);
+	struct kstats_timed tm;
+
+	kstats_timed_begin(p, &tm);
+	kstats_counter_end(p, (struct kstats_counter_call *)ri->data);
+	kstats_timed_end(p, KSTATS_SIDE_END, &tm);
+	return 0;
+}
+
 /* value argN: a kprobe, no return hooked, no clock read. */
 static notrace int kstats_kp_value_arg(struct kprobe *kp, struct pt_regs *regs)
 {
@@ -111,6 +139,10 @@ static void kstats_kretprobe_handlers(struct kstats_probe *p)
 	} else if (p->value == KSTATS_VALUE_RETVAL) {
 		rp->entry_handler = kstats_krp_value_entry;
 		rp->handler = kstats_krp_value_ret;
+	} else if (p->counter && !p->pcpu) {
+		rp->entry_handler = kstats_krp_counter_entry;
+		rp->handler = kstats_krp_counter_ret;
+		rp->data_size = sizeof(struct kstats_counter_call);
 	} else if (p->pcpu) {
 		rp->entry_handler = kstats_krp_pcpu_entry;
 		rp->handler = kstats_krp_pcpu_ret;

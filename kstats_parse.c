@@ -3,10 +3,11 @@
  * kstats _control parser: one command line into a struct kstats_cmd.
  *
  *   trace FUNC [bits N] [via kretprobe|fprobe|direct] [as NAME] [clock mono|tsc]
- *              [value argN|retval] [FILTER...]
- *   trace pcpu:FUNC [bits N] [as NAME] [clock local|mono|tsc] [FILTER...]
- *   trace NAME start X end Y [bits N] [key cpu|task] [slots N] [clock C]
+ *              [value argN|retval] [counter EVENT] [FILTER...]
+ *   trace pcpu:FUNC [bits N] [as NAME] [clock local|mono|tsc] [counter EVENT]
  *              [FILTER...]
+ *   trace NAME start X end Y [bits N] [key cpu|task] [slots N] [clock C]
+ *              [counter EVENT] [FILTER...]
  *   trace NAME gap X [bits N] [clock local|mono|tsc] [FILTER...]
  *   remove NAME
  *   calibrate [samples N]
@@ -236,6 +237,10 @@ static int kstats_parse_trace(struct kstats_cmd *cmd, char **w, int n)
 			ret = kstats_parse_value(cmd, v);
 			if (ret)
 				return ret;
+		} else if (!strcasecmp(k, "counter")) {
+			ret = kstats_parse_counter(cmd, v);
+			if (ret)
+				return ret;
 		} else {
 			ret = kstats_parse_filter(cmd, k, v);
 			if (ret == -ENOENT)
@@ -254,6 +259,9 @@ static int kstats_parse_trace(struct kstats_cmd *cmd, char **w, int n)
 		return kstats_why(cmd, "clock local is only for pcpu: and key cpu");
 	if (have_value && have_clock)
 		return kstats_why(cmd, "a value entry reads no clock");
+	ret = kstats_parse_counter_check(cmd);
+	if (ret)
+		return ret;
 	if (!cmd->name[0])
 		return kstats_why(cmd, "FUNC needs 'as NAME' (leading _ or over %d chars)",
 				  KSTATS_NAME_MAX);

@@ -91,6 +91,18 @@ enum kstats_cmd_value {
 	KSTATS_VALUE_RETVAL,	/* the return value of FUNC */
 };
 
+/* What a counter entry counts, "counter EVENT"; none: not a counter entry. */
+enum kstats_cmd_counter {
+	KSTATS_COUNTER_NONE,
+	KSTATS_COUNTER_CYCLES,		/* hardware events */
+	KSTATS_COUNTER_INSTRUCTIONS,
+	KSTATS_COUNTER_CACHE_MISSES,
+	KSTATS_COUNTER_BRANCH_MISSES,
+	KSTATS_COUNTER_CONTEXT_SWITCHES,	/* software events */
+	KSTATS_COUNTER_PAGE_FAULTS,
+	KSTATS_NR_COUNTERS,
+};
+
 /*
  * Arguments passed in registers, the ones regs_get_kernel_argument()
  * reads reliably: "value argN" takes N from 1 to this.
@@ -123,6 +135,7 @@ struct kstats_target {
  * @filter: the hits measured (pid, tid, comm, cpu).
  * @value: what is sampled: time, an argument or the return value.
  * @arg: the argument of %KSTATS_VALUE_ARG, 1-based.
+ * @counter: the perf event counted instead of the time, or none.
  * @start: FUNC, X of a pair, or X of a gap.
  * @end: Y of a pair.
  * @why: on error, why the line was refused, for the kernel log.
@@ -139,6 +152,7 @@ struct kstats_cmd {
 	struct kstats_filter filter;
 	enum kstats_cmd_value value;
 	unsigned int arg;
+	enum kstats_cmd_counter counter;
 	struct kstats_target start;
 	struct kstats_target end;
 	char why[256];
@@ -158,5 +172,12 @@ int kstats_parse(const char *line, size_t len, struct kstats_cmd *cmd);
 int kstats_parse_filter(struct kstats_cmd *cmd, const char *key,
 			const char *val);
 int kstats_parse_value(struct kstats_cmd *cmd, const char *val);
+/*
+ * "counter EVENT", in kstats_counter.c; kstats_parse_counter_check()
+ * refuses, once every option is read, the modes whose start and end may
+ * be on two CPUs or that sample something else.
+ */
+int kstats_parse_counter(struct kstats_cmd *cmd, const char *val);
+int kstats_parse_counter_check(struct kstats_cmd *cmd);
 
 #endif /* _KSTATS_PARSE_H */

@@ -42,6 +42,7 @@
 struct kstats;
 struct kstats_task_table;
 struct module;
+struct perf_event;
 struct seq_file;
 struct tracepoint;
 
@@ -69,6 +70,8 @@ struct kstats_probe_stats {
 	unsigned long filtered;	/* hits the filters left out */
 	unsigned long errors;	/* value retval: error returns */
 	unsigned long unstable;	/* clock tsc: samples once it went unstable */
+	unsigned long migrated;	/* counter, trace FUNC: calls that moved */
+	unsigned long uncounted;	/* counter: reads without a counter */
 	unsigned long hits;	/* handler calls, to pick those timed */
 	u64 handler_ns[KSTATS_NR_SIDES];	/* time in timed handlers */
 	unsigned long timed[KSTATS_NR_SIDES];	/* how many were timed */
@@ -150,6 +153,8 @@ struct kstats_probe {
 	struct kstats_filter filter;	/* hits measured, see kstats_filter.h */
 	enum kstats_cmd_value value;	/* time, or what else is sampled */
 	unsigned int arg;		/* value argN: N */
+	enum kstats_cmd_counter counter;	/* counted instead of time */
+	struct perf_event * __percpu *events;	/* its counter per CPU */
 	bool registered;		/* @rp (its @rp.kp alone for value argN) or @fp */
 	bool gone;			/* detached: code it used went away */
 	bool armed;			/* its hooks fire (control mutex) */

@@ -1675,6 +1675,7 @@ struct kt_parse_case {
 	struct kstats_filter filter;
 	enum kstats_cmd_value value;
 	unsigned int arg;
+	enum kstats_cmd_counter counter;
 };
 
 #define KT_OK(l, o, n, b, v, k, s, e)					\
@@ -1822,6 +1823,24 @@ static const struct kt_parse_case kt_parse_cases[] = {
 	  .op = KSTATS_CMD_TRACE_GAP, .name = "g", .bits = 4, .start = "f",
 	  .end = "", .clock = KSTATS_CLOCK_LOCAL,
 	  .filter = { .flags = KT_U | KT_C, .cpu = 1, .comm = "sh" } },
+	/* counter EVENT: modes whose start and end are on one CPU */
+	{ .line = "trace f counter page-faults", .op = KSTATS_CMD_TRACE,
+	  .name = "f", .bits = 4, .start = "f", .end = "",
+	  .counter = KSTATS_COUNTER_PAGE_FAULTS },
+	{ .line = "trace pcpu:f COUNTER Context-Switches",
+	  .op = KSTATS_CMD_TRACE_PCPU, .name = "f", .bits = 4, .start = "f",
+	  .end = "", .counter = KSTATS_COUNTER_CONTEXT_SWITCHES },
+	{ .line = "trace f counter instructions via kretprobe",
+	  .op = KSTATS_CMD_TRACE, .name = "f", .bits = 4,
+	  .via = KSTATS_VIA_KRETPROBE, .start = "f", .end = "",
+	  .counter = KSTATS_COUNTER_INSTRUCTIONS },
+	{ .line = "trace l start a end b key cpu counter cycles",
+	  .op = KSTATS_CMD_TRACE_PAIR, .name = "l", .bits = 4, .start = "a",
+	  .end = "b", .counter = KSTATS_COUNTER_CYCLES },
+	{ .line = "trace f counter branch-misses pid 3", .op = KSTATS_CMD_TRACE,
+	  .name = "f", .bits = 4, .start = "f", .end = "",
+	  .counter = KSTATS_COUNTER_BRANCH_MISSES,
+	  .filter = { .flags = KT_P, .pid = 3 } },
 	/* calibrate */
 	KT_CAL("calibrate", KSTATS_CALIB_SAMPLES),
 	KT_CAL("CALIBRATE samples 100\n", 100),
@@ -1963,6 +1982,14 @@ static const struct kt_parse_case kt_parse_cases[] = {
 	KT_BAD("trace pcpu:f value arg1"),
 	KT_BAD("trace l start a end b value retval"),
 	KT_BAD("trace f value arg1 clock mono"),
+	KT_BAD("trace f counter"),
+	KT_BAD("trace f counter cpu-cycles"),
+	KT_BAD("trace f counter page-faults counter cycles"),
+	KT_BAD("trace l start a end b key task counter page-faults"),
+	KT_BAD("trace f via direct counter page-faults"),
+	KT_BAD("trace f counter page-faults value retval"),
+	KT_BAD("trace pcpu:f counter page-faults clock local"),
+	KT_BAD("trace f clock mono counter instructions"),
 	KT_BAD("trace f clock mono value retval"),
 	/* gap */
 	KT_BAD("trace g gap"),
@@ -1978,6 +2005,8 @@ static const struct kt_parse_case kt_parse_cases[] = {
 	KT_BAD("trace g gap f key cpu"),
 	KT_BAD("trace g gap f slots 64"),
 	KT_BAD("trace g gap f as h"),
+	KT_BAD("trace g gap f counter page-faults"),
+	KT_BAD("trace f counter page-faults clock tsc"),
 	KT_BAD("trace pcpu:f gap g"),
 	KT_BAD("trace _g gap f"),
 	KT_BAD("trace g gap 9f"),
@@ -2060,6 +2089,7 @@ static void kt_parse_table(struct kunit *test)
 	KUNIT_EXPECT_STREQ(test, cmd->filter.comm, c->filter.comm);
 	KUNIT_EXPECT_EQ(test, cmd->value, c->value);
 	KUNIT_EXPECT_EQ(test, cmd->arg, c->arg);
+	KUNIT_EXPECT_EQ(test, cmd->counter, c->counter);
 }
 
 /* Lengths: 256 bytes parse, 257 do not; NUL bytes and @len are honoured. */

@@ -34,6 +34,12 @@
  *                            long function that returns V (signed)
  *   ivalue V COUNT           the same with kstats_helper_ivalue(i, V), an
  *                            int function
+ *   fault N                  maps N fresh pages into the caller and calls
+ *                            kstats_helper_fault(), which writes into each
+ *                            (N page faults), between
+ *                            kstats_helper_mark_start() and _end()
+ *   naps N                   one call of kstats_helper_naps(), which
+ *                            sleeps N times (1 to 2 jiffies each)
  * For "via direct" (kstats_helper_direct.h):
  *   args K                   K calls of kstats_helper_args6() and of
  *                            kstats_helper_pair(), each result checked
@@ -62,6 +68,8 @@
 #include <linux/delay.h>
 #include <linux/err.h>
 #include <linux/irq_work.h>
+#include <linux/mm.h>
+#include <linux/mman.h>
 #include <linux/module.h>
 #include <linux/mutex.h>
 #include <linux/preempt.h>
@@ -174,6 +182,57 @@ static int helper_value(const char *buf, bool is_int)
 	}
 	/* The returns are used, so the calls and their values stay. */
 	return sum == (long)count * v ? 0 : -EIO;
+}
+
+/*
+ * Target of "counter page-faults": one write into each of @n fresh pages
+ * at @addr, each a page fault. Returns how many writes failed.
+ */
+static noinline __noclone int kstats_helper_fault(unsigned long addr,
+						  unsigned int n)
+{
+	unsigned int i;
+	int bad = 0;
+
+	for (i = 0; i < n; i++)
+		bad += !!put_user((u8)1, (u8 __user *)(addr + i * PAGE_SIZE));
+	return bad;
+}
+
+/*
+ * Write-only pages: unlike the caller's other anonymous memory (read and
+ * write), they merge with no neighbour into a mapping that could take a
+ * transparent huge page, which would fault in all of them at once.
+ */
+static int helper_fault(unsigned int n)
+{
+	unsigned long addr;
+	int bad;
+
+	if (!n || n > 256)
+		return -EINVAL;
+	addr = vm_mmap(NULL, 0, n * PAGE_SIZE, PROT_WRITE,
+		       MAP_PRIVATE | MAP_ANONYMOUS, 0);
+	if (IS_ERR_VALUE(addr))
+		return addr;
+	kstats_helper_mark_start(n);
+	bad = kstats_helper_fault(addr, n);
+	kstats_helper_mark_end(n);
+	vm_munmap(addr, n * PAGE_SIZE);
+	return bad ? -EFAULT : 0;
+}
+
+/*
+ * Target of "counter context-switches": @n sleeps of one to two jiffies,
+ * long enough that each one leaves the CPU (a short usleep_range() may
+ * find its timer expired before it schedules, and then does not).
+ */
+static noinline __noclone void kstats_helper_naps(unsigned int n)
+{
+	unsigned int i;
+
+	for (i = 0; i < n; i++)
+		schedule_timeout_uninterruptible(2);
 }
 
 /* irqend: the end tracepoint from hardirq context. */
@@ -309,6 +368,7 @@ static int helper_run(char *buf)
 	char cmd[16], name[128];
 	unsigned long long a = 0, b = 0;
 	struct helper_entry *e;
+	unsigned int nr;
 	int n;
 
 	n = sscanf(buf, "%15s %127s %llu %llu", cmd, name, &a, &b);
@@ -326,6 +386,12 @@ static int helper_run(char *buf)
 		return -EINVAL;
 	if (!strcmp(cmd, "value") || !strcmp(cmd, "ivalue"))
 		return helper_value(buf, cmd[0] == 'i');
+	if (!strcmp(cmd, "fault") && n == 2 && !kstrtouint(name, 10, &nr))
+		return helper_fault(nr);
+	if (!strcmp(cmd, "naps") && n == 2 && !kstrtouint(name, 10, &nr)) {
+		kstats_helper_naps(nr);
+		return 0;
+	}
 	if (!strcmp(cmd, "irqend")) {
 		unsigned int k, ns;
 

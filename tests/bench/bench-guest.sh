@@ -124,6 +124,7 @@ config() {
 		kstats-value-arg) cmd='trace vfs_read value arg3 as e' ;;
 		kstats-value-retval) cmd='trace vfs_read value retval as e' ;;
 		kstats-gap) cmd='trace e gap vfs_read' ;;
+		kstats-counter) cmd='trace vfs_read counter page-faults as e' ;;
 		*) return 1 ;;
 		esac
 		if [ "$on" = on ]; then
@@ -196,9 +197,10 @@ floor-fprobe-entry floor-ftrace floor-direct floor-tracepoint"
 for c in $KS; do
 	ALL="$ALL $c $c-stopped"
 done
-# Clock mono where the default is the TSC, filters and values: running only.
+# Clock mono where the default is the TSC, filters, values and counters:
+# running only.
 ALL="$ALL kstats-trace-mono kstats-direct-mono kstats-entry-pair-cpu-mono"
-ALL="$ALL kstats-filtered kstats-value-arg kstats-value-retval"
+ALL="$ALL kstats-filtered kstats-value-arg kstats-value-retval kstats-counter"
 ALL="$ALL ftrace-syscall-hist ftrace-kprobe-hist ftrace-kretprobe-hist
 ftrace-fprobe-hist ftrace-synth-syscall ftrace-synth-vfs-read
 loop-empty-none loop-empty-stopped loop-empty-running loop-memcpy-none

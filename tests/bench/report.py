@@ -138,6 +138,7 @@ KSTATS = [
      ['ftrace-kretprobe-hist']),
     ('kstats-gap', 'kstats gap vfs_read',
      ['floor-ftrace'], ['ftrace-kprobe-hist']),
+    ('kstats-counter', 'kstats trace vfs_read counter page-faults', None, []),
 ]
 
 LABELS = {
