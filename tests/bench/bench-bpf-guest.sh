@@ -34,6 +34,15 @@ kprobes() {
 		grep -vc DISABLED
 }
 
+# What tool $1 holds and what is armed, for a tool that does not attach.
+attach_state() {
+	echo "# $c: link types: $(cat /proc/"$1"/fdinfo/* 2>/dev/null |
+		sed -n 's/^link_type:[[:space:]]*//p' | sort | uniq -c | tr '\n' ' ')"
+	echo "# $c: kprobes/list: $(grep -c . /sys/kernel/debug/kprobes/list 2>/dev/null) lines, on vfs_read: $(grep vfs_read /sys/kernel/debug/kprobes/list 2>/dev/null | tr '\n' ';')"
+	echo "# $c: enabled_functions: $(grep -c . /sys/kernel/tracing/enabled_functions 2>/dev/null), vfs_read: $(grep '^vfs_read ' /sys/kernel/tracing/enabled_functions 2>/dev/null | tr '\n' ';')"
+	echo "# $c: tool: $(tail -n 2 /tmp/tool.out | tr '\n' ' ')"
+}
+
 # Whether tool $pid is attached: it printed $ready, holds $nlinks BPF
 # links and $nkp armed kprobes are on vfs_read. bpftrace prints
 # "Attaching N probes..." before it attaches, and under TCG attaching can
@@ -53,13 +62,18 @@ with_tool() {
 	shift 3
 	"$@" >/tmp/tool.out 2>&1 &
 	pid=$!
+	# Wall-clock seconds: each check forks a few processes, which under
+	# TCG take long enough to make a count of checks no measure of time.
+	t0=$(date +%s)
 	i=0
-	while ! attached && [ $i -lt 900 ]; do
+	while ! attached && [ $i -lt "${BPF_ATTACH_WAIT:-300}" ]; do
 		kill -0 $pid 2>/dev/null || break
 		sleep 1
-		i=$((i + 1))
+		i=$(($(date +%s) - t0))
+		case $i in *0) [ $((i % 60)) -ne 0 ] || attach_state $pid ;; esac
 	done
 	if ! attached; then
+		attach_state $pid
 		echo "skip $c not attached after ${i}s ($(links $pid) of $nlinks BPF links, $(kprobes) of $nkp kprobes): $(tail -n 1 /tmp/tool.out)"
 		kill -INT $pid 2>/dev/null
 		wait $pid
