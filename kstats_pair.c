@@ -113,15 +113,17 @@ static int kstats_attach_ftrace(struct kstats_endpoint *ep,
 	}
 	ep->ops.func = ep->fn->ftrace;
 	/*
-	 * No FTRACE_OPS_FL_RECURSION: its wrapper (a recursion lock and
-	 * preemption off around every call) would cost more than the rest
-	 * of the handler. The handlers call nothing ftrace traces (notrace
-	 * or untraced kernel code: the clocks, kstats_record(), the task
-	 * table, KASAN and irqflags tracing), so they cannot recurse; they
-	 * disable preemption themselves where they need one CPU, and are
-	 * reentrant for interrupts and NMIs.
+	 * No FTRACE_OPS_FL_RECURSION for time entries: its wrapper (a
+	 * recursion lock and preemption off around every call) would cost
+	 * more than the rest of the handler. Their handlers call nothing
+	 * ftrace traces (notrace or untraced kernel code: the clocks,
+	 * kstats_record(), the task table, KASAN and irqflags tracing), so
+	 * they cannot recurse; they disable preemption themselves where they
+	 * need one CPU, and are reentrant for interrupts and NMIs. A counter
+	 * entry's handlers call the PMU's read, traced code (kernel/events/):
+	 * ftrace guards them.
 	 */
-	ep->ops.flags = 0;
+	ep->ops.flags = cmd->counter ? FTRACE_OPS_FL_RECURSION : 0;
 	if (ftrace_set_filter_ip(&ep->ops, ep->addr, 0, 0))
 		return -EOPNOTSUPP;	/* not traceable: a kprobe may be */
 	ret = register_ftrace_function(&ep->ops);

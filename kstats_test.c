@@ -2012,7 +2012,7 @@ static const struct kt_parse_case kt_parse_cases[] = {
 	KT_BAD("trace g gap 9f"),
 	KT_BAD("trace g gap f+"),
 	KT_BAD("trace g gap __tracepoint_x+1"),
-	KT_BAD("trace g gap f clock tsc"),
+	KT_BAD("trace g gap f clock cycles"),
 	KT_BAD("trace g gap f pid -1"),
 };
 

@@ -28,9 +28,10 @@ links() {
 }
 
 # Armed kprobes and kretprobes on vfs_read (perf's kprobe PMU registers
-# bpftrace's kprobe:/kretprobe: probes there).
+# bpftrace's kprobe:/kretprobe: probes there): at +0x0, or at +0x4 past
+# the ENDBR where the kernel has IBT (Debian's 6.12).
 kprobes() {
-	grep -E ' vfs_read\+0x0( |$)' /sys/kernel/debug/kprobes/list 2>/dev/null |
+	grep -E ' vfs_read\+0x[04]( |$)' /sys/kernel/debug/kprobes/list 2>/dev/null |
 		grep -vc DISABLED
 }
 

@@ -146,4 +146,5 @@ for e in gu gv; do
 	is "$(ctl remove $e)" OK "remove gone entry $e"
 done
 load_modules
-is "$(cat "$KS/_control")" "" "nothing left"
+# Entries only: a calibration of an earlier script (71) stays listed.
+is "$(grep -c '^name ' "$KS/_control")" 0 "nothing left"
