@@ -74,8 +74,13 @@ def test_reset_detected():
 def interrupted(args, after=1.0):
     """Run the tool with `args`, send it SIGINT `after` seconds later, and
     return its exit status, stdout and stderr."""
+    # A shell that starts jobs in the background without job control (as
+    # "make check &" does) leaves SIGINT ignored in them, and Python then
+    # installs no KeyboardInterrupt handler: give the tool the default.
     p = subprocess.Popen([PYTHON, TOOL] + args, stdout=subprocess.PIPE,
-                         stderr=subprocess.PIPE, universal_newlines=True)
+                         stderr=subprocess.PIPE, universal_newlines=True,
+                         preexec_fn=lambda: signal.signal(signal.SIGINT,
+                                                          signal.SIG_DFL))
     try:
         time.sleep(after)
         p.send_signal(signal.SIGINT)
