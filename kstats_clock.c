@@ -71,20 +71,12 @@ int kstats_clock_pick(struct kstats_probe *p, struct kstats_cmd *cmd)
 		p->clock = KSTATS_CLOCK_MONO;
 		return 0;
 	}
-	switch (cmd->clock) {
-	case KSTATS_CLOCK_DEFAULT:
+	if (cmd->clock == KSTATS_CLOCK_TSC && !tsc)
+		return kstats_fail(cmd, -EOPNOTSUPP,
+				   "clock tsc: this kernel has marked its TSC unstable, or has none");
+	p->clock = cmd->clock;
+	if (p->clock == KSTATS_CLOCK_DEFAULT)
 		p->clock = tsc ? KSTATS_CLOCK_TSC : KSTATS_CLOCK_MONO;
-		break;
-	case KSTATS_CLOCK_TSC:
-		if (!tsc)
-			return kstats_fail(cmd, -EOPNOTSUPP,
-					   "clock tsc: this kernel has marked its TSC unstable, or has none");
-		p->clock = KSTATS_CLOCK_TSC;
-		break;
-	default:
-		p->clock = cmd->clock;
-		break;
-	}
 #ifdef CONFIG_X86_TSC
 	if (p->clock == KSTATS_CLOCK_TSC)
 		kstats_tsc_scale(tsc_khz, &p->tsc_mult, &p->tsc_shift);

@@ -84,9 +84,7 @@ def interrupted(args, after=1.0):
     try:
         time.sleep(after)
         p.send_signal(signal.SIGINT)
-        # Generous: on a host loaded with guests, the tool may still be
-        # starting; a tool that ignores the signal still fails here.
-        out, err = p.communicate(timeout=60)
+        out, err = p.communicate(timeout=10)
     finally:
         if p.poll() is None:
             p.kill()
