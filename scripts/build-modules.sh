@@ -7,7 +7,10 @@
 # Kbuild writes objects beside the sources, so each step of each target
 # builds its own copy of them. KSTATS_SRC overrides the source directory
 # (default: the repository); KSTATS_DEMO_ONLY=1 builds kstats.ko and the
-# example only, for "make demo".
+# example only, for "make demo", and keeps OUTDIR/build's objects from
+# the last run: only changed sources are copied (their mtime then tells
+# kbuild), so a second demo rebuilds nothing that did not change. Checks
+# keep building from scratch: a warning must show on every run.
 #
 # Usage: build-modules.sh TARGET OUTDIR [build|sparse|all]
 set -euo pipefail
@@ -28,6 +31,24 @@ kdir=$(target_kdir "$target")
 copy_sources() {
 	rm -rf "$1"
 	KSTATS_SRC=$src "$KSTATS_SCRIPTS/dkms-sources.sh" "$1" >/dev/null
+}
+
+# The same sources in $1, keeping its objects: a file is copied only if
+# it changed, and sources the set no longer has are deleted.
+update_sources() {
+	local dir=$1 stage=$1.new f
+	rm -rf "$stage"
+	KSTATS_SRC=$src "$KSTATS_SCRIPTS/dkms-sources.sh" "$stage" >/dev/null
+	while IFS= read -r -d '' f; do
+		cmp -s "$stage/$f" "$dir/$f" && continue
+		mkdir -p "$(dirname "$dir/$f")"
+		cp "$stage/$f" "$dir/$f"
+	done < <(cd "$stage" && find . -type f -print0)
+	while IFS= read -r -d '' f; do
+		[ -e "$stage/$f" ] || rm -f "$dir/$f"
+	done < <(cd "$dir" && find . -type f \( -name '*.[chS]' -o -name Kbuild \
+		-o -name Makefile -o -name dkms.conf \) ! -name '*.mod.c' -print0)
+	rm -rf "$stage"
 }
 
 # Show the lines of log $1 matching $2; fail if there are any.
@@ -51,7 +72,11 @@ sign() {
 
 step_build() {
 	local dir=$outdir/build log=$outdir/build.log ko name ok=0
-	copy_sources "$dir"
+	if [ -n "${KSTATS_DEMO_ONLY:-}" ]; then
+		update_sources "$dir"
+	else
+		copy_sources "$dir"
+	fi
 	if ! make -C "$kdir" M="$dir" -j"$(nproc)" W=1 \
 		${KSTATS_DEMO_ONLY:+KSTATS_DEMO_ONLY=1} modules >"$log" 2>&1; then
 		echo "${0##*/}: $target: make failed; tail of $log:" >&2

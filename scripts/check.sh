@@ -10,7 +10,8 @@
 #   5. on the host: a guest records a capture (tests/capture.sh), then
 #      pytest runs tests/host (the kstats command) on it and on the kept
 #      fixtures, one check per test; "dkms build" and "make install"
-#      (into a staging directory) against the stock kernels' headers
+#      (into a staging directory) against the stock kernels' headers;
+#      "make demo" (deb61) runs to its end
 # Each check prints "PASS <target> <what>" or "FAIL <target> <what>"; the
 # last line is "N passed, N failed", and the exit status is non-zero iff a
 # check failed. Logs and artifacts: build/<target>/ in the repository.
@@ -421,5 +422,22 @@ for t in $stock; do
 		show "$log"
 	fi
 done
+
+# "make demo" as README gives it (deb61), with its own build: what a new
+# user runs first must not break unseen.
+if grep -qx deb61 <<<"$targets"; then
+	log=$hostdir/demo.log
+	echo "check: host: make demo"
+	if KSTATS_BUILD=$hostdir "$KSTATS_SCRIPTS/demo.sh" >"$log" 2>&1 &&
+		grep -qx '# demo exited 0' "$log" &&
+		grep -q '^count 20000 ' "$log" &&
+		grep -q "refused: trace: no symbol no_such_function" "$log" &&
+		grep -qx '/sys/kernel/debug/kstats is gone' "$log"; then
+		pass "host make demo runs to its end"
+	else
+		fail "host make demo ($log)"
+		show "$log"
+	fi
+fi
 
 finish

@@ -24,7 +24,9 @@ esac
 if [ "$target" = debug ]; then
 	"$KSTATS_SCRIPTS/build-debug-kernel.sh" >/dev/null
 fi
-rm -rf "$out"
+# The build directory stays: build-modules.sh then rebuilds only what
+# changed since the last demo.
+rm -rf "$out/log" "$out/modules" "$out/initramfs.cpio"
 mkdir -p "$out"
 echo "demo: building the modules for $(target_describe "$target")" >&2
 KSTATS_DEMO_ONLY=1 "$KSTATS_SCRIPTS/build-modules.sh" "$target" "$out" build >/dev/null

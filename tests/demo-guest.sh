@@ -73,20 +73,23 @@ kstats trace sys start __tracepoint_sys_enter end __tracepoint_sys_exit key task
 cat $KS/_control
 
 say "dd if=/dev/zero of=/dev/null bs=1 count=20000   # 20000 reads, 20000 writes"
-kstats reset vfs_read sys
+echo reset > $KS/vfs_read
+echo reset > $KS/sys
 dd if=/dev/zero of=/dev/null bs=1 count=20000 2>/dev/null
-kstats stop vfs_read sys
+echo stop > $KS/vfs_read
+echo stop > $KS/sys
+echo "    (between: echo reset, then echo stop, into each entry's file)"
 
 say "kstats show vfs_read   # runtime of each vfs_read() call"
 kstats show vfs_read
 say "kstats show sys --rows 12   # syscalls: sys_enter to sys_exit of one task"
 kstats show sys --rows 12
-say "kstats list; kstats export --openmetrics sys   # for Prometheus, in seconds"
-kstats list
+say "kstats export --openmetrics sys   # for Prometheus, in seconds"
 kstats export --openmetrics sys | awk 'NR <= 3 || (/_bucket/ && $2 > 0 && n++ < 3)'
 echo "..."
-say "kstats trace no_such_function   # a refused command says why"
-kstats trace no_such_function
+say "echo 'trace no_such_function' > _control   # refused: errno, and the reason in the log"
+echo 'trace no_such_function' > $KS/_control
+dmesg | grep 'kstats: ' | tail -n 1
 say "cat _control   # counters of each trace"
 cat $KS/_control
 
