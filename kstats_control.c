@@ -189,9 +189,35 @@ fail:
 	return NULL;
 }
 
+#ifdef KSTATS_HAVE_DIRECT
 /*
- * trace FUNC and trace pcpu:FUNC: fprobe if there is, else kretprobe;
- * direct only when asked for (see "Mechanisms" in Documentation/kstats.rst).
+ * trace FUNC without "via": 0 if direct serves; 1 to take fprobe or
+ * kretprobe, with the reason logged; or the error of a FUNC that no
+ * mechanism traces (no such symbol, blacklisted).
+ */
+static int kstats_try_direct(struct kstats_probe *p, struct kstats_cmd *cmd)
+{
+	int ret;
+
+	if (!kstats_direct_may_serve(p, cmd))
+		return 1;
+	if (!p->addr) {
+		ret = kstats_resolve(cmd, "trace", &p->start.target, &p->addr);
+		if (ret)
+			return ret;
+	}
+	if (!kstats_direct_attach(p, cmd))
+		return 0;
+	pr_info_ratelimited("%s: not direct (%s)\n", cmd->name, cmd->why);
+	cmd->why[0] = '\0';
+	return 1;
+}
+#endif
+
+/*
+ * trace FUNC: direct where it can serve (fexit-class, the cheapest), else
+ * fprobe if there is, else kretprobe; trace pcpu:FUNC: fprobe, else
+ * kretprobe. "via" forces one. See "Mechanisms" in Documentation/kstats.rst.
  */
 static int kstats_attach_func(struct kstats_probe *p, struct kstats_cmd *cmd)
 {
@@ -203,6 +229,14 @@ static int kstats_attach_func(struct kstats_probe *p, struct kstats_cmd *cmd)
 				   "this kernel has no ftrace direct calls on x86-64");
 #endif
 	}
+#ifdef KSTATS_HAVE_DIRECT
+	if (cmd->via == KSTATS_VIA_AUTO) {
+		int ret = kstats_try_direct(p, cmd);
+
+		if (ret <= 0)
+			return ret;
+	}
+#endif
 #ifdef KSTATS_HAVE_FPROBE
 	int ret;
 

@@ -245,6 +245,13 @@ static const char *kstats_direct_module(unsigned long addr, char *buf)
 	return mod;
 }
 
+bool kstats_direct_may_serve(const struct kstats_probe *p,
+			     const struct kstats_cmd *cmd)
+{
+	return !p->pcpu && cmd->value == KSTATS_VALUE_TIME &&
+	       !cmd->filter.flags && !cmd->counter && !p->start.target.offset;
+}
+
 /*
  * Check FUNC's prototype, take a slot and register its trampoline on
  * FUNC's fentry site. The slot's probe is published by enable.

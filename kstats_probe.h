@@ -209,7 +209,13 @@ unsigned long kstats_fprobe_missed(const struct kstats_probe *p);
 #endif
 
 #ifdef KSTATS_HAVE_DIRECT
-/* The direct mechanism misses no call it is reached for. */
+/*
+ * The direct mechanism misses no call it is reached for. may_serve: what
+ * trace FUNC asks is what a trampoline does (no pcpu:, value, counter,
+ * filter); attach then checks the prototype and takes a trampoline.
+ */
+bool kstats_direct_may_serve(const struct kstats_probe *p,
+			     const struct kstats_cmd *cmd);
 int kstats_direct_attach(struct kstats_probe *p, struct kstats_cmd *cmd);
 void kstats_direct_enable(struct kstats_probe *p);
 void kstats_direct_detach(struct kstats_probe *p);

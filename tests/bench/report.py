@@ -252,6 +252,69 @@ def ratios(report, targets):
     return lines
 
 
+# The probe-effect targets of the project (issue "Probe effect at the
+# floor"), in extra instructions per dd iteration: (what, value of the
+# figures, limit of the figures). A figure missing from a run is n/a.
+def _own(a, b, n=1):
+    return lambda x: (x(a) - sum(x(f) for f in b)) / n
+
+
+GOALS = [
+    ('trace vfs_read, default mechanism: total <= +200',
+     lambda x: x('kstats-trace'), lambda x: 200),
+    ('stopped kretprobe entry <= the kprobe (entry) floor',
+     lambda x: x('kstats-kretprobe-stopped'), lambda x: x('floor-kprobe')),
+    ('stopped fprobe entry <= the fprobe entry floor',
+     lambda x: x('kstats-fprobe-stopped'), lambda x: x('floor-fprobe-entry')),
+    ('stopped direct entry <= +40',
+     lambda x: x('kstats-direct-stopped'), lambda x: 40),
+    ('key task <= 1.5 x key cpu (entry pair)',
+     lambda x: x('kstats-entry-pair-task') / x('kstats-entry-pair-cpu'),
+     lambda x: 1.5),
+    ('key task <= 1.5 x key cpu (tracepoint pair)',
+     lambda x: x('kstats-tp-pair-task') / x('kstats-tp-pair-cpu'),
+     lambda x: 1.5),
+    ('own addition over the floor <= 100, via kretprobe',
+     _own('kstats-kretprobe', ['floor-kretprobe']), lambda x: 100),
+    ('own addition over the floor <= 100, via fprobe',
+     _own('kstats-fprobe', ['floor-fprobe']), lambda x: 100),
+    ('own addition over the floor <= 100, via direct',
+     _own('kstats-direct', ['floor-direct']), lambda x: 100),
+    ('own addition per pair endpoint <= 60, entry pair key cpu',
+     _own('kstats-entry-pair-cpu', ['floor-ftrace'] * 2, 2), lambda x: 60),
+    ('own addition per pair endpoint <= 60, kprobe pair key cpu',
+     _own('kstats-kprobe-pair-cpu', ['floor-kprobe'] * 2, 2), lambda x: 60),
+    ('own addition per pair endpoint <= 60, tracepoint pair key cpu',
+     _own('kstats-tp-pair-cpu', ['floor-tracepoint'] * 2, 2), lambda x: 60),
+]
+
+
+def goals(report, targets):
+    lines = ['', 'Targets (extra instructions per iteration over untraced)']
+    for t in targets:
+        cf = report[t]['configs']
+        base = cf.get('untraced')
+        if not base:
+            continue
+
+        def x(c):
+            if c not in cf:
+                raise KeyError(c)
+            return cf[c]['insn'] - base['insn']
+        lines.append(f'  {t}:')
+        for what, val, limit in GOALS:
+            try:
+                v, lim = val(x), limit(x)
+            except (KeyError, ZeroDivisionError) as e:
+                lines.append(f'    {what:62s} n/a ({e})')
+                continue
+            verdict = 'met' if v <= lim else 'NOT met'
+            report[t].setdefault('goals', {})[what] = {
+                'value': round(v, 2), 'limit': round(lim, 2), 'met': v <= lim}
+            lines.append(f'    {what:62s} {v:8.2f} (limit {lim:.2f}) {verdict}')
+    return lines
+
+
 def experiments(report, targets):
     lines = []
     for t in targets:
@@ -346,6 +409,7 @@ def main():
                    f"{m.get('accel')}, host CPU {m.get('host_cpu')}")
     out += [''] + dd_table(report, targets)
     out += ratios(report, targets)
+    out += goals(report, targets)
     out += experiments(report, targets)
     for t in targets:
         for c, kv in report[t].get('entries', {}).items():
@@ -365,4 +429,5 @@ def main():
     print(text, end='')
 
 
-main()
+if __name__ == '__main__':
+    main()

@@ -8,11 +8,18 @@ K=200		# calls per run
 D=20000		# ns of busy wait per call: every sample is at least D
 FN=kstats_helper_work
 
+# trace pcpu:FUNC, and trace FUNC where direct cannot serve: fprobe, or
+# kretprobe on deb61 (no CONFIG_FPROBE).
 case $TARGET in
-deb61) AUTO=kretprobe ;;
-*) AUTO=fprobe ;;
+deb61) PROBE=kretprobe ;;
+*) PROBE=fprobe ;;
 esac
-echo "# target $TARGET: trace FUNC should use $AUTO"
+# trace FUNC: direct where FUNC has a BTF prototype; vmlinux has one on
+# every target, the helper module where the kernel gives modules BTF
+# (not Debian 6.1's headers).
+AUTO=$PROBE
+[ -e /sys/kernel/btf/kstats_helper ] && AUTO=direct
+echo "# target $TARGET: trace FUNC should use $AUTO on the helper, direct on vmlinux; pcpu $PROBE"
 
 # The end of a trace's line before any calibration and any hit.
 NOCAL=" bias_ns - bias_p99_ns - overhead_ns -"
@@ -84,7 +91,7 @@ fi
 
 # trace pcpu:FUNC: one pending call per CPU.
 is "$(write_err "$KS/_control" "trace pcpu:$FN bits 3")" OK "trace pcpu:$FN"
-is "$(line $FN)" "name $FN origin control mechanism pcpu-$AUTO targets $FN bits 3 clock $CLK state running missed 0 skipped 0$NOCAL" \
+is "$(line $FN)" "name $FN origin control mechanism pcpu-$PROBE targets $FN bits 3 clock $CLK state running missed 0 skipped 0$NOCAL" \
 	"_control line of a pcpu trace (entry name is FUNC)"
 helper work $K $D >/dev/null
 is "$(samples $FN)" $K "pcpu: exactly $K samples"
@@ -116,8 +123,8 @@ is "$(cat "$KS/_control")" "" "_control empty again"
 # as NAME: a function whose name is no entry name, here a syscall wrapper.
 is "$(write_err "$KS/_control" "trace __x64_sys_read as sys_read")" OK \
 	"trace __x64_sys_read as sys_read"
-is "$(field sys_read targets) $(field sys_read mechanism)" "__x64_sys_read $AUTO" \
-	"_control: entry sys_read traces __x64_sys_read with $AUTO"
+is "$(field sys_read targets) $(field sys_read mechanism)" "__x64_sys_read direct" \
+	"_control: entry sys_read traces __x64_sys_read with direct"
 dd if=/dev/zero of=/dev/null bs=1 count=300 2>/dev/null
 n=$(samples sys_read)
 check "sys_read: at least dd's 300 reads ($n)" test "$n" -ge 300

@@ -10,6 +10,11 @@ load_modules
 BTF_HELPER=no
 [ -e /sys/kernel/btf/kstats_helper ] && BTF_HELPER=yes
 echo "# BTF of kstats_helper: $BTF_HELPER"
+# What a plain trace FUNC takes where direct cannot serve.
+case $TARGET in
+deb61) PROBE=kretprobe ;;
+*) PROBE=fprobe ;;
+esac
 
 # Calls of FN with a sample each, on vmlinux code: vfs_read by dd.
 is "$(ctl "trace vfs_read via direct")" OK "trace vfs_read via direct"
@@ -55,6 +60,49 @@ else
 fi
 is "$(cat "$KS/_control")" "" "nothing left after the refusals"
 
+# Without via: direct where it serves, else fprobe or kretprobe, the
+# reason logged once; what direct never does goes there silently.
+is "$(ctl "trace vfs_read")" OK "trace vfs_read"
+is "$(field vfs_read mechanism)" direct "vmlinux has BTF: direct by default"
+log_mark
+is "$(ctl "trace vfs_read as again")" OK "vfs_read a second time, without via"
+is "$(field again mechanism)" $PROBE "its direct site is taken: $PROBE"
+is "$(log_new | grep -c 'again: not direct (direct: vfs_read already has a direct caller')" 1 \
+	"the reason is logged"
+is "$(ctl "trace vfs_read pid 1 as rdpid")" OK "a filtered trace"
+is "$(ctl "trace vfs_read value retval as rdval")" OK "a value trace"
+is "$(field rdpid mechanism) $(field rdval mechanism)" "$PROBE $PROBE" \
+	"filters and values never go direct"
+is "$(log_new | grep -c 'not direct')" 1 "and say nothing about it"
+is "$(ctl "trace pcpu:vfs_read as rdpcpu")" OK "trace pcpu:"
+is "$(field rdpcpu mechanism)" pcpu-$PROBE "pcpu: never goes direct"
+for e in vfs_read again rdpid rdval rdpcpu; do ctl remove $e >/dev/null; done
+is "$(ctl "trace vfs_read")" OK "once the direct entry is removed"
+is "$(field vfs_read mechanism)" direct "the next plain trace is direct again"
+ctl remove vfs_read >/dev/null
+if [ $BTF_HELPER = yes ]; then
+	log_mark
+	is "$(ctl "trace kstats_helper_args7")" OK "a 7-argument function without via"
+	is "$(field kstats_helper_args7 mechanism)" $PROBE "takes $PROBE"
+	is "$(log_new | grep -c 'kstats_helper_args7: not direct (kstats_helper_args7 takes 7 argument registers')" 1 \
+		"the reason is logged"
+	is "$(helper args 10)" OK "its calls intact (one per run)"
+	is "$(samples kstats_helper_args7)" 1 "and measured"
+	ctl remove kstats_helper_args7 >/dev/null
+else
+	log_mark
+	is "$(ctl "trace kstats_helper_args6")" OK "a module without BTF, without via"
+	is "$(field kstats_helper_args6 mechanism)" $PROBE "takes $PROBE"
+	is "$(log_new | grep -c 'kstats_helper_args6: not direct (no BTF for kstats_helper_args6')" 1 \
+		"the reason is logged"
+	ctl remove kstats_helper_args6 >/dev/null
+fi
+log_mark
+is "$(ctl "trace no_such_function_kst66")" "No such file or directory" \
+	"no such function: ENOENT, as with any mechanism"
+is "$(log_new | grep -c 'not direct')" 0 "not a fallback"
+is "$(cat "$KS/_control")" "" "nothing left"
+
 if [ $BTF_HELPER = yes ]; then
 	# Six arguments and a checksum; a struct of two words in rax:rdx.
 	is "$(ctl "trace kstats_helper_args6 via direct")" OK "trace a 6-argument function"
@@ -73,7 +121,7 @@ if [ $BTF_HELPER = yes ]; then
 
 	# Beside an fprobe or kretprobe on the same function; recursion.
 	FN=kstats_helper_work
-	is "$(ctl "trace $FN")" OK "trace $FN by the default mechanism"
+	is "$(ctl "trace $FN via $PROBE")" OK "trace $FN via $PROBE"
 	is "$(ctl "trace $FN via direct as wd")" OK "and via direct beside it"
 	helper work 50 1000 >/dev/null
 	helper nest 20 1000 >/dev/null
@@ -116,11 +164,13 @@ if [ $BTF_HELPER = yes ]; then
 	is "$(ctl "trace kstats_helper_fn16 via direct")" "No space left on device" \
 		"a 17th: ENOSPC"
 	is "$(log_new | grep -c 'direct: all 16 trampolines in use')" 1 "its reason is logged"
+	is "$(ctl "trace kstats_helper_fn16")" OK "a 17th without via"
+	is "$(field kstats_helper_fn16 mechanism)" $PROBE "takes $PROBE"
 	helper fns 17 >/dev/null
-	is "$(samples kstats_helper_fn0) $(samples kstats_helper_fn15)" "1 1" \
-		"the 16 count their calls"
+	is "$(samples kstats_helper_fn0) $(samples kstats_helper_fn15) $(samples kstats_helper_fn16)" \
+		"1 1 1" "the 17 count their calls"
 	i=0
-	while [ $i -lt 16 ]; do ctl remove kstats_helper_fn$i >/dev/null; i=$((i + 1)); done
+	while [ $i -le 16 ]; do ctl remove kstats_helper_fn$i >/dev/null; i=$((i + 1)); done
 	is "$(ctl "trace kstats_helper_fn16 via direct")" OK "after removals, slots are free again"
 	ctl remove kstats_helper_fn16 >/dev/null
 fi
