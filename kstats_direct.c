@@ -41,7 +41,6 @@ enum kstats_direct_state {
 };
 
 struct kstats_direct_slot {
-	struct kstats_probe *probe;	/* NULL: calls go straight to FUNC */
 	enum kstats_direct_state state;
 	bool module_ref;		/* draining holds a reference on kstats */
 	unsigned long ip;		/* FUNC's fentry site, as registered */
@@ -50,8 +49,14 @@ struct kstats_direct_slot {
 #endif
 };
 
-/* Under kstats_control_mutex, but @probe is read by the trampolines. */
+/* Under kstats_control_mutex. */
 static struct kstats_direct_slot kstats_direct_slots[KSTATS_DIRECT_MAX];
+/*
+ * The entry of each slot, read by its trampoline's C calls (an array of
+ * pointers, not a slot field: one indexed load); NULL: calls go
+ * straight to FUNC.
+ */
+static struct kstats_probe *kstats_direct_probes[KSTATS_DIRECT_MAX];
 static DEFINE_PER_CPU(long[KSTATS_DIRECT_MAX], kstats_direct_inflight);
 static const bool kstats_direct_off;
 const bool *kstats_direct_active[KSTATS_DIRECT_MAX] = {
@@ -98,7 +103,7 @@ static noinline notrace void kstats_direct_end_timed(struct kstats_probe *p,
 
 notrace u64 kstats_direct_begin(unsigned int slot)
 {
-	struct kstats_probe *p = READ_ONCE(kstats_direct_slots[slot].probe);
+	struct kstats_probe *p = READ_ONCE(kstats_direct_probes[slot]);
 	u64 t0;
 
 	if (!p || kstats_stopped(p))
@@ -112,7 +117,7 @@ notrace u64 kstats_direct_begin(unsigned int slot)
 
 notrace void kstats_direct_end(unsigned int slot, u64 t0)
 {
-	struct kstats_probe *p = READ_ONCE(kstats_direct_slots[slot].probe);
+	struct kstats_probe *p = READ_ONCE(kstats_direct_probes[slot]);
 
 	/* NULL: the entry was removed while the call ran. */
 	if (p) {
@@ -305,7 +310,7 @@ int kstats_direct_attach(struct kstats_probe *p, struct kstats_cmd *cmd)
 
 void kstats_direct_enable(struct kstats_probe *p)
 {
-	WRITE_ONCE(kstats_direct_slots[p->direct_slot].probe, p);
+	WRITE_ONCE(kstats_direct_probes[p->direct_slot], p);
 	WRITE_ONCE(kstats_direct_active[p->direct_slot], &p->ks->active);
 }
 
@@ -332,7 +337,7 @@ void kstats_direct_detach(struct kstats_probe *p)
 	}
 	p->registered = false;
 	WRITE_ONCE(kstats_direct_active[slot], &kstats_direct_off);
-	WRITE_ONCE(s->probe, NULL);
+	WRITE_ONCE(kstats_direct_probes[slot], NULL);
 	synchronize_rcu_tasks();
 	synchronize_rcu();
 	s->state = KSTATS_DIRECT_DRAINING;

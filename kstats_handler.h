@@ -22,6 +22,7 @@
 #endif
 #include "kstats.h"
 #include "kstats_counter.h"
+#include "kstats_internal.h"
 #include "kstats_probe.h"
 
 /* One handler call in this many, per CPU, is timed for overhead_ns. */
@@ -88,7 +89,9 @@ static __always_inline void kstats_record_delta(struct kstats_probe *p, u64 d)
 		d = mul_u64_u32_shr(d, p->tsc_mult, p->tsc_shift);
 	}
 #endif
-	kstats_record(p->ks, d);
+	/* kstats_record() without its call: the body inlines here. */
+	if (READ_ONCE(p->ks->active))
+		kstats_add_sample(p->ks, d);
 }
 
 /* Records the time from @t0 to @now, two readings of @p's clock. */
