@@ -13,7 +13,8 @@
  * "manual" a kstats_record() hook around the empty function. Each
  * mechanism runs with the default clock (the TSC where usable, else
  * mono), and its bias is shown only on entries with that clock. "direct"
- * needs kstats.ko's own BTF (see kstats_btf.c): without it, no line.
+ * calls kstats_calib_empty() through a trampoline on every kernel with
+ * direct calls: its prototype is known here, no BTF of kstats.ko needed.
  */
 #define pr_fmt(fmt) KBUILD_MODNAME ": " fmt
 
@@ -50,7 +51,7 @@ enum kstats_cal_mech {
 	KSTATS_CAL_KPROBE_TASK,
 	KSTATS_CAL_TP_CPU,
 	KSTATS_CAL_TP_TASK,
-	KSTATS_CAL_DIRECT,	/* where kstats.ko has BTF (not Debian 6.1) */
+	KSTATS_CAL_DIRECT,	/* where the kernel has direct calls */
 	KSTATS_CAL_NR,
 };
 
@@ -105,7 +106,10 @@ static struct kstats_cal_result kstats_cal[KSTATS_CAL_NR];
 /* Side effects that keep the calls, and keep the marks two functions. */
 static unsigned int kstats_cal_a, kstats_cal_b, kstats_cal_c;
 
-/* The calibrated code: empty, out of line, traceable. */
+/*
+ * The calibrated code: empty, out of line, traceable. Its arguments all
+ * travel in registers, which "direct" takes for granted (own_code).
+ */
 static noinline __noclone void kstats_calib_empty(unsigned int i)
 {
 	WRITE_ONCE(kstats_cal_c, i);
@@ -325,6 +329,7 @@ static struct kstats_probe *kstats_cal_attach(enum kstats_cal_mech mech,
 	p->ks = ks;
 	if (c->op != KSTATS_CMD_TRACE_PAIR) {
 		p->addr = kstats_cal_addr(kstats_calib_empty);
+		p->own_code = true;
 	} else if (c->start.tracepoint) {
 		p->start.tp = &__tracepoint_kstats_calib_start;
 		p->end.tp = &__tracepoint_kstats_calib_end;

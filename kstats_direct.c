@@ -283,11 +283,17 @@ int kstats_direct_attach(struct kstats_probe *p, struct kstats_cmd *cmd)
 	}
 	if (p->start.target.offset)
 		return kstats_fail(cmd, -EINVAL, "direct: not a function entry");
-	mod = kstats_direct_module(p->addr, sym);
-	ret = kstats_btf_regs_only(p->start.target.sym, mod, cmd->why,
-				   sizeof(cmd->why));
-	if (ret)
-		return ret;
+	/*
+	 * calibrate's empty function takes one integer: its frame is known
+	 * here, so the direct row exists where kstats.ko has no BTF too.
+	 */
+	if (!p->own_code) {
+		mod = kstats_direct_module(p->addr, sym);
+		ret = kstats_btf_regs_only(p->start.target.sym, mod, cmd->why,
+					   sizeof(cmd->why));
+		if (ret)
+			return ret;
+	}
 	slot = kstats_direct_get_slot(cmd);
 	if (slot < 0)
 		return slot;

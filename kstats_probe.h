@@ -161,6 +161,7 @@ struct kstats_probe {
 	bool dying;			/* being removed */
 	unsigned long addr;		/* FUNC's address */
 	unsigned int direct_slot;	/* its trampoline, mechanism direct */
+	bool own_code;			/* calibrate's: no BTF needed */
 	struct kstats_endpoint start;	/* FUNC, or X of a pair or gap */
 	struct kstats_endpoint end;	/* Y of a pair */
 	struct kstats_cpu_start __percpu *t0;	/* pairs keyed by CPU, gaps */

@@ -32,9 +32,10 @@ MECHS="clock clock-local"
 MECHS="$MECHS manual $FUNCS"
 for m in $FUNCS; do MECHS="$MECHS pcpu-$m"; done
 MECHS="$MECHS $PAIRS"
-# via direct calibrates where kstats.ko has BTF: not on Debian 6.1, whose
-# headers have no vmlinux to build module BTF against.
-[ -e /sys/kernel/btf/kstats ] && MECHS="$MECHS direct"
+# direct on every target (all have ftrace direct calls), Debian 6.1 too,
+# where kstats.ko has no BTF: calibrate's function needs none. Without it
+# the default mechanism of trace FUNC there would show no bias.
+MECHS="$MECHS direct"
 
 # Before any calibration, entries say "-".
 is "$(ctl trace $FN as kw via kretprobe)" OK "trace $FN via kretprobe"
@@ -88,6 +89,12 @@ is "$(field mix hooks)" ftrace,tracepoint "the mixed pair: ftrace at the mark, a
 is "$(field mix bias_ns)" \
 	"$(( ($(cal pair-ftrace-cpu bias_ns) + $(cal pair-tracepoint-cpu bias_ns)) / 2 ))" \
 	"a mixed pair shows the mean of both kinds"
+# trace FUNC's default on every target, Debian 6.1 included.
+is "$(ctl trace vfs_read as rd)" OK "trace vfs_read by default"
+is "$(field rd mechanism) $(field rd bias_ns) $(field rd bias_p99_ns)" \
+	"direct $(cal direct bias_ns) $(cal direct bias_p99_ns)" \
+	"the default mechanism, direct, shows its bias"
+is "$(ctl remove rd)" OK "remove rd"
 # The calibration ran with the default clock: another clock, another bias.
 if [ "$CLK" = tsc ]; then
 	is "$(ctl trace $FN via kretprobe clock mono as kmono)" OK "an entry with clock mono"
