@@ -171,8 +171,7 @@ EXPORT_SYMBOL_GPL(kstats_delete);
  */
 notrace void __kstats_record(struct kstats *ks, u64 val)
 {
-	if (READ_ONCE(ks->active))
-		kstats_add_sample(ks, val);
+	kstats_record_inline(ks, val);
 }
 EXPORT_SYMBOL_GPL(__kstats_record);
 

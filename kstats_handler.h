@@ -89,9 +89,7 @@ static __always_inline void kstats_record_delta(struct kstats_probe *p, u64 d)
 		d = mul_u64_u32_shr(d, p->tsc_mult, p->tsc_shift);
 	}
 #endif
-	/* kstats_record() without its call: the body inlines here. */
-	if (READ_ONCE(p->ks->active))
-		kstats_add_sample(p->ks, d);
+	kstats_record_inline(p->ks, d);
 }
 
 /* Records the time from @t0 to @now, two readings of @p's clock. */

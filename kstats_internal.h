@@ -112,8 +112,9 @@ static __always_inline void kstats_raise(u64 __percpu *p, u64 val)
 }
 
 /*
- * The recording hot path, after the state check; inlined into
- * __kstats_record() and, to weigh a call against inlining, the benchmark.
+ * The recording hot path, after the state check (kstats_record_inline());
+ * inlined into __kstats_record(), the probe handlers and, to weigh a call
+ * against inlining, the benchmark.
  * The sum is updated before the count, and kstats_reset() clears a CPU's
  * slots from that CPU with interrupts off: a sample cut in two by a reset
  * leaves at worst a count without its offset, which keeps the mean inside
@@ -136,6 +137,16 @@ static __always_inline void kstats_add_sample(struct kstats *ks, u64 val)
 	kstats_raise(&ks->ext->max, val);
 	kstats_raise(&ks->ext->not_min, ~val);
 	preempt_enable_notrace();
+}
+
+/*
+ * kstats_record() without its call, for __kstats_record() and for the
+ * probe handlers, which inline it: the state check, then the sample.
+ */
+static __always_inline void kstats_record_inline(struct kstats *ks, u64 val)
+{
+	if (READ_ONCE(ks->active))
+		kstats_add_sample(ks, val);
 }
 
 /*
