@@ -25,7 +25,29 @@ outdir=$(realpath -m "$2")
 step=${3:-all}
 src=${KSTATS_SRC:-$KSTATS_REPO}
 kdir=$(target_kdir "$target")
-[ -e "$kdir/Makefile" ] || die "no kernel build tree at $kdir"
+# Targets pinned in debian-kernels.conf build in a chroot that has the
+# compiler which built their kernel (chroot-run.sh), their sparse pass in
+# the sparse chroot; the others on the host.
+suite=$(target_suite "$target")
+if [ -n "$suite" ]; then
+	"$KSTATS_SCRIPTS/debian-kernel.sh" "$target" >&2
+	ktree=$(target_ktree "$target")
+	[ -e "$ktree$kdir/Makefile" ] || die "no kernel build tree at $kdir in $ktree"
+else
+	[ -e "$kdir/Makefile" ] || die "no kernel build tree at $kdir"
+fi
+
+# kmake ROOT ARGS...: make in kdir, in chroot ROOT if the target has one.
+kmake() {
+	local root=$1
+	shift
+	if [ -n "$suite" ]; then
+		"$KSTATS_SCRIPTS/chroot-run.sh" "$root" "$ktree" "$outdir" \
+			make -C "$kdir" "$@"
+	else
+		make -C "$kdir" "$@"
+	fi
+}
 
 # Fresh copy of the module sources in $1: the same set that DKMS gets.
 copy_sources() {
@@ -71,13 +93,14 @@ sign() {
 }
 
 step_build() {
-	local dir=$outdir/build log=$outdir/build.log ko name ok=0
+	local dir=$outdir/build log=$outdir/build.log ko name ok=0 root=
+	[ -z "$suite" ] || root=$(target_chroot "$target")
 	if [ -n "${KSTATS_DEMO_ONLY:-}" ]; then
 		update_sources "$dir"
 	else
 		copy_sources "$dir"
 	fi
-	if ! make -C "$kdir" M="$dir" -j"$(nproc)" W=1 \
+	if ! kmake "$root" M="$dir" -j"$(nproc)" W=1 \
 		${KSTATS_DEMO_ONLY:+KSTATS_DEMO_ONLY=1} modules >"$log" 2>&1; then
 		echo "${0##*/}: $target: make failed; tail of $log:" >&2
 		tail -n 30 "$log" >&2
