@@ -21,6 +21,7 @@
 #include <linux/slab.h>
 #include <linux/string.h>
 #include <linux/vmalloc.h>
+#include "kstats_compat.h"
 #include "kstats_direct.h"
 
 /* Integer argument registers of the x86-64 calling convention. */
@@ -131,7 +132,7 @@ static int kstats_btf_load(struct kstats_btf_blob *b, const char *name,
 	if (IS_ERR(f))
 		return PTR_ERR(f);
 	size = i_size_read(file_inode(f));
-	if (size < (loff_t)sizeof(*h) || size > INT_MAX) {
+	if (size < (loff_t)KSTATS_BTF_HDR_MIN || size > INT_MAX) {
 		filp_close(f, NULL);
 		return -EINVAL;
 	}
@@ -149,7 +150,7 @@ static int kstats_btf_load(struct kstats_btf_blob *b, const char *name,
 	len = size;
 	h = b->data;
 	if (h->magic != BTF_MAGIC ||
-	    h->hdr_len < sizeof(*h) || h->hdr_len > len ||
+	    h->hdr_len < KSTATS_BTF_HDR_MIN || h->hdr_len > len ||
 	    (u64)h->type_off + h->type_len > len - h->hdr_len ||
 	    (u64)h->str_off + h->str_len > len - h->hdr_len || !h->str_len)
 		return -EINVAL;
