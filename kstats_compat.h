@@ -9,9 +9,10 @@
 #ifndef _KSTATS_COMPAT_H
 #define _KSTATS_COMPAT_H
 
+#include <linux/ftrace.h>
+#include <linux/ptrace.h>
 #include <linux/stddef.h>
 #include <linux/tracepoint.h>
-#include <linux/version.h>
 #include <uapi/linux/btf.h>
 
 /*
@@ -30,12 +31,13 @@
 
 /*
  * 6.13, "module: Convert symbol namespace to string literal": the
- * namespace of MODULE_IMPORT_NS() is a string. No macro tells.
+ * namespace of MODULE_IMPORT_NS() is a string. No macro tells; Kbuild
+ * defines KSTATS_NS_IDENT where <linux/module.h> still stringifies it.
  */
-#if LINUX_VERSION_CODE >= KERNEL_VERSION(6, 13, 0)
-#define KSTATS_IMPORT_NS(ns)	MODULE_IMPORT_NS(#ns)
-#else
+#ifdef KSTATS_NS_IDENT
 #define KSTATS_IMPORT_NS(ns)	MODULE_IMPORT_NS(ns)
+#else
+#define KSTATS_IMPORT_NS(ns)	MODULE_IMPORT_NS(#ns)
 #endif
 
 /*
@@ -45,5 +47,35 @@
  * which both have.
  */
 #define KSTATS_BTF_HDR_MIN	offsetofend(struct btf_header, str_len)
+
+/*
+ * 6.14 rebuilt fprobe on the function graph tracer ("fprobe: Rewrite
+ * fprobe on function-graph tracer"): its handlers get a struct
+ * ftrace_regs instead of a struct pt_regs, and nr_maxactive went with the
+ * rethook it sized. Kbuild defines KSTATS_FPROBE_FREGS where
+ * <linux/fprobe.h>'s callbacks take a struct ftrace_regs.
+ */
+#ifdef KSTATS_FPROBE_FREGS
+#define kstats_fp_regs		ftrace_regs
+#define kstats_fp_sp(r)		ftrace_regs_get_stack_pointer(r)
+#define kstats_fp_arg(r, n)	ftrace_regs_get_argument(r, n)
+#define kstats_fp_retval(r)	ftrace_regs_get_return_value(r)
+#else
+#define kstats_fp_regs		pt_regs
+#define kstats_fp_sp(r)		kernel_stack_pointer(r)
+#define kstats_fp_arg(r, n)	regs_get_kernel_argument(r, n)
+#define kstats_fp_retval(r)	regs_return_value(r)
+#endif
+
+#ifdef KSTATS_HAVE_FPROBE
+#include <linux/fprobe.h>
+
+static inline void kstats_fp_maxactive(struct fprobe *fp, int n)
+{
+#ifndef KSTATS_FPROBE_FREGS
+	fp->nr_maxactive = n;
+#endif
+}
+#endif
 
 #endif /* _KSTATS_COMPAT_H */

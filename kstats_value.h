@@ -16,11 +16,11 @@
 
 struct seq_file;
 
-/* value argN: FUNC was entered; argument N is still in its register. */
+/* value argN: FUNC was entered with @v as argument N. */
 static __always_inline void kstats_value_arg(struct kstats_probe *p,
-					     struct pt_regs *regs)
+					     unsigned long v)
 {
-	kstats_record(p->ks, regs_get_kernel_argument(regs, p->arg - 1));
+	kstats_record(p->ks, v);
 }
 
 /*
