@@ -15,7 +15,7 @@ set -euo pipefail
 }
 suite=$1
 shift
-sum=$(printf '%s\n' "$@" | sha256sum | cut -c1-12)
+sum=$(printf "%s\n" "$@" | sort | sha256sum | cut -c1-12)
 dir=$KSTATS_CACHE/chroot/$suite-$sum
 stamp=$dir/.kstats-built
 
