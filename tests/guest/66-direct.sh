@@ -225,21 +225,24 @@ if [ $BTF_HELPER = yes ]; then
 	ctl remove kstats_helper_args6 >/dev/null
 fi
 
-# rmmod: pipe_read of vmlinux, a head reading a FIFO, woken by a write;
-# kstats_helper goes first, since it uses kstats.
+# rmmod: the FIFO read of vmlinux where a head reading a FIFO sleeps,
+# woken by a write: pipe_read, or anon_pipe_read where fifo_pipe_read calls
+# it (6.18 and 7.x); kstats_helper goes first, since it uses kstats.
+PREAD=pipe_read
+grep -q ' anon_pipe_read$' /proc/kallsyms && PREAD=anon_pipe_read
 rmmod kstats_helper
 rm -f /tmp/fifo
 mkfifo /tmp/fifo
 sleeper() { exec 4<>/tmp/fifo; head -c 3 <&4 > /tmp/slept; }
 wake() { exec 5>/tmp/fifo; echo hi >&5; exec 5>&-; }
 
-is "$(ctl "trace pipe_read via direct")" OK "trace pipe_read via direct"
+is "$(ctl "trace $PREAD via direct")" OK "trace $PREAD via direct"
 sleeper &
 spid=$!
-check "a task sleeps in pipe_read" asleep pipe_read
+check "a task sleeps in $PREAD" asleep $PREAD
 log_mark
-is "$(ctl remove pipe_read)" OK "remove while it sleeps there"
-check "the trampoline drains" logged 'pipe_read: [0-9]* calls in flight; trampoline'
+is "$(ctl remove $PREAD)" OK "remove while it sleeps there"
+check "the trampoline drains" logged "$PREAD: [0-9]* calls in flight; trampoline"
 check "rmmod kstats fails while it drains" sh -c '! rmmod kstats 2>/dev/null'
 check "kstats is still loaded" grep -q '^kstats ' /proc/modules
 wake
@@ -254,10 +257,10 @@ check "rmmod kstats once it drained" sh -c '! grep -q "^kstats " /proc/modules'
 insmod "$MODDIR/kstats.ko"
 
 # rmmod with the entry still there and a task asleep: module exit waits.
-is "$(ctl "trace pipe_read via direct")" OK "trace pipe_read via direct again"
+is "$(ctl "trace $PREAD via direct")" OK "trace $PREAD via direct again"
 sleeper &
 spid=$!
-check "a task sleeps in pipe_read again" asleep pipe_read
+check "a task sleeps in $PREAD again" asleep $PREAD
 log_mark
 rmmod kstats &
 rpid=$!
