@@ -122,7 +122,7 @@ step_build() {
 }
 
 step_sparse() {
-	local dir=$outdir/sparse log=$outdir/sparse.log root= force=() ok=0
+	local dir=$outdir/sparse log=$outdir/sparse.log root='' force=() ok=0
 	copy_sources "$dir"
 	# Kbuild turns C=2 off, saying only "not available or not up to date",
 	# where scripts/checker-valid.sh (7.x) fails, and Debian's headers lack

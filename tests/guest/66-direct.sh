@@ -11,10 +11,8 @@ BTF_HELPER=no
 [ -e /sys/kernel/btf/kstats_helper ] && BTF_HELPER=yes
 echo "# BTF of kstats_helper: $BTF_HELPER"
 # What a plain trace FUNC takes where direct cannot serve.
-case $TARGET in
-deb61) PROBE=kretprobe ;;
-*) PROBE=fprobe ;;
-esac
+PROBE=kretprobe
+has fprobe && PROBE=fprobe
 
 # Calls of FN with a sample each, on vmlinux code: vfs_read by dd.
 is "$(ctl "trace vfs_read via direct")" OK "trace vfs_read via direct"
