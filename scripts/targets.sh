@@ -46,6 +46,7 @@ target_suite() {
 chroot_packages() {
 	case $1 in
 	trixie) echo "$KSTATS_CHROOT_BASE gcc-14" ;;
+	sid) echo "$KSTATS_CHROOT_BASE gcc-16" ;;
 	*) die "no build chroot defined for suite '$1'" ;;
 	esac
 }
