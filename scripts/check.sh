@@ -17,7 +17,8 @@
 # check failed. Logs and artifacts: build/<target>/ in the repository.
 #
 # Environment:
-#   KSTATS_TARGETS        targets to test (default: deb61 deb612 debug)
+#   KSTATS_TARGETS        targets to test (default: deb61 deb612 deb618 deb7x
+#                         debug)
 #   KSTATS_GUEST_TIMEOUT  seconds a guest may run (default 1800)
 #   KSTATS_JOBS           guests booted at once (default 2)
 #   KSTATS_BUILD          artifact directory (default: build/ in the repo)
