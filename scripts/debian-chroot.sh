@@ -31,7 +31,7 @@ log=$dir.log
 echo "chroot: debootstrap $suite into $dir (log: $log)" >&2
 include=$(IFS=,; echo "$*")
 if ! debootstrap --variant=minbase --include="$include" "$suite" "$dir" \
-	http://deb.debian.org/debian >"$log" 2>&1; then
+	"${KSTATS_DEBIAN_MIRROR:-http://deb.debian.org/debian}" >"$log" 2>&1; then
 	tail -n 20 "$log" >&2
 	die "debootstrap $suite failed"
 fi
