@@ -349,7 +349,14 @@ static struct kstats_probe *kstats_cal_attach(enum kstats_cal_mech mech,
 		kstats_probe_free(p);
 		return ERR_PTR(ret);
 	}
-	kstats_enable(p);
+	ret = kstats_enable(p);
+	if (ret) {
+		kstats_detach(p);
+		if (p->registered)
+			return ERR_PTR(-EBUSY);
+		kstats_probe_free(p);
+		return ERR_PTR(ret);
+	}
 	return p;
 }
 

@@ -153,6 +153,15 @@ struct kstats_probe {
 	struct kstats_filter filter;	/* hits measured, see kstats_filter.h */
 	enum kstats_cmd_value value;	/* time, or what else is sampled */
 	unsigned int arg;		/* value argN: N */
+	/*
+	 * A value's type, from BTF (kstats_value.c): the register is cut to
+	 * @vbits, sign-extended if @vsigned, else masked with @vmask; errors
+	 * counted apart if @verrors. Unknown: all 64 bits, unsigned.
+	 */
+	u64 vmask;
+	u8 vbits;			/* 0: type unknown, the whole register */
+	bool vsigned;
+	bool verrors;
 	enum kstats_cmd_counter counter;	/* counted instead of time */
 	struct perf_event * __percpu *events;	/* its counter per CPU */
 	bool registered;		/* @rp (its @rp.kp alone for value argN) or @fp */
@@ -188,15 +197,15 @@ const char *kstats_clock_name(const struct kstats_probe *p);
 	})
 
 /*
- * The mechanisms. attach registers the probes disabled (a tracepoint
- * probe is live at once but finds the entry stopped until enable),
- * enable lets them fire, disable disarms them while the entry is stopped
+ * The mechanisms. attach registers the probes disabled (an ftrace
+ * callback or a tracepoint probe is live at once but finds the entry
+ * stopped until it is published), enable lets them fire or fails, disable disarms them while the entry is stopped
  * (enable arms them again), detach unregisters whatever attach registered
  * and returns only when no handler runs or will run; missed sums the
  * mechanism's own count of hits it did not report.
  */
 int kstats_kretprobe_attach(struct kstats_probe *p, struct kstats_cmd *cmd);
-void kstats_kretprobe_enable(struct kstats_probe *p);
+int kstats_kretprobe_enable(struct kstats_probe *p);
 void kstats_kretprobe_disable(struct kstats_probe *p);
 void kstats_kretprobe_detach(struct kstats_probe *p);
 unsigned long kstats_kretprobe_missed(const struct kstats_probe *p);
@@ -247,7 +256,7 @@ int kstats_kprobe_error(struct kstats_cmd *cmd, const char *what,
 struct kstats_probe *kstats_probe_alloc(const struct kstats_cmd *cmd);
 void kstats_probe_free(struct kstats_probe *p);
 int kstats_attach(struct kstats_probe *p, struct kstats_cmd *cmd);
-void kstats_enable(struct kstats_probe *p);
+int kstats_enable(struct kstats_probe *p);
 void kstats_detach(struct kstats_probe *p);
 struct tracepoint *kstats_find_tp(const char *name, struct module **mod);
 extern struct mutex kstats_control_mutex;
