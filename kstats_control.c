@@ -34,6 +34,7 @@
 #include "kstats_btf.h"
 #include "kstats_counter.h"
 #include "kstats_filter.h"
+#include "kstats_handler.h"
 #include "kstats_internal.h"
 #include "kstats_parse.h"
 #include "kstats_probe.h"
@@ -362,6 +363,21 @@ int kstats_control_state(struct kstats *ks)
 	}
 	mutex_unlock(&kstats_control_mutex);
 	return ret;
+}
+
+/*
+ * A traced entry is about to start (or start again): calls of FUNC that
+ * entered before now, and so before any stop, are not measured at their
+ * return (kstats_call_end()). Before the entry is active, so that every
+ * call measured after the start began after this.
+ */
+void kstats_control_resume(struct kstats *ks)
+{
+	struct kstats_probe *p = ks->probe;
+
+	WRITE_ONCE(p->resumed, kstats_clock(p));
+	/* Seen before the state that kstats_start() then writes. */
+	smp_wmb();
 }
 
 /*

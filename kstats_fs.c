@@ -239,6 +239,8 @@ static ssize_t kstats_write(struct file *file, const char __user *ubuf,
 		return count;
 	}
 	if (!strcasecmp(buf, "start")) {
+		if (ks->origin == KSTATS_ORIGIN_CONTROL)
+			kstats_control_resume(ks);
 		kstats_start(ks);
 	} else if (!strcasecmp(buf, "stop")) {
 		kstats_stop(ks);

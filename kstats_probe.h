@@ -104,6 +104,7 @@ struct kstats_pcpu_call {
 	u64 t0;
 	unsigned int cpu;
 	unsigned int seq;
+	u32 epoch;		/* the entry's at the call: none spans a stop */
 };
 
 /* How one side of a pair is hooked. */
@@ -169,6 +170,7 @@ struct kstats_probe {
 	bool armed;			/* its hooks fire (control mutex) */
 	bool dying;			/* being removed */
 	unsigned long addr;		/* FUNC's address */
+	u64 resumed;			/* trace FUNC: clock at the last start */
 	unsigned int direct_slot;	/* its trampoline, mechanism direct */
 	bool own_code;			/* calibrate's: no BTF needed */
 	struct kstats_endpoint start;	/* FUNC, or X of a pair or gap */
