@@ -583,8 +583,8 @@ static int kstats_btf_func_value(const struct kstats_btf *btf,
 	if (ret && (BTF_INFO_KIND(ret->info) == BTF_KIND_STRUCT ||
 		    BTF_INFO_KIND(ret->info) == BTF_KIND_UNION) &&
 	    ret->size > KSTATS_RET_REGS_SIZE) {
-		snprintf(why, len, "%s returns a struct in memory: argument %u is not in register %u",
-			 func, arg, arg);
+		snprintf(why, len, "%s returns a struct in memory: argument %u is in register %u",
+			 func, arg, arg + 1);
 		return -EOPNOTSUPP;
 	}
 	for (i = 0; i + 1 < arg; i++) {

@@ -43,6 +43,7 @@ struct kstats;
 struct kstats_task_table;
 struct module;
 struct perf_event;
+struct task_struct;
 struct seq_file;
 struct tracepoint;
 
@@ -201,8 +202,9 @@ const char *kstats_clock_name(const struct kstats_probe *p);
 /*
  * The mechanisms. attach registers the probes disabled (an ftrace
  * callback or a tracepoint probe is live at once but finds the entry
- * stopped until it is published), enable lets them fire or fails, disable disarms them while the entry is stopped
- * (enable arms them again), detach unregisters whatever attach registered
+ * stopped until it is published), enable lets them fire or fails,
+ * disable disarms them while the entry is stopped (enable arms them
+ * again), detach unregisters whatever attach registered
  * and returns only when no handler runs or will run; missed sums the
  * mechanism's own count of hits it did not report.
  */
@@ -267,6 +269,8 @@ extern struct mutex kstats_control_mutex;
 struct kstats_task_table *kstats_task_table_alloc(unsigned int slots);
 void kstats_task_table_free(struct kstats_task_table *t);
 unsigned int kstats_task_table_size(const struct kstats_task_table *t);
+unsigned int kstats_task_home(const struct kstats_task_table *t,
+			      const struct task_struct *tsk);
 bool kstats_task_start(struct kstats_task_table *t, u64 now, u32 epoch);
 u64 kstats_task_take(struct kstats_task_table *t, u32 epoch);
 void kstats_task_forget(struct kstats_task_table *t, struct task_struct *tsk);

@@ -35,8 +35,9 @@ static __always_inline u64 kstats_value_norm(const struct kstats_probe *p,
 static __always_inline void kstats_value_arg(struct kstats_probe *p,
 					     struct pt_regs *regs)
 {
-	kstats_record(p->ks, kstats_value_norm(p,
-			regs_get_kernel_argument(regs, p->arg - 1)));
+	u64 v = regs_get_kernel_argument(regs, p->arg - 1);
+
+	kstats_record(p->ks, kstats_value_norm(p, v));
 }
 
 /*
