@@ -36,6 +36,7 @@
 #include "kstats_internal.h"
 #include "kstats_parse.h"
 #include "kstats_probe.h"
+#include "kstats_refuse.h"
 #include "kstats_value.h"
 
 /* A module with tracepoints, from the tracepoint module notifier. */
@@ -436,7 +437,7 @@ static int kstats_trace(struct kstats_cmd *cmd)
 	int ret;
 
 	lockdep_assert_held(&kstats_control_mutex);
-	ret = kstats_filter_check(cmd);
+	ret = kstats_filter_check(cmd) ?: kstats_refuse(cmd);
 	if (ret)
 		return ret;
 	if (kstats_name_taken(cmd->name))
@@ -611,6 +612,7 @@ void kstats_probe_show(struct seq_file *m, const struct kstats *ks)
 		sum.filtered += READ_ONCE(s->filtered);
 		sum.errors += READ_ONCE(s->errors);
 		sum.unstable += READ_ONCE(s->unstable);
+		sum.recursed += READ_ONCE(s->recursed);
 		for (side = 0; side < KSTATS_NR_SIDES; side++) {
 			sum.handler_ns[side] += READ_ONCE(s->handler_ns[side]);
 			sum.timed[side] += READ_ONCE(s->timed[side]);
@@ -643,7 +645,8 @@ void kstats_probe_show(struct seq_file *m, const struct kstats *ks)
 		seq_printf(m, " clock %s", kstats_clock_name(p));
 	kstats_value_show(m, p, sum.errors);
 	kstats_counter_show(m, p);
-	seq_printf(m, " state %s missed %lu", state, kstats_missed(p));
+	seq_printf(m, " state %s missed %lu", state,
+		   kstats_missed(p) + sum.recursed);
 	if (p->pcpu)
 		seq_printf(m, " skipped %lu", sum.skipped);
 	if (p->mech == KSTATS_MECH_PAIR)
