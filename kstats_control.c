@@ -399,6 +399,21 @@ static unsigned long kstats_missed(const struct kstats_probe *p)
 	}
 }
 
+/*
+ * @p could not be unregistered: its handlers may still run, so neither
+ * @p nor kstats' text may go. Outside module exit, kstats keeps a
+ * reference on itself for good; in module exit that is too late, and
+ * only the log says so.
+ */
+static void kstats_pin(struct kstats_probe *p)
+{
+	if (p->pinned)
+		return;
+	p->pinned = try_module_get(THIS_MODULE);
+	pr_err("%s: its probes could not be unregistered; %s\n", p->ks->name,
+	       p->pinned ? "kstats stays loaded" : "kstats is going anyway");
+}
+
 /* ---------------------------------------------------------------------- */
 /* Commands; under kstats_control_mutex. */
 
@@ -475,6 +490,8 @@ static int kstats_trace(struct kstats_cmd *cmd)
 		if (!p->registered) {
 			kstats_free(ks);
 			kstats_probe_free(p);
+		} else {
+			kstats_pin(p);
 		}
 		return ret;
 	}
@@ -497,6 +514,7 @@ static int kstats_destroy(struct kstats_probe *p)
 	kstats_detach(p);
 	if (p->registered) {
 		WRITE_ONCE(p->gone, true);
+		kstats_pin(p);
 		return -EBUSY;
 	}
 	list_del(&p->node);
@@ -677,6 +695,8 @@ static void kstats_gone(struct kstats_probe *p, struct module *mod)
 {
 	kstats_detach(p);
 	WRITE_ONCE(p->gone, true);
+	if (p->registered)
+		kstats_pin(p);
 	pr_info("%s: module %s unloaded, probes detached\n", p->ks->name,
 		mod->name);
 }

@@ -160,6 +160,7 @@ struct kstats_probe {
 	bool gone;			/* detached: code it used went away */
 	bool armed;			/* its hooks fire (control mutex) */
 	bool dying;			/* being removed */
+	bool pinned;			/* stuck registered: holds kstats */
 	unsigned long addr;		/* FUNC's address */
 	unsigned int direct_slot;	/* its trampoline, mechanism direct */
 	bool own_code;			/* calibrate's: no BTF needed */

@@ -66,11 +66,15 @@ lp_load() {
 	is "$(insmod "$(ko kstats_livepatch)" 2>&1 | sed 's/.*: //')" "" "load the livepatch $1"
 	check "its transition completes" lp_settled
 }
+# lp_gone: a disabled patch is freed once unpatched: its directory goes.
+lp_gone() {
+	i=0
+	while [ $i -lt 300 ] && [ -e $LP ]; do sleep 0.1; i=$((i + 1)); done
+	[ ! -e $LP ]
+}
 lp_unload() {
 	echo 0 > $LP/enabled
-	check "the livepatch is disabled" lp_settled
-	i=0
-	while [ $i -lt 100 ] && [ -e $LP ]; do sleep 0.1; i=$((i + 1)); done
+	check "the livepatch is disabled and unpatched" lp_gone
 	check "rmmod the livepatch" rmmod kstats_livepatch
 }
 CMDLINE=$(cat /proc/cmdline)
