@@ -4,7 +4,7 @@
  * function of this module that no list of kstats names. Made current
  * through sysfs, it puts kstats_test_cs_read() on the read path of every
  * clock of the kernel, so that tracing it shows whether kstats' handlers
- * survive a hook that their own clock read hits (tests/guest/76-safety.sh).
+ * survive a hook that their own clock read hits (tests/guest/86-safety.sh).
  */
 #include <linux/clocksource.h>
 #include <linux/compiler.h>

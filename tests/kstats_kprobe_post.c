@@ -3,7 +3,7 @@
  * Test-only kprobe with a post_handler on the function named by "func":
  * at a function entry that ftrace serves, such a kprobe modifies the
  * return address of the fentry call (IPMODIFY), as a livepatch does.
- * "hits" counts the calls it saw (tests/guest/77-coexist.sh).
+ * "hits" counts the calls it saw (tests/guest/87-coexist.sh).
  */
 #include <linux/atomic.h>
 #include <linux/kprobes.h>

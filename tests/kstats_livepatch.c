@@ -1,7 +1,7 @@
 // SPDX-License-Identifier: GPL-2.0
 /*
  * Test-only livepatch: /proc/cmdline shows a fixed line instead of the
- * kernel's command line, so that tests/guest/77-coexist.sh can see that a
+ * kernel's command line, so that tests/guest/87-coexist.sh can see that a
  * patch takes effect on a function kstats traces, in either order.
  */
 #include <linux/kernel.h>
