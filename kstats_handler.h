@@ -158,9 +158,16 @@ static __always_inline void kstats_call_begin(const struct kstats_probe *p,
 	*t0 = kstats_clock(p);
 }
 
-/* trace FUNC: FUNC returns. */
+/*
+ * trace FUNC: FUNC returns. A call that entered before the entry's last
+ * start, so before a stop, is not measured: its time would include the
+ * stop. Three instructions (load, compare, branch); the clock of trace
+ * FUNC is the same on every CPU (tsc or mono, never local).
+ */
 static __always_inline void kstats_call_end(struct kstats_probe *p, u64 t0)
 {
+	if (unlikely(t0 < READ_ONCE(p->resumed)))
+		return;
 	kstats_record_since(p, kstats_clock(p), t0);
 }
 
@@ -243,6 +250,7 @@ static __always_inline bool kstats_pcpu_begin(struct kstats_probe *p,
 	o->level = level;
 	c->seq = ++o->seq;
 	c->cpu = smp_processor_id();
+	c->epoch = READ_ONCE(p->ks->epoch);
 	barrier();
 	WRITE_ONCE(o->task, me);
 	if (likely(kstats_read(p, &c->t0)))
@@ -253,7 +261,9 @@ static __always_inline bool kstats_pcpu_begin(struct kstats_probe *p,
 
 /*
  * trace pcpu:FUNC: FUNC returns. Measured only if it returns on its CPU,
- * still holding it, and its task never left the CPU in between.
+ * still holding it, and its task never left the CPU in between, and no
+ * start (so no stop) came in between: its epoch, not its time, since
+ * clock local is not comparable with a start on another CPU.
  */
 static __always_inline void kstats_pcpu_end(struct kstats_probe *p,
 					    const struct kstats_pcpu_call *c)
@@ -273,10 +283,12 @@ static __always_inline void kstats_pcpu_end(struct kstats_probe *p,
 	undisturbed = mine && o->switches == kstats_switches();
 	if (mine)
 		WRITE_ONCE(o->task, 0);
-	if (undisturbed && read)
-		kstats_record_since(p, now, c->t0);
-	else if (read)
+	if (undisturbed && read) {
+		if (likely(c->epoch == READ_ONCE(p->ks->epoch)))
+			kstats_record_since(p, now, c->t0);
+	} else if (read) {
 		this_cpu_inc(p->stats->skipped);
+	}
 }
 
 /*

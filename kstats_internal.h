@@ -215,7 +215,8 @@ struct kstats_cmd;
 int kstats_probe_init(void);
 void kstats_probe_exit(void);
 int kstats_probe_command(struct kstats_cmd *cmd);
-void kstats_control_state(struct kstats *ks);
+int kstats_control_state(struct kstats *ks);
+void kstats_control_resume(struct kstats *ks);
 void kstats_probe_show(struct seq_file *m, const struct kstats *ks);
 /* Calibration lines of _control, in kstats_calibrate.c; kstats_mutex held. */
 unsigned int kstats_calibration_lines(void);
