@@ -136,7 +136,7 @@ def test_deltas_exact(tmp_path):
     r = json.loads(run('diff', rec / '0001' / 'lat', rec / '0003' / 'lat', '--json').stdout)
     assert r['a']['count'] == 700 and r['b']['count'] == 1500
     exp = run('--dir', rec / '0001', 'export', '--openmetrics').stdout
-    assert 'kstats_seconds_count{entry="lat"} 700\n' in exp
+    assert 'kstats_duration_seconds_count{entry="lat"} 700\n' in exp
 
 
 def test_reset_new_file_missing_and_bits(tmp_path):
