@@ -186,7 +186,7 @@ def test_range_folds(capture):
     for le, n in h['buckets']:
         assert n == sum(1 for v in raw if v <= le), le
     for bad in ('5:5', '1us', 'x:1', '10:1', '1:2:3', '-1:5'):
-        r = run('export', '--openmetrics', '--raw', '--dir', capture, '--range', bad,
+        r = run('export', '--openmetrics', '--raw', '--dir', capture, '--range=' + bad,
                 check=False)
         assert r.returncode == 2 and r.stderr.startswith('usage: kstats export'), r.stderr
         assert r.stderr.splitlines()[-1].startswith(
