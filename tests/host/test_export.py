@@ -230,4 +230,4 @@ def test_bad_options(capture):
     assert r.returncode == 2 and '--bucket-bits must be 0..5' in r.stderr
     assert r.stderr.startswith('usage: kstats export')
     r = run('export', '--openmetrics', '--dir', capture, '--metric', 'a-b', check=False)
-    assert r.returncode == 1
+    assert r.returncode == 2 and "argument --metric: 'a-b' is not a metric name" in r.stderr

@@ -98,7 +98,7 @@ def test_labels_prefix_and_old_name(tmp_path):
             check=False)
     assert r.returncode == 1 and r.stderr == 'kstats: error: --label: a key given twice (a, a)\n'
     r = run('export', '--openmetrics', '--dir', cap, '--prefix', 'a-b', check=False)
-    assert r.returncode == 1 and "--prefix 'a-b' is not a metric name" in r.stderr
+    assert r.returncode == 2 and "argument --prefix: 'a-b' is not a metric name" in r.stderr
 
 
 def test_output_dash_is_stdout(tmp_path):
