@@ -144,8 +144,9 @@ def test_diff_given_twice_and_median_interval():
     d = json.loads(run('diff', lb, ls, '--json').stdout)['median']
     lo, hi = d['interval']
     assert out[i + 1].split() == ['198ns', 'in', '[%dns,' % lo, '%dns]' % hi]
+    base = d['difference'] * 100 / d['percent']     # the median of A
     assert out[i + 2].strip() == '9.827% in [{:.3f}%, {:.3f}%]'.format(
-        100 * lo / 2011, 100 * hi / 2011)
+        100 * lo / base, 100 * hi / base)
 
 
 VALUE_LINE = ('name rd origin control mechanism fprobe targets vfs_read bits 4 value arg3 '
