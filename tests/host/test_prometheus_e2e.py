@@ -11,7 +11,10 @@ manual gives as the layout's error: inside the slot, at bits min(layout,
 bits of the entries summed), of the exact nearest-rank quantile of the
 raw samples (tests/fixtures/samples). example_memset (real timings) has
 no raw list: its reference is the slot that its counts give, which is
-exact at its bits. node_textfile_scrape_error must be 0 on both."""
+exact at its bits; vfs_read (tests/fixtures/calibrated) neither. Host b
+also has a value and a counter entry with the counts of their _control
+lines, which must reach Prometheus in their own families.
+node_textfile_scrape_error must be 0 on both."""
 import fractions
 import json
 import os
@@ -24,17 +27,21 @@ import urllib.request
 
 import pytest
 
-from conftest import FIXTURES, Samples, kstats, nearest_rank, run
+from conftest import FIXTURES, Samples, entry_text, kstats, nearest_rank, run
 
 HELPER = os.path.join(FIXTURES, 'helper')
 EXAMPLE = os.path.join(FIXTURES, 'example')
+CALIBRATED = os.path.join(FIXTURES, 'calibrated')
 QS = ('0.5', '0.9', '0.99')
 FAMILY = 'kstats_duration_seconds'
 # Host b: entries of the helper capture (lat_base as recorded at bits 2)
 # and the example module's real timings.
 HOST_B = {'lat_base': (HELPER, 'lat_base_b2'), 'lat_shift': (HELPER, 'lat_shift'),
           'cpu1_b3': (HELPER, 'cpu1_b3'), 'small_b0': (HELPER, 'small_b0'),
-          'example_memset': (EXAMPLE, 'example_memset')}
+          'example_memset': (EXAMPLE, 'example_memset'), 'vfs_read': (CALIBRATED, 'vfs_read')}
+# And a value and a counter entry, with the counts of their _control lines.
+KINDS = {'rd': ('value retval errors 4 filtered 7', [(0, 100 + 3 * i) for i in range(200)]),
+         'pf': ('counter page-faults missed 2 dropped 1', [(1, i % 7) for i in range(50)])}
 
 
 def binary(name):
@@ -58,6 +65,11 @@ def host_b_capture(d):
         info = kstats.Source(src).info(orig)
         lines.append(' '.join('%s %s' % (k, name if k == 'name' else v)
                               for k, v in info.items() if not k.startswith('_')))
+    for name, (keys, samples) in KINDS.items():
+        with open(os.path.join(d, name), 'w') as f:
+            f.write(entry_text(samples, 4))
+        lines.append('name %s origin control mechanism fprobe targets f bits 4 %s state '
+                     'running' % (name, keys))
     with open(os.path.join(d, '_control'), 'w') as f:
         f.write('\n'.join(lines) + '\n')
     return d
@@ -185,10 +197,8 @@ def groups(caps):
     series that each aggregation sums."""
     files = {'a': {n: (HELPER, n, n) for n in kstats.Source(HELPER).names()},
              'b': {n: (caps['b'], n, orig) for n, (_, orig) in HOST_B.items()}}
-    files['b']['example_memset'] = (EXAMPLE, 'example_memset', 'example_memset')
     for n, (src, orig) in HOST_B.items():
-        if src == HELPER:
-            files['b'][n] = (HELPER, n, orig)
+        files['b'][n] = (src, n, orig)
     out = {}
     for host, ents in files.items():
         for name, f in ents.items():
@@ -256,6 +266,30 @@ def test_counts_and_scrape_errors(prom):
     les = query(port, 'count by (le) (%s_bucket)' % FAMILY)
     assert set(v for _, v in les) == {len(counts)}, sorted(set(v for _, v in les))
     assert len(les) == kstats.nr_slots(kstats.EXPORT_BITS)
+
+
+def test_kinds_through_prometheus(prom):
+    """Values, event counts, the _control counts and the bias reach
+    Prometheus in their families, in their units."""
+    port, _ = prom
+
+    def one(expr):
+        return {m.get('entry'): v for m, v in query(port, expr)}
+    assert one('kstats_value_count') == {'rd': 200}
+    total = sum(100 + 3 * i for i in range(200))
+    # _sum from the slots' truncated means: below the true sum by < count.
+    assert total - 200 < one('kstats_value_sum')['rd'] <= total
+    assert one('kstats_page_faults_count') == {'pf': 50}
+    assert one('kstats_errors_total') == {'rd': 4}
+    assert one('kstats_filtered_total') == {'rd': 7}
+    assert one('kstats_missed_total') == {'pf': 2, 'vfs_read': 0}
+    assert one('kstats_dropped_total') == {'pf': 1}
+    assert one('kstats_bias_seconds') == {'vfs_read': 812e-9}
+    assert one('kstats_bias_p99_seconds') == {'vfs_read': 1530e-9}
+    v, = query(port, 'histogram_quantile(0.5, sum by (le) (kstats_value_bucket))')
+    assert 383 <= v[1] <= 447      # the median, 397, in its slot of bits 2 (384..447)
+    assert query(port, 'count(kstats_running)')[0][1] == len(kstats.Source(HELPER).names()) \
+        + len(HOST_B) + len(KINDS)
 
 
 def test_issue_sum_over_entries(prom):
