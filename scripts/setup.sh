@@ -5,7 +5,7 @@
 # what the host tests of scripts/kstats use: pytest, gnuplot, promtool
 # (from prometheus), prometheus and prometheus-node-exporter (started only
 # by the end-to-end test, on 127.0.0.1), rst2man (python3-docutils, for the
-# man page) and dkms.
+# man page) and man-db (to render it), and dkms.
 #
 # Usage: setup.sh [--demo]
 #   --demo  only what "make demo" needs on Debian's stock kernel: its headers
@@ -37,7 +37,7 @@ else
 		linux-source-6.12
 		build-essential bc bison flex libelf-dev libssl-dev
 		sparse shellcheck gnuplot-nox dwarves
-		python3-pytest prometheus prometheus-node-exporter python3-docutils dkms
+		python3-pytest prometheus prometheus-node-exporter python3-docutils man-db dkms
 	)
 fi
 
