@@ -31,12 +31,13 @@ install: install-tool
 # Debian: python3-docutils), its bash completion, and the systemd service
 # and timer of a continuous export (enabled by the user).
 SYSTEMD_DIR ?= $(PREFIX)/lib/systemd/system
+MAN1 = $(DESTDIR)$(PREFIX)/share/man/man1
 install-tool:
 	install -D -m 0755 scripts/kstats $(DESTDIR)$(PREFIX)/bin/kstats
-	install -d $(DESTDIR)$(PREFIX)/share/man/man1 \
+	install -d $(MAN1) \
 		$(DESTDIR)$(PREFIX)/share/bash-completion/completions $(DESTDIR)$(SYSTEMD_DIR)
-	scripts/mkman.sh >$(DESTDIR)$(PREFIX)/share/man/man1/kstats.1.tmp
-	mv $(DESTDIR)$(PREFIX)/share/man/man1/kstats.1.tmp $(DESTDIR)$(PREFIX)/share/man/man1/kstats.1
+	scripts/mkman.sh >$(MAN1)/kstats.1.tmp || { rm -f $(MAN1)/kstats.1.tmp; exit 1; }
+	mv $(MAN1)/kstats.1.tmp $(MAN1)/kstats.1
 	python3 scripts/kstats completion bash \
 		>$(DESTDIR)$(PREFIX)/share/bash-completion/completions/kstats
 	sed 's|@BINDIR@|$(PREFIX)/bin|' scripts/systemd/kstats-export.service \
