@@ -36,6 +36,7 @@
 #include "kstats_internal.h"
 #include "kstats_parse.h"
 #include "kstats_probe.h"
+#include "kstats_refuse.h"
 #include "kstats_value.h"
 
 /* A module with tracepoints, from the tracepoint module notifier. */
@@ -398,6 +399,21 @@ static unsigned long kstats_missed(const struct kstats_probe *p)
 	}
 }
 
+/*
+ * @p could not be unregistered: its handlers may still run, so neither
+ * @p nor kstats' text may go. Outside module exit, kstats keeps a
+ * reference on itself for good; in module exit that is too late, and
+ * only the log says so.
+ */
+static void kstats_pin(struct kstats_probe *p)
+{
+	if (p->pinned)
+		return;
+	p->pinned = try_module_get(THIS_MODULE);
+	pr_err("%s: its probes could not be unregistered; %s\n", p->ks->name,
+	       p->pinned ? "kstats stays loaded" : "kstats is going anyway");
+}
+
 /* ---------------------------------------------------------------------- */
 /* Commands; under kstats_control_mutex. */
 
@@ -436,7 +452,7 @@ static int kstats_trace(struct kstats_cmd *cmd)
 	int ret;
 
 	lockdep_assert_held(&kstats_control_mutex);
-	ret = kstats_filter_check(cmd);
+	ret = kstats_filter_check(cmd) ?: kstats_refuse(cmd);
 	if (ret)
 		return ret;
 	if (kstats_name_taken(cmd->name))
@@ -474,6 +490,8 @@ static int kstats_trace(struct kstats_cmd *cmd)
 		if (!p->registered) {
 			kstats_free(ks);
 			kstats_probe_free(p);
+		} else {
+			kstats_pin(p);
 		}
 		return ret;
 	}
@@ -496,6 +514,7 @@ static int kstats_destroy(struct kstats_probe *p)
 	kstats_detach(p);
 	if (p->registered) {
 		WRITE_ONCE(p->gone, true);
+		kstats_pin(p);
 		return -EBUSY;
 	}
 	list_del(&p->node);
@@ -611,6 +630,7 @@ void kstats_probe_show(struct seq_file *m, const struct kstats *ks)
 		sum.filtered += READ_ONCE(s->filtered);
 		sum.errors += READ_ONCE(s->errors);
 		sum.unstable += READ_ONCE(s->unstable);
+		sum.recursed += READ_ONCE(s->recursed);
 		for (side = 0; side < KSTATS_NR_SIDES; side++) {
 			sum.handler_ns[side] += READ_ONCE(s->handler_ns[side]);
 			sum.timed[side] += READ_ONCE(s->timed[side]);
@@ -643,7 +663,8 @@ void kstats_probe_show(struct seq_file *m, const struct kstats *ks)
 		seq_printf(m, " clock %s", kstats_clock_name(p));
 	kstats_value_show(m, p, sum.errors);
 	kstats_counter_show(m, p);
-	seq_printf(m, " state %s missed %lu", state, kstats_missed(p));
+	seq_printf(m, " state %s missed %lu", state,
+		   kstats_missed(p) + sum.recursed);
 	if (p->pcpu)
 		seq_printf(m, " skipped %lu", sum.skipped);
 	if (p->mech == KSTATS_MECH_PAIR)
@@ -674,6 +695,8 @@ static void kstats_gone(struct kstats_probe *p, struct module *mod)
 {
 	kstats_detach(p);
 	WRITE_ONCE(p->gone, true);
+	if (p->registered)
+		kstats_pin(p);
 	pr_info("%s: module %s unloaded, probes detached\n", p->ks->name,
 		mod->name);
 }

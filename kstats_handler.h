@@ -174,6 +174,37 @@ static __always_inline unsigned int kstats_context_level(void)
 	return in_serving_softirq() ? 1 : 0;
 }
 
+/*
+ * Recursion guard of the hooks that the kernel does not guard itself
+ * (direct trampolines, ftrace_ops callbacks without
+ * FTRACE_OPS_FL_RECURSION, tracepoint probes): one bit per context level
+ * and CPU, set while a kstats handler of that context runs there. A hit
+ * that finds its bit set comes from code the handler itself called, such
+ * as a traced clocksource read: it is skipped and counted in missed.
+ * kprobes, kretprobes and fprobes have the kernel's own guard, which
+ * counts in their nmissed. Callers keep preemption disabled from enter to
+ * exit, so that the bit is cleared on the CPU that set it.
+ */
+/* Returns the bit to pass to kstats_guard_exit(), or 0: a recursion. */
+static __always_inline unsigned int kstats_guard_enter(struct kstats_probe *p)
+{
+	unsigned int bit = 1U << interrupt_context_level();
+
+	if (unlikely(__this_cpu_read(kstats_busy) & bit)) {
+		this_cpu_inc(p->stats->recursed);
+		return 0;
+	}
+	__this_cpu_or(kstats_busy, bit);
+	barrier();
+	return bit;
+}
+
+static __always_inline void kstats_guard_exit(unsigned int bit)
+{
+	barrier();
+	__this_cpu_and(kstats_busy, ~bit);
+}
+
 /* Changes whenever the current task leaves its CPU. */
 static __always_inline unsigned long kstats_switches(void)
 {

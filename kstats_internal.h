@@ -140,6 +140,12 @@ static __always_inline void kstats_add_sample(struct kstats *ks, u64 val)
 }
 
 /*
+ * Per CPU, a bit per context level while a probe handler runs there: see
+ * kstats_guard_enter() in kstats_handler.h.
+ */
+DECLARE_PER_CPU(unsigned int, kstats_busy);
+
+/*
  * kstats_record() without its call, for __kstats_record() and for the
  * probe handlers, which inline it: the state check, then the sample.
  */
