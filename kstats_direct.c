@@ -107,14 +107,13 @@ static noinline notrace void kstats_direct_end_timed(struct kstats_probe *p,
 notrace u64 kstats_direct_begin(unsigned int slot)
 {
 	struct kstats_probe *p = READ_ONCE(kstats_direct_probes[slot]);
-	unsigned int bit;
+	unsigned int saved;
 	u64 t0;
 
 	if (!p || kstats_stopped(p))
 		return 0;
 	preempt_disable_notrace();
-	bit = kstats_guard_enter(p);
-	if (unlikely(!bit)) {
+	if (unlikely(!kstats_guard_enter(p, &saved))) {
 		t0 = 0;
 		goto out;
 	}
@@ -123,7 +122,7 @@ notrace u64 kstats_direct_begin(unsigned int slot)
 		t0 = kstats_direct_begin_timed(p);
 	else
 		kstats_call_begin(p, &t0);
-	kstats_guard_exit(bit);
+	kstats_guard_exit(saved);
 out:
 	preempt_enable_notrace();
 	return t0;
@@ -132,18 +131,17 @@ out:
 notrace void kstats_direct_end(unsigned int slot, u64 t0)
 {
 	struct kstats_probe *p = READ_ONCE(kstats_direct_probes[slot]);
-	unsigned int bit;
+	unsigned int saved;
 
 	preempt_disable_notrace();
 	/* NULL: the entry was removed while the call ran. */
 	if (p) {
-		bit = kstats_guard_enter(p);
-		if (likely(bit)) {
+		if (likely(kstats_guard_enter(p, &saved))) {
 			if (kstats_timed_due(p))
 				kstats_direct_end_timed(p, t0);
 			else
 				kstats_call_end(p, t0);
-			kstats_guard_exit(bit);
+			kstats_guard_exit(saved);
 		}
 	}
 	this_cpu_dec(kstats_direct_inflight[slot]);

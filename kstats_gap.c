@@ -28,15 +28,14 @@ static __always_inline void kstats_gap_hit(struct kstats_probe *p)
 {
 	struct kstats_timed tm;
 	unsigned long flags;
-	unsigned int bit;
+	unsigned int saved;
 	bool have;
 	u64 gap;
 
 	if (kstats_stopped(p) || !kstats_filter_pass(p))
 		return;
 	preempt_disable_notrace();
-	bit = kstats_guard_enter(p);
-	if (!bit)
+	if (!kstats_guard_enter(p, &saved))
 		goto out;
 	kstats_timed_begin(p, &tm);
 	local_irq_save(flags);
@@ -46,7 +45,7 @@ static __always_inline void kstats_gap_hit(struct kstats_probe *p)
 	if (have)
 		kstats_record_delta(p, gap);
 	kstats_timed_end(p, KSTATS_SIDE_BEGIN, &tm);
-	kstats_guard_exit(bit);
+	kstats_guard_exit(saved);
 out:
 	preempt_enable_notrace();
 }

@@ -184,32 +184,38 @@ static __always_inline unsigned int kstats_context_level(void)
 /*
  * Recursion guard of the hooks that the kernel does not guard itself
  * (direct trampolines, ftrace_ops callbacks without
- * FTRACE_OPS_FL_RECURSION, tracepoint probes): one bit per context level
- * and CPU, set while a kstats handler of that context runs there. A hit
- * that finds its bit set comes from code the handler itself called, such
- * as a traced clocksource read: it is skipped and counted in missed.
- * kprobes, kretprobes and fprobes have the kernel's own guard, which
- * counts in their nmissed. Callers keep preemption disabled from enter to
- * exit, so that the bit is cleared on the CPU that set it.
+ * FTRACE_OPS_FL_RECURSION, tracepoint probes). Per CPU, kstats_busy holds
+ * the context of the innermost kstats handler running there (the NMI,
+ * hardirq and serving-softirq bits of preempt_count(), plus one), or 0.
+ * Interrupts nest: a handler keeps the value it found and puts it back at
+ * exit. A hit in the same context as the innermost handler comes from
+ * code that handler called, such as a traced clocksource read: it is
+ * skipped and counted in missed. kprobes, kretprobes and fprobes have the
+ * kernel's own guard, which counts in their nmissed. Callers keep
+ * preemption disabled from enter to exit, so that the value is put back
+ * on the CPU that holds it.
  */
-/* Returns the bit to pass to kstats_guard_exit(), or 0: a recursion. */
-static __always_inline unsigned int kstats_guard_enter(struct kstats_probe *p)
+static __always_inline bool kstats_guard_enter(struct kstats_probe *p,
+					       unsigned int *saved)
 {
-	unsigned int bit = 1U << interrupt_context_level();
+	unsigned int ctx = (preempt_count() &
+			    (NMI_MASK | HARDIRQ_MASK | SOFTIRQ_OFFSET)) + 1;
+	unsigned int cur = __this_cpu_read(kstats_busy);
 
-	if (unlikely(__this_cpu_read(kstats_busy) & bit)) {
+	if (unlikely(cur == ctx)) {
 		this_cpu_inc(p->stats->recursed);
-		return 0;
+		return false;
 	}
-	__this_cpu_or(kstats_busy, bit);
+	__this_cpu_write(kstats_busy, ctx);
 	barrier();
-	return bit;
+	*saved = cur;
+	return true;
 }
 
-static __always_inline void kstats_guard_exit(unsigned int bit)
+static __always_inline void kstats_guard_exit(unsigned int saved)
 {
 	barrier();
-	__this_cpu_and(kstats_busy, ~bit);
+	__this_cpu_write(kstats_busy, saved);
 }
 
 /* Changes whenever the current task leaves its CPU. */

@@ -140,8 +140,8 @@ static __always_inline void kstats_add_sample(struct kstats *ks, u64 val)
 }
 
 /*
- * Per CPU, a bit per context level while a probe handler runs there: see
- * kstats_guard_enter() in kstats_handler.h.
+ * Per CPU, the context of the innermost probe handler running there, or
+ * 0: see kstats_guard_enter() in kstats_handler.h.
  */
 DECLARE_PER_CPU(unsigned int, kstats_busy);
 

@@ -24,21 +24,20 @@ static __always_inline void kstats_pair_hit(struct kstats_probe *p,
 					    enum kstats_side side)
 {
 	struct kstats_timed tm;
-	unsigned int bit;
+	unsigned int saved;
 
 	if (kstats_stopped(p) ||
 	    (side == KSTATS_SIDE_BEGIN && !kstats_filter_pass(p)))
 		return;
 	preempt_disable_notrace();
-	bit = kstats_guard_enter(p);
-	if (bit) {
+	if (kstats_guard_enter(p, &saved)) {
 		kstats_timed_begin(p, &tm);
 		if (side == KSTATS_SIDE_BEGIN)
 			kstats_pair_start(p);
 		else
 			kstats_pair_end(p);
 		kstats_timed_end(p, side, &tm);
-		kstats_guard_exit(bit);
+		kstats_guard_exit(saved);
 	}
 	preempt_enable_notrace();
 }
