@@ -253,8 +253,10 @@ static int kstats_attach_func(struct kstats_probe *p, struct kstats_cmd *cmd)
 	}
 	return ret;
 #else
+	/* Kbuild leaves fprobe out without CONFIG_FPROBE, and before 6.5. */
 	if (cmd->via == KSTATS_VIA_FPROBE)
-		return kstats_fail(cmd, -EOPNOTSUPP,
+		return kstats_fail(cmd, -EOPNOTSUPP, IS_ENABLED(CONFIG_FPROBE) ?
+				   "kstats uses fprobe from 6.5 on only" :
 				   "this kernel has no fprobe (CONFIG_FPROBE)");
 	return kstats_kretprobe_attach(p, cmd);
 #endif

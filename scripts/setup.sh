@@ -1,7 +1,9 @@
 #!/bin/bash
 # Install, idempotently, everything the build, the guests and the tests need
 # from Debian: kernel images and headers for the stock targets, QEMU,
-# busybox, the 6.12 source for the debug kernel, the static checkers, and
+# busybox, the 6.12 source for the debug kernel, the static checkers,
+# debootstrap and curl for the pinned targets (deb618, deb7x: their
+# kernels and build chroots are made on first use into the cache), and
 # what the host tests of scripts/kstats use: pytest, gnuplot, promtool
 # (from prometheus), prometheus and prometheus-node-exporter (started only
 # by the end-to-end test, on 127.0.0.1), rst2man (python3-docutils, for the
@@ -37,6 +39,7 @@ else
 		linux-source-6.12
 		build-essential bc bison flex libelf-dev libssl-dev
 		sparse shellcheck gnuplot-nox dwarves
+		debootstrap curl
 		python3-pytest prometheus prometheus-node-exporter python3-docutils man-db dkms
 	)
 fi
