@@ -1,28 +1,31 @@
 #!/bin/sh
-# The sweep: kstats aimed at the dangerous functions of sweep-dangerous.txt
-# (every one this kernel has, through every command form) and at functions
-# sampled from available_filter_functions with a fixed seed (a rotation of
-# the forms each), one trace at a time while a load runs, each removed at
-# once; then rmmod kstats. A refusal is fine and is counted; what must
-# hold: every trace taken is removed, no entry is left, rmmod succeeds, no
-# hang, and (check-guest-log.sh) no WARN, BUG, lockdep or KASAN report.
-# Each command is written to /dev/kmsg first ("kstats-sweep: CMD"), so a
-# crash names it (check.sh prints the last such line).
+# The sweep: kstats aimed at dangerous functions and at functions sampled
+# from available_filter_functions, one trace at a time while a load runs
+# on every CPU, each removed at once; then rmmod kstats. The functions of
+# sweep-dangerous.txt that this kernel has go through every command form
+# (those after its "[rotated]" line through a rotation of the forms, as
+# the sampled ones). A refusal is fine and is counted; what must hold:
+# every trace taken is removed, no entry is left, no command hangs, rmmod
+# succeeds, and (check-guest-log.sh) no WARN, BUG, lockdep or KASAN
+# report. Each command is written to /dev/kmsg first ("kstats-sweep:
+# CMD"), so that a crash names it (run-guest.sh and check-guest-log.sh
+# print the last such line).
 #
 # Knobs, on the kernel command line (KSTATS_APPEND) or in the environment:
 #   KSTATS_SWEEP_SEED=N    the sample's seed (default 19)
-#   KSTATS_SWEEP_COUNT=N   functions sampled (default 240, debug kernel 80)
-#   KSTATS_SWEEP_FORMS=N   forms per sampled function (default 2; 12: all)
+#   KSTATS_SWEEP_COUNT=N   functions sampled (default 120, debug kernel 40)
+#   KSTATS_SWEEP_FORMS=N   forms per sampled or rotated function (default 1)
 #   KSTATS_SWEEP_SKIP=F,G  functions left out (to sweep past a known crash)
 #   KSTATS_SWEEP_ONLY=F,G  only these functions, every form (to replay)
-# timeout: 900
+#   KSTATS_SWEEP_LOAD=0    no load
+# timeout: 1200
 . /tests/lib.sh
 load_modules
 
 T0=$(date +%s)
-STOP=/tmp/sweep-stop
 OUT=/tmp/sweep
-rm -rf "$OUT" "$STOP"
+STOP=$OUT/stop
+rm -rf "$OUT"
 mkdir -p "$OUT"
 
 # knob NAME DEFAULT: from the environment, else the kernel command line.
@@ -32,11 +35,16 @@ knob() {
 	echo "${v:-$2}"
 }
 SEED=$(knob KSTATS_SWEEP_SEED 19)
-COUNT=$(knob KSTATS_SWEEP_COUNT 240)
-[ "$TARGET" = debug ] && COUNT=$(knob KSTATS_SWEEP_COUNT 80)
-NFORMS=$(knob KSTATS_SWEEP_FORMS 2)
+COUNT=$(knob KSTATS_SWEEP_COUNT 120)
+[ "$TARGET" = debug ] && COUNT=$(knob KSTATS_SWEEP_COUNT 40)
+NFORMS=$(knob KSTATS_SWEEP_FORMS 1)
 SKIP=$(knob KSTATS_SWEEP_SKIP "" | tr ',' ' ')
 ONLY=$(knob KSTATS_SWEEP_ONLY "" | tr ',' ' ')
+LOAD=$(knob KSTATS_SWEEP_LOAD 1)
+# A command that takes this long is hung (remove must return at once).
+HANG=120
+# Left to report before guest-init's limit (the timeout line above).
+LIMIT=1140
 
 # The other side of the pairs: a tracepoint every kernel has, hooked
 # without touching FUNC's own site.
@@ -62,7 +70,7 @@ cmd() {
 }
 
 # put STRING: one write into _control; sets R to OK or the error text.
-# Builtins only (no fork): a few thousand commands run under TCG.
+# Builtins only (no fork): hundreds of commands run under TCG.
 put() {
 	if echo "$1" > "$KS/_control" 2> "$OUT/err"; then
 		R=OK
@@ -73,7 +81,7 @@ put() {
 }
 
 # A form that the kernel lacks altogether (EOPNOTSUPP on a plain function
-# of every kernel, before any load) is skipped, and said so.
+# of every kernel) is skipped, and said so.
 FORMS=""
 for form in $FORMS_ALL; do
 	cmd "$form" vfs_read sweep_probe
@@ -92,113 +100,136 @@ for form in $FORMS_ALL; do
 done
 NF=$(echo $FORMS | wc -w)
 
-# The curated functions this kernel has; and the sample: functions of
-# vmlinux in available_filter_functions (no compiler clones, no module
-# functions), in an order fixed by the seed.
+# The curated functions (every form, or rotated), and the sample:
+# functions of vmlinux in available_filter_functions (no compiler clones,
+# no module functions), chosen by the seed (selection sampling, in the
+# file's order). A curated function that this kernel lacks is found so by
+# its first command (ENOENT) and left out.
 AFF=/sys/kernel/tracing/available_filter_functions
 [ -r "$AFF" ] || AFF=/sys/kernel/debug/tracing/available_filter_functions
-awk '!/^#/ && NF { print $1 }' /tests/sweep-dangerous.txt > "$OUT/curated.all"
-{ awk '{ print $1 }' "$AFF"; awk '{ print $3 }' /proc/kallsyms; } |
-	awk 'NR == FNR { want[$1] = 1; next } ($1 in want) && !seen[$1]++' \
-		"$OUT/curated.all" - > "$OUT/curated.have"
-awk 'NR == FNR { have[$1] = 1; next } !($1 in have)' "$OUT/curated.have" \
-	"$OUT/curated.all" > "$OUT/curated.absent"
-awk -v s="$SEED" 'BEGIN { srand(s) }
-	NF == 1 && $1 ~ /^[A-Za-z_][A-Za-z0-9_]*$/ && $1 !~ /^__ftrace_invalid/ &&
-	!seen[$1]++ { printf "%.9f %s\n", rand(), $1 }' "$AFF" |
-	sort -n | awk '{ print $2 }' > "$OUT/all"
-awk 'NR == FNR { c[$1] = 1; next } !($1 in c)' "$OUT/curated.all" "$OUT/all" |
-	head -n "$COUNT" > "$OUT/sampled"
+awk '/^\[rotated\]/ { r = 1 } !/^[#[]/ && NF { print $1 > (r ? "'"$OUT"'/rotated" : "'"$OUT"'/curated") }' \
+	/tests/sweep-dangerous.txt
+awk 'NF == 1 && $1 ~ /^[A-Za-z_][A-Za-z0-9_]*$/ && $1 !~ /^__ftrace_invalid/ &&
+	!seen[$1]++' "$AFF" > "$OUT/all.0"
+awk 'NR == FNR { c[$1] = 1; next } !($1 in c)' "$OUT/curated" "$OUT/all.0" |
+	awk 'NR == FNR { c[$1] = 1; next } !($1 in c)' "$OUT/rotated" - > "$OUT/all"
+awk -v s="$SEED" -v k="$COUNT" -v n="$(wc -l < "$OUT/all")" '
+	BEGIN { srand(s) }
+	k > 0 && rand() * (n - NR + 1) < k { print; k-- }' "$OUT/all" > "$OUT/sampled"
 if [ -n "$ONLY" ]; then
-	echo "$ONLY" | tr ' ' '\n' | grep . > "$OUT/curated.have"
+	echo "$ONLY" | tr ' ' '\n' | grep . > "$OUT/curated"
+	: > "$OUT/rotated"
 	: > "$OUT/sampled"
 fi
 for f in $SKIP; do
-	for l in curated.have sampled; do
+	for l in curated rotated sampled; do
 		grep -vx "$f" "$OUT/$l" > "$OUT/$l.new"
 		mv "$OUT/$l.new" "$OUT/$l"
 	done
 done
-echo "# seed $SEED (KSTATS_APPEND=KSTATS_SWEEP_SEED=N for another sample): $(wc -l < "$OUT/sampled") of $(wc -l < "$OUT/all") functions, $NFORMS forms each"
-echo "# curated: $(wc -l < "$OUT/curated.have") present, every form; absent here: $(tr '\n' ' ' < "$OUT/curated.absent")"
-echo "# forms:$FORMS${SKIP:+; skipped functions: $SKIP}"
+cat "$OUT/rotated" "$OUT/sampled" > "$OUT/rotation"
+echo "# forms:$FORMS"
+echo "# $(wc -l < "$OUT/curated") curated functions, every form; $(wc -l < "$OUT/rotated") more and $(wc -l < "$OUT/sampled") of $(wc -l < "$OUT/all") sampled with seed $SEED (KSTATS_SWEEP_SEED), $NFORMS form(s) each${SKIP:+; left out: $SKIP}"
 
 # The load: reads, forks, execs, exits and short sleeps on every CPU.
-for cpu in $(seq 0 $(($(nproc) - 1))); do
-	taskset -c "$cpu" sh -c "while [ ! -e $STOP ]; do
-		dd if=/dev/zero of=/dev/null bs=512 count=8 2> /dev/null
-		sh -c 'cat /proc/self/stat > /dev/null'
-		ls /sys/kernel/debug > /dev/null
-		sleep 0.05
-	done" &
-done
+if [ "$LOAD" != 0 ]; then
+	for cpu in $(seq 0 $(($(nproc) - 1))); do
+		taskset -c "$cpu" sh -c "while [ ! -e $STOP ]; do
+			dd if=/dev/zero of=/dev/null bs=512 count=8 2> /dev/null
+			sh -c 'cat /proc/self/stat > /dev/null'
+			sleep 0.1
+		done" &
+	done
+fi
 
-# one FORM FUNC: attach, then remove; a refusal is counted per errno.
+# one FORM FUNC: attach, then remove. A refusal is counted per errno; a
+# symbol this kernel lacks (ENOENT: the other side of the pairs is a
+# tracepoint of every kernel) ends FUNC's forms (A=1).
 N=0
 one() {
 	N=$((N + 1))
 	name=w$N
 	cmd "$1" "$2" "$name"
 	c=$C
-	echo "$c" > "$OUT/current"
+	echo "$N $c" > "$OUT/current"
 	echo "kstats-sweep: $c" > /dev/kmsg
 	put "$c"
+	if [ "$R" = "No such file or directory" ]; then
+		echo "$2" >> "$OUT/absent"
+		A=1
+		return
+	fi
 	if [ "$R" != OK ]; then
 		echo "$R	$1	$2" >> "$OUT/refused"
 		return
 	fi
 	echo "$name	$c" >> "$OUT/taken"
+	echo "$N remove $name (of: $c)" > "$OUT/current"
 	echo "kstats-sweep: remove $name (of: $c)" > /dev/kmsg
 	put "remove $name"
 	[ "$R" = OK ] || echo "$R	$c" >> "$OUT/unremoved"
 }
 
 sweep() {
-	: > "$OUT/refused"
-	: > "$OUT/taken"
-	: > "$OUT/unremoved"
 	set -- $FORMS
 	while read -r f; do
-		for form in $FORMS; do one "$form" "$f"; done
-	done < "$OUT/curated.have"
+		A=0
+		for form in $FORMS; do
+			one "$form" "$f"
+			[ $A = 1 ] && break
+		done
+	done < "$OUT/curated"
 	i=0
 	while read -r f; do
+		A=0
 		j=0
-		while [ $j -lt "$NFORMS" ] && [ $j -lt $NF ]; do
+		while [ $j -lt "$NFORMS" ] && [ $j -lt "$NF" ] && [ $A = 0 ]; do
 			k=$(((i * NFORMS + j) % NF + 1))
 			eval "one \"\${$k}\" \"\$f\""
 			j=$((j + 1))
 		done
 		i=$((i + 1))
-	done < "$OUT/sampled"
+	done < "$OUT/rotation"
 	echo "$N" > "$OUT/count"
 }
 
-# A hang names the command it hangs in: the sweep runs in the background
-# and this shell reports it before the script's own timeout.
-LIMIT=840
+# The sweep runs in the background; this shell reports a command that
+# hangs, and a sweep that outgrows the time limit, with the command.
+: > "$OUT/refused"
+: > "$OUT/taken"
+: > "$OUT/unremoved"
+: > "$OUT/absent"
+echo "0 start" > "$OUT/current"
 sweep &
 SW=$!
-while [ -e "/proc/$SW" ] && [ $(($(date +%s) - T0)) -lt $LIMIT ]; do
-	sleep 1
+last=
+since=$(date +%s)
+while [ -e "/proc/$SW" ]; do
+	sleep 2
+	now=$(date +%s)
+	cur=$(cat "$OUT/current")
+	if [ "$cur" != "$last" ]; then
+		last=$cur
+		since=$now
+	elif [ $((now - since)) -ge $HANG ] || [ $((now - T0)) -ge $LIMIT ]; then
+		not_ok "the sweep finishes: hung for $((now - since)) s in command ${cur}"
+		echo w > /proc/sysrq-trigger
+		: > "$STOP"
+		exit 1
+	fi
 done
-if [ -e "/proc/$SW" ]; then
-	not_ok "the sweep finishes (hung in: $(cat "$OUT/current"))"
-	echo w > /proc/sysrq-trigger
-	: > "$STOP"
-	exit 1
-fi
 wait $SW
 : > "$STOP"
 wait
-echo "# $(cat "$OUT/count") commands in $(($(date +%s) - T0)) s: $(wc -l < "$OUT/taken") taken, $(wc -l < "$OUT/refused") refused"
+echo "# $(cat "$OUT/count") commands in $(($(date +%s) - T0)) s: $(wc -l < "$OUT/taken") taken, $(wc -l < "$OUT/refused") refused; absent here: $(tr '\n' ' ' < "$OUT/absent")"
 
-# The refusals, per errno and form, for the record of what this kernel
+# The refusals, per errno and form, as a record of what this kernel
 # refuses.
 sort "$OUT/refused" | awk -F '\t' '
-	{ k = $1 " / " $2; if (k != last) { if (last != "") print "# refused: " last " (" n "):" s; last = k; n = 0; s = "" }
+	function out() { if (last != "") print "# refused: " last " (" n "):" s }
+	{ k = $1 " / " $2; if (k != last) { out(); last = k; n = 0; s = "" }
 	  n++; s = s " " $3 }
-	END { if (last != "") print "# refused: " last " (" n "):" s }' | fold -w 200
+	END { out() }' | fold -w 200 | sed '1!s/^[^#]/#   &/'
 
 is "$(cat "$OUT/unremoved")" "" "every trace taken is removed"
 is "$(grep -c '^name ' "$KS/_control")" 0 "no entry is left in _control"
@@ -208,20 +239,20 @@ dmesg | awk '/kstats-sweep: / { last = $0; next }
 	/WARNING:|BUG:|KASAN|UBSAN|Oops|lockdep|circular locking|recursive locking|inconsistent lock|suspicious RCU|sleeping function|scheduling while atomic/ {
 		print "# report: " $0; print "#   after: " last }' | head -n 40
 
-# Calls still in flight in a direct trampoline: the entries and commands.
+# Calls still in flight in a direct trampoline at their remove.
 dmesg | sed -n 's/.*kstats: \(w[0-9]*\): \([0-9]*\) calls in flight.*/\1 \2/p' |
 	while read -r name n; do
 		echo "# in flight at remove: $n calls of '$(grep "^$name	" "$OUT/taken" | cut -f 2)'"
 	done
 
-# rmmod: the helper, then kstats. Sleeping calls of the load have all
-# returned once it stopped; a trampoline still draining is checked every
-# 100 ms, so a few tries a second apart are given.
+# rmmod: the helper, then kstats. The load's calls have all returned once
+# it stopped; a trampoline still draining is checked every 100 ms, so a
+# few tries a second apart are given.
 rmmod kstats_helper
 tries=0
 while ! out=$(rmmod kstats 2>&1); do
 	tries=$((tries + 1))
-	[ $tries -ge 10 ] && break
+	[ $tries -ge 5 ] && break
 	sleep 1
 done
 is "$out" "" "rmmod kstats after the sweep"
