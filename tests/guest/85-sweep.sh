@@ -13,7 +13,7 @@
 #
 # Knobs, on the kernel command line (KSTATS_APPEND) or in the environment:
 #   KSTATS_SWEEP_SEED=N    the sample's seed (default 19)
-#   KSTATS_SWEEP_COUNT=N   functions sampled (default 120, debug kernel 40)
+#   KSTATS_SWEEP_COUNT=N   functions sampled (default 60, debug kernel 20)
 #   KSTATS_SWEEP_FORMS=N   forms per sampled or rotated function (default 1)
 #   KSTATS_SWEEP_SKIP=F,G  functions left out (to sweep past a known crash)
 #   KSTATS_SWEEP_ONLY=F,G  only these functions, every form (to replay)
@@ -35,8 +35,8 @@ knob() {
 	echo "${v:-$2}"
 }
 SEED=$(knob KSTATS_SWEEP_SEED 19)
-COUNT=$(knob KSTATS_SWEEP_COUNT 120)
-[ "$TARGET" = debug ] && COUNT=$(knob KSTATS_SWEEP_COUNT 40)
+COUNT=$(knob KSTATS_SWEEP_COUNT 60)
+[ "$TARGET" = debug ] && COUNT=$(knob KSTATS_SWEEP_COUNT 20)
 NFORMS=$(knob KSTATS_SWEEP_FORMS 1)
 SKIP=$(knob KSTATS_SWEEP_SKIP "" | tr ',' ' ')
 ONLY=$(knob KSTATS_SWEEP_ONLY "" | tr ',' ' ')
@@ -229,7 +229,12 @@ sort "$OUT/refused" | awk -F '\t' '
 	function out() { if (last != "") print "# refused: " last " (" n "):" s }
 	{ k = $1 " / " $2; if (k != last) { out(); last = k; n = 0; s = "" }
 	  n++; s = s " " $3 }
-	END { out() }' | fold -w 200 | sed '1!s/^[^#]/#   &/'
+	END { out() }' | awk '{ l = ""
+		for (i = 1; i <= NF; i++) {
+			if (length(l) + length($i) > 150) { print l; l = "#  " }
+			l = l " " $i
+		}
+		print l }' | sed 's/^ //'
 
 is "$(cat "$OUT/unremoved")" "" "every trace taken is removed"
 is "$(grep -c '^name ' "$KS/_control")" 0 "no entry is left in _control"
