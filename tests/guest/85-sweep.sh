@@ -15,7 +15,8 @@
 #   KSTATS_SWEEP_SEED=N    the sample's seed (default 19)
 #   KSTATS_SWEEP_COUNT=N   functions sampled (default 60, debug kernel 20)
 #   KSTATS_SWEEP_FORMS=N   forms per sampled or rotated function (default 1)
-#   KSTATS_SWEEP_SKIP=F,G  functions left out (to sweep past a known crash)
+#   KSTATS_SWEEP_SKIP=F,G:FORM  functions, or one form of a function, left
+#                          out (to sweep past a known crash)
 #   KSTATS_SWEEP_ONLY=F,G  only these functions, every form (to replay)
 #   KSTATS_SWEEP_LOAD=0    no load
 # timeout: 1200
@@ -122,6 +123,7 @@ if [ -n "$ONLY" ]; then
 	: > "$OUT/sampled"
 fi
 for f in $SKIP; do
+	case $f in *:*) continue ;; esac
 	for l in curated rotated sampled; do
 		grep -vx "$f" "$OUT/$l" > "$OUT/$l.new"
 		mv "$OUT/$l.new" "$OUT/$l"
@@ -147,6 +149,7 @@ fi
 # tracepoint of every kernel) ends FUNC's forms (A=1).
 N=0
 one() {
+	case " $SKIP " in *" $2:$1 "*) return ;; esac
 	N=$((N + 1))
 	name=w$N
 	cmd "$1" "$2" "$name"
