@@ -214,9 +214,15 @@ while [ -e "/proc/$SW" ]; do
 	if [ "$cur" != "$last" ]; then
 		last=$cur
 		since=$now
-	elif [ $((now - since)) -ge $HANG ] || [ $((now - T0)) -ge $LIMIT ]; then
+	elif [ $((now - since)) -ge $HANG ]; then
 		not_ok "the sweep finishes: hung for $((now - since)) s in command ${cur}"
+		# The blocked tasks' stacks, into the kernel log.
 		echo w > /proc/sysrq-trigger
+		: > "$STOP"
+		exit 1
+	fi
+	if [ $((now - T0)) -ge $LIMIT ]; then
+		not_ok "the sweep finishes in ${LIMIT} s: at command ${cur}"
 		: > "$STOP"
 		exit 1
 	fi
@@ -239,6 +245,7 @@ sort "$OUT/refused" | awk -F '\t' '
 		}
 		print l }' | sed 's/^ //'
 
+check "the sweep took commands" test -s "$OUT/taken"
 is "$(cat "$OUT/unremoved")" "" "every trace taken is removed"
 is "$(grep -c '^name ' "$KS/_control")" 0 "no entry is left in _control"
 
