@@ -11,10 +11,18 @@
 # CMD"), so that a crash names it (run-guest.sh and check-guest-log.sh
 # print the last such line).
 #
-# Knobs, on the kernel command line (KSTATS_APPEND) or in the environment:
-#   KSTATS_SWEEP_SEED=N    the sample's seed (default 19)
-#   KSTATS_SWEEP_COUNT=N   functions sampled (default 60, debug kernel 20)
-#   KSTATS_SWEEP_FORMS=N   forms per sampled or rotated function (default 1)
+# Knobs, on the kernel command line (KSTATS_APPEND) or in the environment
+# (the debug kernel, with KASAN and lockdep, runs a command about five
+# times slower, hence its smaller defaults):
+#   KSTATS_SWEEP_SEED=N    the seed of the sample and of the rotation of
+#                          the forms (default 19)
+#   KSTATS_SWEEP_FIRST=N   forms per function of the first tier (default
+#                          12: all; 4 on the debug kernel, in rotation)
+#   KSTATS_SWEEP_MORE=N    functions of the second tier, chosen by the
+#                          seed (default all; 24 on the debug kernel)
+#   KSTATS_SWEEP_COUNT=N   functions sampled (default 60; 16 on debug)
+#   KSTATS_SWEEP_FORMS=N   forms per function of the rotation: the second
+#                          tier and the sample (default 1)
 #   KSTATS_SWEEP_SKIP=F,G:FORM  functions, or one form of a function, left
 #                          out (to sweep past a known crash)
 #   KSTATS_SWEEP_ONLY=F,G  only these functions, every form (to replay)
@@ -36,8 +44,15 @@ knob() {
 	echo "${v:-$2}"
 }
 SEED=$(knob KSTATS_SWEEP_SEED 19)
-COUNT=$(knob KSTATS_SWEEP_COUNT 60)
-[ "$TARGET" = debug ] && COUNT=$(knob KSTATS_SWEEP_COUNT 20)
+if [ "$TARGET" = debug ]; then
+	FIRST=$(knob KSTATS_SWEEP_FIRST 4)
+	MORE=$(knob KSTATS_SWEEP_MORE 24)
+	COUNT=$(knob KSTATS_SWEEP_COUNT 16)
+else
+	FIRST=$(knob KSTATS_SWEEP_FIRST 12)
+	MORE=$(knob KSTATS_SWEEP_MORE 1000)
+	COUNT=$(knob KSTATS_SWEEP_COUNT 60)
+fi
 NFORMS=$(knob KSTATS_SWEEP_FORMS 1)
 SKIP=$(knob KSTATS_SWEEP_SKIP "" | tr ',' ' ')
 ONLY=$(knob KSTATS_SWEEP_ONLY "" | tr ',' ' ')
@@ -82,10 +97,17 @@ put() {
 	fi
 }
 
-# A form that the kernel lacks altogether (EOPNOTSUPP on a plain function
-# of every kernel) is skipped, and said so.
+# A mechanism that the kernel lacks (EOPNOTSUPP on a plain function of
+# every kernel) is skipped, and said so; every other form works on all.
 FORMS=""
 for form in $FORMS_ALL; do
+	case $form in
+	fprobe | direct) ;;
+	*)
+		FORMS="$FORMS $form"
+		continue
+		;;
+	esac
 	cmd "$form" vfs_read sweep_probe
 	put "$C"
 	case $R in
@@ -100,7 +122,13 @@ for form in $FORMS_ALL; do
 		echo "# form $form: '$C' refused ($R), kept" ;;
 	esac
 done
-NF=$(echo $FORMS | wc -w)
+# F1..F$NF: the forms, for the rotations.
+NF=0
+for form in $FORMS; do
+	NF=$((NF + 1))
+	eval "F$NF=$form"
+done
+[ "$FIRST" -le "$NF" ] || FIRST=$NF
 
 # The curated functions (every form, or rotated), and the sample:
 # functions of vmlinux in available_filter_functions (no compiler clones,
@@ -115,10 +143,17 @@ awk 'NF == 1 && $1 ~ /^[A-Za-z_][A-Za-z0-9_]*$/ && $1 !~ /^__ftrace_invalid/ &&
 	!seen[$1]++' "$AFF" > "$OUT/all.0"
 awk 'NR == FNR { c[$1] = 1; next } !($1 in c)' "$OUT/curated" "$OUT/all.0" |
 	awk 'NR == FNR { c[$1] = 1; next } !($1 in c)' "$OUT/rotated" - > "$OUT/all"
-awk -v s="$SEED" -v k="$COUNT" -v n="$(wc -l < "$OUT/all")" '
-	BEGIN { srand(s) }
-	k > 0 && rand() * (n - NR + 1) < k { print; k-- }' "$OUT/all" > "$OUT/sampled"
+# pick K FILE: K lines of FILE chosen by the seed, in their order.
+pick() {
+	awk -v s="$SEED" -v k="$1" -v n="$(wc -l < "$2")" '
+		BEGIN { srand(s) }
+		k > 0 && rand() * (n - NR + 1) < k { print; k-- }' "$2"
+}
+pick "$COUNT" "$OUT/all" > "$OUT/sampled"
+pick "$MORE" "$OUT/rotated" > "$OUT/rotated.picked"
+mv "$OUT/rotated.picked" "$OUT/rotated"
 if [ -n "$ONLY" ]; then
+	FIRST=12
 	echo "$ONLY" | tr ' ' '\n' | grep . > "$OUT/curated"
 	: > "$OUT/rotated"
 	: > "$OUT/sampled"
@@ -132,7 +167,7 @@ for f in $SKIP; do
 done
 cat "$OUT/rotated" "$OUT/sampled" > "$OUT/rotation"
 echo "# forms:$FORMS"
-echo "# $(wc -l < "$OUT/curated") curated functions, every form; $(wc -l < "$OUT/rotated") more and $(wc -l < "$OUT/sampled") of $(wc -l < "$OUT/all") sampled with seed $SEED (KSTATS_SWEEP_SEED), $NFORMS form(s) each${SKIP:+; left out: $SKIP}"
+echo "# seed $SEED; $(wc -l < "$OUT/curated") curated functions, $FIRST form(s) each; $(wc -l < "$OUT/rotated") more and $(wc -l < "$OUT/sampled") of $(wc -l < "$OUT/all") sampled, $NFORMS form(s) each${SKIP:+; left out: $SKIP}"
 
 # The load: reads, forks, execs, exits and short sleeps on every CPU.
 if [ "$LOAD" != 0 ]; then
@@ -174,26 +209,36 @@ one() {
 	[ "$R" = OK ] || echo "$R	$c" >> "$OUT/unremoved"
 }
 
-sweep() {
-	set -- $FORMS
-	while read -r f; do
-		A=0
-		for form in $FORMS; do
-			one "$form" "$f"
-			[ $A = 1 ] && break
-		done
-	done < "$OUT/curated"
+# rotate LIST PERFUNC: PERFUNC forms per function of file LIST, in a
+# rotation that the seed shifts.
+rotate() {
 	i=0
 	while read -r f; do
 		A=0
 		j=0
-		while [ $j -lt "$NFORMS" ] && [ $j -lt "$NF" ] && [ $A = 0 ]; do
-			k=$(((i * NFORMS + j) % NF + 1))
-			eval "one \"\${$k}\" \"\$f\""
+		while [ $j -lt "$2" ] && [ $j -lt "$NF" ] && [ $A = 0 ]; do
+			k=$(((i * $2 + j + SEED) % NF + 1))
+			eval "form=\$F$k"
+			one "$form" "$f"
 			j=$((j + 1))
 		done
 		i=$((i + 1))
-	done < "$OUT/rotation"
+	done < "$1"
+}
+
+sweep() {
+	if [ "$FIRST" -ge "$NF" ]; then
+		while read -r f; do
+			A=0
+			for form in $FORMS; do
+				one "$form" "$f"
+				[ $A = 1 ] && break
+			done
+		done < "$OUT/curated"
+	else
+		rotate "$OUT/curated" "$FIRST"
+	fi
+	rotate "$OUT/rotation" "$NFORMS"
 	echo "$N" > "$OUT/count"
 }
 
