@@ -39,6 +39,7 @@
 #include <linux/string.h>
 #include <linux/vmalloc.h>
 #include "kstats_btf.h"
+#include "kstats_compat.h"
 #include "kstats_direct.h"
 
 /* Integer argument registers of the x86-64 calling convention. */
@@ -146,8 +147,9 @@ static int kstats_btf_parse_header(struct kstats_btf_blob *b, size_t len)
 {
 	const struct btf_header *h = b->data;
 
-	if (len < sizeof(*h) || h->magic != BTF_MAGIC ||
-	    h->hdr_len < sizeof(*h) || h->hdr_len > len ||
+	/* 24 bytes, or 32 from 7.1 on: see KSTATS_BTF_HDR_MIN. */
+	if (len < KSTATS_BTF_HDR_MIN || h->magic != BTF_MAGIC ||
+	    h->hdr_len < KSTATS_BTF_HDR_MIN || h->hdr_len > len ||
 	    (u64)h->type_off + h->type_len > len - h->hdr_len ||
 	    (u64)h->str_off + h->str_len > len - h->hdr_len || !h->str_len)
 		return -EINVAL;
@@ -186,7 +188,7 @@ static int kstats_btf_read(struct kstats_btf_blob *b, const char *name,
 	if (IS_ERR(f))
 		return PTR_ERR(f);
 	size = i_size_read(file_inode(f));
-	if (size < (loff_t)sizeof(struct btf_header) || size > INT_MAX) {
+	if (size < (loff_t)KSTATS_BTF_HDR_MIN || size > INT_MAX) {
 		fput(f);
 		return -EINVAL;
 	}

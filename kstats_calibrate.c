@@ -27,6 +27,7 @@
 #include <linux/slab.h>
 #include <linux/sort.h>
 #include <linux/tracepoint.h>
+#include "kstats_compat.h"
 #include "kstats_handler.h"
 #include "kstats_internal.h"
 #include "kstats_probe.h"
@@ -125,8 +126,8 @@ static noinline __noclone void kstats_calib_mark_b(unsigned int i)
 	WRITE_ONCE(kstats_cal_b, i);
 }
 
-DECLARE_TRACE(kstats_calib_start, TP_PROTO(unsigned int i), TP_ARGS(i));
-DECLARE_TRACE(kstats_calib_end, TP_PROTO(unsigned int i), TP_ARGS(i));
+KSTATS_DECLARE_TRACE(kstats_calib_start, TP_PROTO(unsigned int i), TP_ARGS(i));
+KSTATS_DECLARE_TRACE(kstats_calib_end, TP_PROTO(unsigned int i), TP_ARGS(i));
 DEFINE_TRACE(kstats_calib_start, TP_PROTO(unsigned int i), TP_ARGS(i));
 DEFINE_TRACE(kstats_calib_end, TP_PROTO(unsigned int i), TP_ARGS(i));
 

@@ -38,6 +38,7 @@
 #include "kstats_internal.h"
 #include "kstats_parse.h"
 #include "kstats_probe.h"
+#include "kstats_refuse.h"
 #include "kstats_value.h"
 
 /* A module with tracepoints, from the tracepoint module notifier. */
@@ -252,8 +253,10 @@ static int kstats_attach_func(struct kstats_probe *p, struct kstats_cmd *cmd)
 	}
 	return ret;
 #else
+	/* Kbuild leaves fprobe out without CONFIG_FPROBE, and before 6.5. */
 	if (cmd->via == KSTATS_VIA_FPROBE)
-		return kstats_fail(cmd, -EOPNOTSUPP,
+		return kstats_fail(cmd, -EOPNOTSUPP, IS_ENABLED(CONFIG_FPROBE) ?
+				   "kstats uses fprobe from 6.5 on only" :
 				   "this kernel has no fprobe (CONFIG_FPROBE)");
 	return kstats_kretprobe_attach(p, cmd);
 #endif
@@ -423,6 +426,21 @@ static unsigned long kstats_missed(const struct kstats_probe *p)
 	}
 }
 
+/*
+ * @p could not be unregistered: its handlers may still run, so neither
+ * @p nor kstats' text may go. Outside module exit, kstats keeps a
+ * reference on itself for good; in module exit that is too late, and
+ * only the log says so.
+ */
+static void kstats_pin(struct kstats_probe *p)
+{
+	if (p->pinned)
+		return;
+	p->pinned = try_module_get(THIS_MODULE);
+	pr_err("%s: its probes could not be unregistered; %s\n", p->ks->name,
+	       p->pinned ? "kstats stays loaded" : "kstats is going anyway");
+}
+
 /* ---------------------------------------------------------------------- */
 /* Commands; under kstats_control_mutex. */
 
@@ -495,7 +513,7 @@ static int kstats_trace(struct kstats_cmd *cmd)
 	int ret;
 
 	lockdep_assert_held(&kstats_control_mutex);
-	ret = kstats_filter_check(cmd);
+	ret = kstats_filter_check(cmd) ?: kstats_refuse(cmd);
 	if (ret)
 		return ret;
 	if (kstats_name_taken(cmd->name))
@@ -544,6 +562,8 @@ static int kstats_trace(struct kstats_cmd *cmd)
 		if (!p->registered) {
 			kstats_free(ks);
 			kstats_probe_free(p);
+		} else {
+			kstats_pin(p);
 		}
 		return ret;
 	}
@@ -572,6 +592,7 @@ static int kstats_destroy(struct kstats_probe *p)
 	kstats_detach(p);
 	if (p->registered) {
 		WRITE_ONCE(p->gone, true);
+		kstats_pin(p);
 		return -EBUSY;
 	}
 	list_del(&p->node);
@@ -687,6 +708,7 @@ void kstats_probe_show(struct seq_file *m, const struct kstats *ks)
 		sum.filtered += READ_ONCE(s->filtered);
 		sum.errors += READ_ONCE(s->errors);
 		sum.unstable += READ_ONCE(s->unstable);
+		sum.recursed += READ_ONCE(s->recursed);
 		for (side = 0; side < KSTATS_NR_SIDES; side++) {
 			sum.handler_ns[side] += READ_ONCE(s->handler_ns[side]);
 			sum.timed[side] += READ_ONCE(s->timed[side]);
@@ -719,7 +741,8 @@ void kstats_probe_show(struct seq_file *m, const struct kstats *ks)
 		seq_printf(m, " clock %s", kstats_clock_name(p));
 	kstats_value_show(m, p, sum.errors);
 	kstats_counter_show(m, p);
-	seq_printf(m, " state %s missed %lu", state, kstats_missed(p));
+	seq_printf(m, " state %s missed %lu", state,
+		   kstats_missed(p) + sum.recursed);
 	if (p->pcpu)
 		seq_printf(m, " skipped %lu", sum.skipped);
 	if (p->mech == KSTATS_MECH_PAIR)
@@ -750,6 +773,8 @@ static void kstats_gone(struct kstats_probe *p, struct module *mod)
 {
 	kstats_detach(p);
 	WRITE_ONCE(p->gone, true);
+	if (p->registered)
+		kstats_pin(p);
 	pr_info("%s: module %s unloaded, probes detached\n", p->ks->name,
 		mod->name);
 }

@@ -26,6 +26,7 @@
  * stack trace from FUNC shows FUNC, the trampoline, FUNC's fentry site
  * (unwound as the function entry it is) and then FUNC's caller.
  */
+#include <linux/cfi_types.h>
 #include <linux/linkage.h>
 #include <linux/objtool.h>
 #include <asm/nospec-branch.h>
@@ -38,9 +39,22 @@
 
 .set kstats_direct_tramps, 0
 
+/*
+ * Typed: the trampolines' addresses are taken (kstats_direct_tramp_table),
+ * so they begin with ENDBR, which SYM_FUNC_START() no longer adds since
+ * 6.15 ("x86/cfi: Clean up linkage"); SYM_TYPED_FUNC_START() has on every
+ * kernel kstats builds on.
+ */
 .macro KSTATS_DIRECT_TRAMP n
 .set kstats_direct_tramps, kstats_direct_tramps + 1
-SYM_FUNC_START(kstats_direct_tramp_\n)
+SYM_TYPED_FUNC_START(kstats_direct_tramp_\n)
+#if defined(CONFIG_MITIGATION_CALL_DEPTH_TRACKING) || defined(CONFIG_CALL_DEPTH_TRACKING)
+	/*
+	 * The fentry site called here without the call depth accounting:
+	 * both ways out below end in a RET.
+	 */
+	CALL_DEPTH_ACCOUNT
+#endif
 	/* Stopped or not enabled: straight into FUNC's body, no frame. */
 	movq kstats_direct_active + 8 * \n(%rip), %rax
 	cmpb $0, (%rax)
@@ -49,10 +63,6 @@ SYM_FUNC_START(kstats_direct_tramp_\n)
 .Lrun_\n:
 	pushq %rbp
 	movq %rsp, %rbp
-#if defined(CONFIG_MITIGATION_CALL_DEPTH_TRACKING) || defined(CONFIG_CALL_DEPTH_TRACKING)
-	/* The fentry site called here without the call depth accounting. */
-	CALL_DEPTH_ACCOUNT
-#endif
 	subq $KSTATS_FRAME, %rsp
 	movq %rdi, -8(%rbp)
 	movq %rsi, -16(%rbp)

@@ -1,10 +1,10 @@
 // SPDX-License-Identifier: GPL-2.0
 /*
  * kstats mechanism: fprobes (an ftrace callback at the function entry and
- * a rethook at its return), for trace FUNC and trace pcpu:FUNC on kernels
- * whose fprobe callbacks have the form of 6.5 to 6.13. Built only there
- * (Kbuild defines KSTATS_HAVE_FPROBE). "value argN" has no exit handler,
- * so fprobe hooks no return.
+ * a return hook), for trace FUNC and trace pcpu:FUNC on kernels with
+ * CONFIG_FPROBE from 6.5 on. Built only there (Kbuild defines
+ * KSTATS_HAVE_FPROBE); kstats_compat.h hides the registers' type of 6.14.
+ * "value argN" has no exit handler, so fprobe hooks no return.
  */
 #define pr_fmt(fmt) KBUILD_MODNAME ": " fmt
 
@@ -12,13 +12,14 @@
 #include <linux/minmax.h>
 #include <linux/ptrace.h>
 #include <linux/rcupdate.h>
+#include "kstats_compat.h"
 #include "kstats_filter.h"
 #include "kstats_handler.h"
 #include "kstats_probe.h"
 #include "kstats_value.h"
 
 static notrace int kstats_fp_entry(struct fprobe *fp, unsigned long ip,
-				   unsigned long ret_ip, struct pt_regs *regs,
+				   unsigned long ret_ip, struct kstats_fp_regs *regs,
 				   void *data)
 {
 	struct kstats_probe *p = container_of(fp, struct kstats_probe, fp);
@@ -33,7 +34,7 @@ static notrace int kstats_fp_entry(struct fprobe *fp, unsigned long ip,
 }
 
 static notrace void kstats_fp_exit(struct fprobe *fp, unsigned long ip,
-				   unsigned long ret_ip, struct pt_regs *regs,
+				   unsigned long ret_ip, struct kstats_fp_regs *regs,
 				   void *data)
 {
 	struct kstats_probe *p = container_of(fp, struct kstats_probe, fp);
@@ -46,7 +47,7 @@ static notrace void kstats_fp_exit(struct fprobe *fp, unsigned long ip,
 
 static notrace int kstats_fp_pcpu_entry(struct fprobe *fp, unsigned long ip,
 					unsigned long ret_ip,
-					struct pt_regs *regs, void *data)
+					struct kstats_fp_regs *regs, void *data)
 {
 	struct kstats_probe *p = container_of(fp, struct kstats_probe, fp);
 	struct kstats_timed tm;
@@ -55,8 +56,7 @@ static notrace int kstats_fp_pcpu_entry(struct fprobe *fp, unsigned long ip,
 	if (kstats_stopped(p) || !kstats_filter_pass(p))
 		return 1;
 	kstats_timed_begin(p, &tm);
-	/* fprobe saves the registers (FTRACE_OPS_FL_SAVE_REGS) before 6.14. */
-	hook = kstats_pcpu_begin(p, data, regs ? kernel_stack_pointer(regs) :
+	hook = kstats_pcpu_begin(p, data, regs ? kstats_fp_sp(regs) :
 					    current_stack_pointer);
 	kstats_timed_end(p, KSTATS_SIDE_BEGIN, &tm);
 	/* Non-zero: the exit handler is not called for this call. */
@@ -65,7 +65,7 @@ static notrace int kstats_fp_pcpu_entry(struct fprobe *fp, unsigned long ip,
 
 static notrace void kstats_fp_pcpu_exit(struct fprobe *fp, unsigned long ip,
 					unsigned long ret_ip,
-					struct pt_regs *regs, void *data)
+					struct kstats_fp_regs *regs, void *data)
 {
 	struct kstats_probe *p = container_of(fp, struct kstats_probe, fp);
 	struct kstats_timed tm;
@@ -78,7 +78,7 @@ static notrace void kstats_fp_pcpu_exit(struct fprobe *fp, unsigned long ip,
 /* counter: the counter at entry; calls that migrate are not measured. */
 static notrace int kstats_fp_counter_entry(struct fprobe *fp, unsigned long ip,
 					   unsigned long ret_ip,
-					   struct pt_regs *regs, void *data)
+					   struct kstats_fp_regs *regs, void *data)
 {
 	struct kstats_probe *p = container_of(fp, struct kstats_probe, fp);
 	struct kstats_timed tm;
@@ -94,7 +94,7 @@ static notrace int kstats_fp_counter_entry(struct fprobe *fp, unsigned long ip,
 
 static notrace void kstats_fp_counter_exit(struct fprobe *fp, unsigned long ip,
 					   unsigned long ret_ip,
-					   struct pt_regs *regs, void *data)
+					   struct kstats_fp_regs *regs, void *data)
 {
 	struct kstats_probe *p = container_of(fp, struct kstats_probe, fp);
 	struct kstats_timed tm;
@@ -104,22 +104,22 @@ static notrace void kstats_fp_counter_exit(struct fprobe *fp, unsigned long ip,
 	kstats_timed_end(p, KSTATS_SIDE_END, &tm);
 }
 
-/* value argN: fprobe saves the registers (FTRACE_OPS_FL_SAVE_REGS). */
+/* value argN: the argument registers are saved (pt_regs or ftrace_regs). */
 static notrace int kstats_fp_value_arg(struct fprobe *fp, unsigned long ip,
 				       unsigned long ret_ip,
-				       struct pt_regs *regs, void *data)
+				       struct kstats_fp_regs *regs, void *data)
 {
 	struct kstats_probe *p = container_of(fp, struct kstats_probe, fp);
 
 	if (regs && !kstats_stopped(p) && kstats_filter_pass(p))
-		kstats_value_arg(p, regs);
+		kstats_value_arg(p, kstats_fp_arg(regs, p->arg - 1));
 	return 0;
 }
 
 /* value retval: non-zero leaves the return of this call unhooked. */
 static notrace int kstats_fp_value_entry(struct fprobe *fp, unsigned long ip,
 					 unsigned long ret_ip,
-					 struct pt_regs *regs, void *data)
+					 struct kstats_fp_regs *regs, void *data)
 {
 	struct kstats_probe *p = container_of(fp, struct kstats_probe, fp);
 
@@ -128,10 +128,10 @@ static notrace int kstats_fp_value_entry(struct fprobe *fp, unsigned long ip,
 
 static notrace void kstats_fp_value_exit(struct fprobe *fp, unsigned long ip,
 					 unsigned long ret_ip,
-					 struct pt_regs *regs, void *data)
+					 struct kstats_fp_regs *regs, void *data)
 {
 	kstats_value_ret(container_of(fp, struct kstats_probe, fp),
-			 regs_return_value(regs));
+			 kstats_fp_retval(regs));
 }
 
 static void kstats_fprobe_handlers(struct kstats_probe *p)
@@ -173,7 +173,7 @@ int kstats_fprobe_attach(struct kstats_probe *p, struct kstats_cmd *cmd)
 	memset(fp, 0, sizeof(*fp));
 	fp->flags = FPROBE_FL_DISABLED;
 	kstats_fprobe_handlers(p);
-	fp->nr_maxactive = max_t(int, 20, 2 * num_possible_cpus());
+	kstats_fp_maxactive(fp, max_t(int, 20, 2 * num_possible_cpus()));
 	ret = register_fprobe_ips(fp, &p->addr, 1);
 	if (ret == -ENOENT || ret == -EINVAL)
 		return kstats_fail(cmd, -EINVAL, "ftrace cannot trace %s",

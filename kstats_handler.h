@@ -181,6 +181,43 @@ static __always_inline unsigned int kstats_context_level(void)
 	return in_serving_softirq() ? 1 : 0;
 }
 
+/*
+ * Recursion guard of the hooks that the kernel does not guard itself
+ * (direct trampolines, ftrace_ops callbacks without
+ * FTRACE_OPS_FL_RECURSION, tracepoint probes). Per CPU, kstats_busy holds
+ * the context of the innermost kstats handler running there (the NMI,
+ * hardirq and serving-softirq bits of preempt_count(), plus one), or 0.
+ * Interrupts nest: a handler keeps the value it found and puts it back at
+ * exit. A hit in the same context as the innermost handler comes from
+ * code that handler called, such as a traced clocksource read: it is
+ * skipped and counted in missed. kprobes, kretprobes and fprobes have the
+ * kernel's own guard, which counts in their nmissed. Callers keep
+ * preemption disabled from enter to exit, so that the value is put back
+ * on the CPU that holds it.
+ */
+static __always_inline bool kstats_guard_enter(struct kstats_probe *p,
+					       unsigned int *saved)
+{
+	unsigned int ctx = (preempt_count() &
+			    (NMI_MASK | HARDIRQ_MASK | SOFTIRQ_OFFSET)) + 1;
+	unsigned int cur = __this_cpu_read(kstats_busy);
+
+	if (unlikely(cur == ctx)) {
+		this_cpu_inc(p->stats->recursed);
+		return false;
+	}
+	__this_cpu_write(kstats_busy, ctx);
+	barrier();
+	*saved = cur;
+	return true;
+}
+
+static __always_inline void kstats_guard_exit(unsigned int saved)
+{
+	barrier();
+	__this_cpu_write(kstats_busy, saved);
+}
+
 /* Changes whenever the current task leaves its CPU. */
 static __always_inline unsigned long kstats_switches(void)
 {

@@ -140,6 +140,12 @@ static __always_inline void kstats_add_sample(struct kstats *ks, u64 val)
 }
 
 /*
+ * Per CPU, the context of the innermost probe handler running there, or
+ * 0: see kstats_guard_enter() in kstats_handler.h.
+ */
+DECLARE_PER_CPU(unsigned int, kstats_busy);
+
+/*
  * kstats_record() without its call, for __kstats_record() and for the
  * probe handlers, which inline it: the state check, then the sample.
  */

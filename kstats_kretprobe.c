@@ -110,7 +110,7 @@ static notrace int kstats_kp_value_arg(struct kprobe *kp, struct pt_regs *regs)
 	struct kstats_probe *p = container_of(kp, struct kstats_probe, rp.kp);
 
 	if (!kstats_stopped(p) && kstats_filter_pass(p))
-		kstats_value_arg(p, regs);
+		kstats_value_arg(p, regs_get_kernel_argument(regs, p->arg - 1));
 	return 0;
 }
 

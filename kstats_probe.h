@@ -73,6 +73,7 @@ struct kstats_probe_stats {
 	unsigned long unstable;	/* clock tsc: samples once it went unstable */
 	unsigned long migrated;	/* counter, trace FUNC: calls that moved */
 	unsigned long uncounted;	/* counter: reads without a counter */
+	unsigned long recursed;	/* hits inside a kstats handler, skipped */
 	unsigned long hits;	/* handler calls, to pick those timed */
 	u64 handler_ns[KSTATS_NR_SIDES];	/* time in timed handlers */
 	unsigned long timed[KSTATS_NR_SIDES];	/* how many were timed */
@@ -170,6 +171,7 @@ struct kstats_probe {
 	bool gone;			/* detached: code it used went away */
 	bool armed;			/* its hooks fire (control mutex) */
 	bool dying;			/* being removed */
+	bool pinned;			/* stuck registered: holds kstats */
 	unsigned long addr;		/* FUNC's address */
 	u64 resumed;			/* trace FUNC: clock at the last start */
 	unsigned int direct_slot;	/* its trampoline, mechanism direct */

@@ -41,6 +41,7 @@
 #include <linux/slab.h>
 #include <linux/string.h>
 #include <linux/uaccess.h>
+#include "kstats_compat.h"
 #include "kstats_gap.h"
 #include "kstats_internal.h"
 #include "kstats_parse.h"
@@ -2159,7 +2160,7 @@ static struct kunit_suite kstats_parse_suite = {
 
 kunit_test_suites(&kstats_test_suite, &kstats_parse_suite);
 
-MODULE_IMPORT_NS(EXPORTED_FOR_KUNIT_TESTING);
+KSTATS_IMPORT_NS(EXPORTED_FOR_KUNIT_TESTING);
 
 MODULE_DESCRIPTION("KUnit tests for kstats");
 MODULE_LICENSE("GPL");

@@ -31,12 +31,10 @@ static __always_inline u64 kstats_value_norm(const struct kstats_probe *p,
 	return v & p->vmask;
 }
 
-/* value argN: FUNC was entered; argument N is still in its register. */
+/* value argN: FUNC was entered with @v, the register of argument N. */
 static __always_inline void kstats_value_arg(struct kstats_probe *p,
-					     struct pt_regs *regs)
+					     unsigned long v)
 {
-	u64 v = regs_get_kernel_argument(regs, p->arg - 1);
-
 	kstats_record(p->ks, kstats_value_norm(p, v));
 }
 

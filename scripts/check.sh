@@ -17,7 +17,8 @@
 # check failed. Logs and artifacts: build/<target>/ in the repository.
 #
 # Environment:
-#   KSTATS_TARGETS        targets to test (default: deb61 deb612 debug)
+#   KSTATS_TARGETS        targets to test (default: deb61 deb612 deb618 deb7x
+#                         debug)
 #   KSTATS_GUEST_TIMEOUT  seconds a guest may run (default 1800)
 #   KSTATS_JOBS           guests booted at once (default 2)
 #   KSTATS_BUILD          artifact directory (default: build/ in the repo)
@@ -70,6 +71,12 @@ fi
 
 targets=$(targets_list)
 echo "check: targets: $(tr '\n' ' ' <<<"$targets")"
+# The stock kernels installed on the host (not the pinned ones, whose
+# headers live in the cache and build in a chroot): the bench smoke test,
+# dkms and make install run against these.
+host_stock=$(for t in $targets; do
+	[ "$t" != debug ] && [ -z "$(target_suite "$t")" ] && echo "$t"
+done || true)
 
 echo "check: debug kernel (built once, then cached in $KSTATS_CACHE)"
 kernel_src=$(debug_kernel_dir)
@@ -112,6 +119,24 @@ if (cd "$KSTATS_SCRIPTS" && shellcheck -x ./*.sh "$KSTATS_REPO/.ci/run") \
 else
 	fail "all shellcheck ($log)"
 	show "$log"
+fi
+
+# The table "Kernels and mechanisms" of Documentation/kstats.rst must say
+# what tests/guest/lib.sh's MECH_TABLE has the guests assert.
+mech_rows() {
+	awk '/^MECH_TABLE=/ { on = 1; next } on && /^'"'"'$/ { exit }
+		on && NF { $1 = $1; print }' "$src/tests/guest/lib.sh"
+}
+doc_rows() {
+	awk '/^\.\. kernels-mechanisms-table/ { on = 1; next }
+		on && /^[0-9]+\.[0-9]+ / { $1 = $1; print; n++; next }
+		on && n && /^=/ { exit }' "$src/Documentation/kstats.rst"
+}
+if [ -n "$(mech_rows)" ] && [ "$(mech_rows)" = "$(doc_rows)" ]; then
+	pass "all docs: the kernels and mechanisms table matches the tests' table"
+else
+	fail "all docs: the kernels and mechanisms table differs from tests/guest/lib.sh's MECH_TABLE"
+	diff <(mech_rows) <(doc_rows) | sed 's/^/    /' || true
 fi
 
 # Each target's guest boots as soon as its modules and initramfs are
@@ -268,7 +293,7 @@ done
 # smoke test: it must boot, count, and print its tables. Its figures are
 # not checked (no timing is ever a test). KSTATS_BENCH=0 skips it.
 if [ "${KSTATS_BENCH:-1}" != 0 ]; then
-	for t in $(grep -vx debug <<<"$targets" || true); do
+	for t in $host_stock; do
 		log=$build/bench-$t.log
 		echo "check: $t: bench smoke test (tiny sizes)"
 		if KSTATS_TARGETS=$t KSTATS_BUILD=$build/bench-smoke \
@@ -364,7 +389,7 @@ dkms_cleanup() {
 	dkms_ver=
 }
 trap dkms_cleanup EXIT
-stock=$(grep -vx debug <<<"$targets" || true)
+stock=$host_stock
 if [ -n "$stock" ]; then
 	dkms_ver=$(sed -n 's/^PACKAGE_VERSION="\(.*\)"/\1/p' "$KSTATS_REPO/dkms.conf")
 	dkms_ver=${dkms_ver:-0}-check$$
@@ -401,19 +426,25 @@ for t in $stock; do
 	stage=$hostdir/install-$t
 	log=$stage.log
 	rm -rf "$stage"
-	mkdir -p "$stage/src/scripts"
+	mkdir -p "$stage/src/scripts" "$stage/src/Documentation"
 	if "$KSTATS_SCRIPTS/dkms-sources.sh" "$stage/src" >"$log" 2>&1 &&
-		cp "$src/scripts/kstats" "$stage/src/scripts/" &&
+		cp -r "$src/scripts/kstats" "$src/scripts/mkman.sh" "$src/scripts/systemd" \
+			"$stage/src/scripts/" &&
+		cp "$src/Documentation/kstats-tool.rst" "$stage/src/Documentation/" &&
 		make -C "$stage/src" install KDIR="$(target_kdir "$t")" \
 			DESTDIR="$stage/root" >>"$log" 2>&1; then
 		# Where and how compressed is the kernel's choice (Debian 6.12:
 		# updates/kstats.ko.xz), but it must be kstats.ko alone.
-		got=$(cd "$stage/root" && find . -name '*.ko*' -o -path '*/bin/*' |
+		got=$(cd "$stage/root" && find . -name '*.ko*' -o -path './usr/*' -type f |
 			sed 's|^\./lib/modules/[^/]*/.*/kstats\.ko.*|kstats.ko|' | sort)
-		want=$(printf '%s\n' kstats.ko ./usr/local/bin/kstats | sort)
+		want=$(printf '%s\n' kstats.ko ./usr/local/bin/kstats \
+			./usr/local/share/man/man1/kstats.1 \
+			./usr/local/share/bash-completion/completions/kstats \
+			./usr/local/lib/systemd/system/kstats-export.service \
+			./usr/local/lib/systemd/system/kstats-export.timer | sort)
 		if [ "$got" = "$want" ] &&
 			grep -q '/kstats\.ko[.a-z]*:' "$stage/root/lib/modules/$rel/modules.dep"; then
-			pass "$t make install (kstats.ko, depmod, the command)"
+			pass "$t make install (kstats.ko, depmod, the command, its man page, completion, units)"
 		else
 			fail "$t make install: installed $(tr '\n' ' ' <<<"$got")"
 		fi

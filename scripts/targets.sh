@@ -4,6 +4,9 @@
 #
 #   deb61   Debian's stock kernel: what linux-headers-amd64 depends on (6.1)
 #   deb612  Debian's 6.12: what linux-headers-6.12-amd64 depends on
+#   deb618  Debian's 6.18 LTS (trixie-backports), pinned in
+#           debian-kernels.conf, built in a trixie chroot
+#   deb7x   the newest 7.x that Debian serves, pinned likewise
 #   debug   6.12 built by build-debug-kernel.sh with KASAN, lockdep,
 #           kmemleak, KUnit and tracing
 #
@@ -12,7 +15,60 @@
 
 . "$(dirname "${BASH_SOURCE[0]}")/common.sh"
 
-KSTATS_ALL_TARGETS="deb61 deb612 debug"
+KSTATS_ALL_TARGETS="deb61 deb612 deb618 deb7x debug"
+
+# What the build chroots have (debian-chroot.sh): the compiler that built
+# the pinned kernels of a suite, what Kbuild runs (perl and Python for
+# kernel-doc, pahole for the modules' BTF), and the sparse chroot: sid's
+# sparse, the first to parse the headers of 6.15 and later
+# (__typeof_unqual__), with sid's gcc-14 for the objects it compiles.
+KSTATS_CHROOT_BASE="make libc6-dev libelf1t64 libssl3t64 zlib1g pahole perl python3 bc"
+KSTATS_SPARSE_SUITE=sid
+KSTATS_SPARSE_PKGS="$KSTATS_CHROOT_BASE gcc-14 sparse"
+
+# Lines "WHAT POOL-PATH SHA256" of the packages pinned for target $1.
+pinned_packages() {
+	awk -v t="$1" '$1 == t { print $4, $5, $6 }' "$KSTATS_SCRIPTS/debian-kernels.conf"
+}
+
+# Field $2 (2: suite, 3: release) of target $1's pin; empty if none.
+_pin_field() {
+	awk -v t="$1" -v f="$2" '$1 == t { print $f; exit }' \
+		"$KSTATS_SCRIPTS/debian-kernels.conf"
+}
+
+# Suite of target $1's build chroot; empty for the targets built on the host.
+target_suite() {
+	_pin_field "$1" 2
+}
+
+# Packages of the build chroot of suite $1: its kernels' gcc.
+chroot_packages() {
+	case $1 in
+	trixie) echo "$KSTATS_CHROOT_BASE gcc-14" ;;
+	sid) echo "$KSTATS_CHROOT_BASE gcc-16" ;;
+	*) die "no build chroot defined for suite '$1'" ;;
+	esac
+}
+
+# The build chroot of target $1 (made on first use; debian-chroot.sh).
+# shellcheck disable=SC2046
+target_chroot() {
+	local suite
+	suite=$(target_suite "$1")
+	"$KSTATS_SCRIPTS/debian-chroot.sh" "$suite" $(chroot_packages "$suite")
+}
+
+# The sparse chroot (made on first use).
+# shellcheck disable=SC2086
+sparse_chroot() {
+	"$KSTATS_SCRIPTS/debian-chroot.sh" "$KSTATS_SPARSE_SUITE" $KSTATS_SPARSE_PKGS
+}
+
+# Unpacked kernel tree of pinned target $1 (debian-kernel.sh).
+target_ktree() {
+	echo "$KSTATS_CACHE/kernels/$(target_release "$1")"
+}
 
 # Targets of this run, in canonical order; dies on an unknown name.
 targets_list() {
@@ -45,6 +101,7 @@ target_release() {
 	case $1 in
 	deb61) _meta_release linux-headers-amd64 ;;
 	deb612) _meta_release linux-headers-6.12-amd64 ;;
+	deb618 | deb7x) _pin_field "$1" 3 ;;
 	debug) cat "$(debug_kernel_dir)/include/config/kernel.release" 2>/dev/null ||
 		die "debug kernel not built (run scripts/build-debug-kernel.sh)" ;;
 	*) die "unknown target '$1'" ;;
@@ -64,10 +121,12 @@ target_vmlinuz() {
 	fi
 }
 
-# Kernel build directory (KDIR) for out-of-tree modules of target $1.
+# Kernel build directory (KDIR) for out-of-tree modules of target $1; for
+# the pinned targets, its path in their build chroot.
 target_kdir() {
 	case $1 in
 	debug) debug_kernel_dir ;;
+	deb618 | deb7x) echo "/usr/src/linux-headers-$(target_release "$1")" ;;
 	*) echo "/lib/modules/$(target_release "$1")/build" ;;
 	esac
 }

@@ -24,6 +24,7 @@
 #include <linux/uaccess.h>
 #include <asm/ibt.h>
 #include <asm/linkage.h>
+#include "../kstats_compat.h"
 
 enum floor_mech {
 	FLOOR_OFF, FLOOR_KPROBE, FLOOR_KRETPROBE, FLOOR_FPROBE,
@@ -59,14 +60,14 @@ static struct kretprobe floor_krp;
 
 #ifdef KSTATS_HAVE_FPROBE
 static int floor_fprobe_entry(struct fprobe *fp, unsigned long ip,
-			      unsigned long ret_ip, struct pt_regs *regs,
+			      unsigned long ret_ip, struct kstats_fp_regs *regs,
 			      void *data)
 {
 	return 0;
 }
 
 static void floor_fprobe_exit(struct fprobe *fp, unsigned long ip,
-			      unsigned long ret_ip, struct pt_regs *regs,
+			      unsigned long ret_ip, struct kstats_fp_regs *regs,
 			      void *data)
 {
 }

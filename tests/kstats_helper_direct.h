@@ -47,7 +47,12 @@ static noinline __noclone struct helper_pair kstats_helper_pair(u64 x)
 
 static int helper_args(unsigned int k)
 {
-	struct helper_triple t = { 1, 2, 3 };
+	/*
+	 * Arguments from k, not constants: gcc 14's IPA-CP folds a call of a
+	 * noinline function whose every caller passes the same constants
+	 * (kstats_helper_args7(1, ...) became "75", and no call was left).
+	 */
+	struct helper_triple t = { k, k + 1, k + 2 };
 	struct helper_pair p;
 	unsigned int i;
 	u64 sum;
@@ -62,8 +67,8 @@ static int helper_args(unsigned int k)
 		if (p.lo != x * 31 || p.hi != ~x)
 			return -EIO;
 	}
-	if (kstats_helper_args7(1, 1, 1, 1, 1, 1, 1) != 56 + 19 ||
-	    kstats_helper_byval(t) != 14)
+	if (kstats_helper_args7(k, k, k, k, k, k, k) != (u64)k * (56 + 19) ||
+	    kstats_helper_byval(t) != (u64)k * 6 + 8)
 		return -EIO;
 	return 0;
 }

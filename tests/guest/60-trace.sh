@@ -9,11 +9,9 @@ D=20000		# ns of busy wait per call: every sample is at least D
 FN=kstats_helper_work
 
 # trace pcpu:FUNC, and trace FUNC where direct cannot serve: fprobe, or
-# kretprobe on deb61 (no CONFIG_FPROBE).
-case $TARGET in
-deb61) PROBE=kretprobe ;;
-*) PROBE=fprobe ;;
-esac
+# kretprobe where kstats has no fprobe (lib.sh's MECH_TABLE).
+PROBE=kretprobe
+has fprobe && PROBE=fprobe
 # trace FUNC: direct where FUNC has a BTF prototype; vmlinux has one on
 # every target, the helper module where the kernel gives modules BTF
 # (not Debian 6.1's headers).
@@ -73,13 +71,13 @@ is "$(samples $FN)" $K "kretprobe: exactly $K samples"
 is "$(below $FN $D)" 0 "kretprobe: every mean at least $D ns"
 is "$(write_err "$KS/_control" "remove $FN")" OK "remove the kretprobe trace"
 
-# via fprobe: 6.12 has it, Debian's 6.1 has no CONFIG_FPROBE.
-if [ "$TARGET" = deb61 ]; then
+# via fprobe: where kstats has it (Debian's 6.1 has no CONFIG_FPROBE).
+if ! has fprobe; then
 	log_mark
 	is "$(write_err "$KS/_control" "trace $FN via fprobe")" "Operation not supported" \
-		"deb61: via fprobe gets EOPNOTSUPP"
-	check "deb61: via fprobe logs why" logged 'no fprobe'
-	is "$(line $FN)" "" "deb61: no entry was created"
+		"no fprobe: via fprobe gets EOPNOTSUPP"
+	check "no fprobe: via fprobe logs why" logged 'no fprobe'
+	is "$(line $FN)" "" "no fprobe: no entry was created"
 else
 	is "$(write_err "$KS/_control" "trace $FN via fprobe bits 5")" OK "$TARGET: trace via fprobe"
 	is "$(field $FN mechanism)" fprobe "$TARGET: mechanism fprobe"

@@ -21,10 +21,8 @@ mean() {
 	grep CPUS "$KS/$1" | awk '{ n += $6; s += $6 * $8 } END { print n ? int(s / n) : 0 }'
 }
 
-case $TARGET in
-deb61) FUNCS="kretprobe" ;;
-*) FUNCS="kretprobe fprobe" ;;
-esac
+FUNCS=kretprobe
+has fprobe && FUNCS="kretprobe fprobe"
 PAIRS="pair-ftrace-cpu pair-ftrace-task pair-kprobe-cpu pair-kprobe-task pair-tracepoint-cpu pair-tracepoint-task"
 # clock-tsc where entries may read the TSC (lib.sh's CLK).
 MECHS="clock clock-local"

@@ -45,9 +45,9 @@ is "$(field vtime filtered)" "" "no filter: no filtered count"
 is "$(field varg value) $(field vret value) $(field vret errors)" "arg2 retval 0" \
 	"value arg2, value retval errors 0"
 is "$(field varg clock)$(field vret clock)" "" "value entries list no clock"
-# Value entries never go direct: fprobe, or a kprobe on deb61.
-W=fprobe
-[ "$TARGET" = deb61 ] && W=kprobe
+# Value entries never go direct: fprobe, or a kprobe without fprobe.
+W=kprobe
+has fprobe && W=fprobe
 is "$(field varg mechanism) $(field vargk mechanism)" "$W kprobe" \
 	"value arg2 hooks no return: $W, and kprobe via kretprobe"
 

@@ -73,7 +73,7 @@ echo "$diff" | grep -E '^(Mean|Median)|Difference' | sed 's/^/#   /'
 
 # export: OpenMetrics lines for the live entry.
 exp=$(kstats export --openmetrics $FN)
-is "$(echo "$exp" | grep "^kstats_seconds_count{entry=\"$FN\"}" | awk '{ print $2 }')" \
+is "$(echo "$exp" | grep "^kstats_duration_seconds_count{entry=\"$FN\"}" | awk '{ print $2 }')" \
 	"$K" "kstats export: _count of the entry"
 is "$(echo "$exp" | tail -n 1)" "# EOF" "kstats export ends with # EOF"
 
@@ -130,7 +130,7 @@ check "it names ENOENT" has "$err" ENOENT
 # The printed line is the new entry's, wherever it is listed.
 out=$(kstats trace pcpu:$FN as pw 2>&1)
 is "$(echo "$out" | sed -n 2p | cut -d' ' -f1-6)" "name pw origin control mechanism pcpu-$(
-	[ "$TARGET" = deb61 ] && echo kretprobe || echo fprobe)" \
+	has fprobe && echo fprobe || echo kretprobe)" \
 	"kstats trace pcpu:$FN as pw prints pw's line"
 is "$(kstats remove pw $FN)" "removed pw
 removed $FN" "kstats remove pw $FN"

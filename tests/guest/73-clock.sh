@@ -63,10 +63,8 @@ tsc_check() {
 	is "$(ctl remove $1)" OK "remove $1"
 }
 
-case $TARGET in
-deb61) MECHS=kretprobe ;;
-*) MECHS="kretprobe fprobe" ;;
-esac
+MECHS=kretprobe
+has fprobe && MECHS="kretprobe fprobe"
 for m in $MECHS; do
 	is "$(ctl trace $FN via $m clock tsc as t$m)" OK "trace via $m, clock tsc"
 	is "$(field t$m clock)" tsc "clock tsc is listed"

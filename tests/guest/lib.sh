@@ -15,6 +15,31 @@ else
 	CLK=mono
 fi
 
+# What each kernel must give, by uname -r's MAJOR.MINOR: the mechanism
+# of a plain "trace vfs_read" and of "trace pcpu:vfs_read", then whether
+# "via direct", "via fprobe", "via kretprobe", a kprobe pair, a tracepoint
+# pair and a gap serve. 15-mechanisms.sh asserts every column, so a silent
+# fallback fails; check.sh checks the table of Documentation/kstats.rst
+# ("Kernels and mechanisms") against it. A kernel without a row fails.
+MECH_TABLE='
+6.1   direct  pcpu-kretprobe  yes  no   yes  yes  yes  yes
+6.12  direct  pcpu-fprobe     yes  yes  yes  yes  yes  yes
+6.18  direct  pcpu-fprobe     yes  yes  yes  yes  yes  yes
+7.3   direct  pcpu-fprobe     yes  yes  yes  yes  yes  yes
+'
+KVER=$(uname -r | cut -d. -f1-2)
+# mech_row: this kernel's row of MECH_TABLE (empty without one).
+mech_row() { echo "$MECH_TABLE" | awk -v k="$KVER" '$1 == k'; }
+# has WHAT: direct, fprobe, kretprobe, kprobe-pair, tracepoint-pair or gap
+# serves on this kernel.
+has() {
+	mech_row | awk -v w="$1" '{
+		split("direct fprobe kretprobe kprobe-pair tracepoint-pair gap", c, " ")
+		for (i = 1; i <= 6; i++) if (c[i] == w) exit $(i + 3) == "yes" ? 0 : 1
+		exit 2
+	}'
+}
+
 ok() { echo "ok - $*"; }
 not_ok() { echo "not ok - $*"; }
 

@@ -1,0 +1,81 @@
+/* SPDX-License-Identifier: GPL-2.0 */
+/*
+ * kstats: the differences between the kernels kstats builds on, in one
+ * place. Each names the upstream change behind it; a feature test where
+ * the headers offer one, a version number only where they do not. Kbuild
+ * keeps those that choose which objects to build (KSTATS_HAVE_FPROBE,
+ * KSTATS_HAVE_DIRECT, KSTATS_DIRECT_OPS).
+ */
+#ifndef _KSTATS_COMPAT_H
+#define _KSTATS_COMPAT_H
+
+#include <linux/ftrace.h>
+#include <linux/ptrace.h>
+#include <linux/stddef.h>
+#include <linux/tracepoint.h>
+#include <uapi/linux/btf.h>
+
+/*
+ * 6.16: tracepoints made with DECLARE_TRACE() get a _tp suffix
+ * ("tracepoint: Have tracepoints created with DECLARE_TRACE() have _tp
+ * suffix"); DECLARE_TRACE_EVENT(), new then, keeps the name. kstats' own
+ * tracepoints keep their names everywhere.
+ */
+#ifdef DECLARE_TRACE_EVENT
+#define KSTATS_DECLARE_TRACE(name, proto, args) \
+	DECLARE_TRACE_EVENT(name, PARAMS(proto), PARAMS(args))
+#else
+#define KSTATS_DECLARE_TRACE(name, proto, args) \
+	DECLARE_TRACE(name, PARAMS(proto), PARAMS(args))
+#endif
+
+/*
+ * 6.13, "module: Convert symbol namespace to string literal": the
+ * namespace of MODULE_IMPORT_NS() is a string. No macro tells; Kbuild
+ * defines KSTATS_NS_IDENT where <linux/module.h> still stringifies it.
+ */
+#ifdef KSTATS_NS_IDENT
+#define KSTATS_IMPORT_NS(ns)	MODULE_IMPORT_NS(ns)
+#else
+#define KSTATS_IMPORT_NS(ns)	MODULE_IMPORT_NS(#ns)
+#endif
+
+/*
+ * 7.1 grew struct btf_header from 24 to 32 bytes (layout_off, layout_len),
+ * while the pahole that distributions build with still writes 24-byte
+ * headers: hdr_len says which. kstats reads the fields up to str_len,
+ * which both have.
+ */
+#define KSTATS_BTF_HDR_MIN	offsetofend(struct btf_header, str_len)
+
+/*
+ * 6.14 rebuilt fprobe on the function graph tracer ("fprobe: Rewrite
+ * fprobe on function-graph tracer"): its handlers get a struct
+ * ftrace_regs instead of a struct pt_regs, and nr_maxactive went with the
+ * rethook it sized. Kbuild defines KSTATS_FPROBE_FREGS where
+ * <linux/fprobe.h>'s callbacks take a struct ftrace_regs.
+ */
+#ifdef KSTATS_FPROBE_FREGS
+#define kstats_fp_regs		ftrace_regs
+#define kstats_fp_sp(r)		ftrace_regs_get_stack_pointer(r)
+#define kstats_fp_arg(r, n)	ftrace_regs_get_argument(r, n)
+#define kstats_fp_retval(r)	ftrace_regs_get_return_value(r)
+#else
+#define kstats_fp_regs		pt_regs
+#define kstats_fp_sp(r)		kernel_stack_pointer(r)
+#define kstats_fp_arg(r, n)	regs_get_kernel_argument(r, n)
+#define kstats_fp_retval(r)	regs_return_value(r)
+#endif
+
+#ifdef KSTATS_HAVE_FPROBE
+#include <linux/fprobe.h>
+
+static inline void kstats_fp_maxactive(struct fprobe *fp, int n)
+{
+#ifndef KSTATS_FPROBE_FREGS
+	fp->nr_maxactive = n;
+#endif
+}
+#endif
+
+#endif /* _KSTATS_COMPAT_H */

@@ -1,0 +1,62 @@
+#!/bin/bash
+# Print the debian-kernels.conf lines of the newest Debian kernels in
+# reach: the newest 6.18 (target deb618) and the newest 7.x (deb7x) that
+# trixie-backports or sid lists, from their signed indexes (a private
+# apt state in the cache; the host's apt configuration is not touched).
+# Pinning is choosing: paste the lines over the old ones, then run the
+# targets (KSTATS_TARGETS="deb618 deb7x") and update MECH_TABLE in
+# tests/guest/lib.sh and the tables of README.md and kstats.rst.
+#
+# Usage: debian-kernel-pin.sh
+set -euo pipefail
+. "$(dirname "$0")/common.sh"
+
+apt=$KSTATS_CACHE/apt
+mkdir -p "$apt/lists/partial" "$apt/archives/partial"
+cat >"$apt/sources.list" <<'LIST'
+deb [signed-by=/usr/share/keyrings/debian-archive-keyring.gpg] http://deb.debian.org/debian trixie-backports main
+deb [signed-by=/usr/share/keyrings/debian-archive-keyring.gpg] http://deb.debian.org/debian sid main
+LIST
+opts=(-o Dir::Etc::sourcelist="$apt/sources.list" -o Dir::Etc::sourceparts=-
+	-o Dir::State="$apt" -o Dir::State::status=/dev/null
+	-o Dir::Cache="$apt" -o APT::Architecture=amd64)
+apt-get "${opts[@]}" -qq update >&2
+
+# fields PACKAGE: "POOL-PATH SHA256" of its candidate version.
+fields() {
+	apt-cache "${opts[@]}" show "$1" 2>/dev/null | awk '
+		/^Filename: / { f = $2 } /^SHA256: / { s = $2 }
+		/^$/ { if (f) { print f, s; exit } }
+		END { if (f) print f, s }' | head -n1
+}
+
+# pin TARGET SERIES: the lines of the newest amd64 release of SERIES.
+pin() {
+	local target=$1 series=$2 rel suite p image
+	rel=$(apt-cache "${opts[@]}" pkgnames "linux-headers-$series" |
+		sed -n 's/^linux-headers-\([0-9.]*+deb[0-9]*-amd64\)$/\1/p' |
+		sort -V | tail -n1)
+	if [ -z "$rel" ]; then
+		# Superseded builds leave the index but stay in the pool.
+		echo "# $target: no linux-headers-$series*-amd64 in the indexes; keep its pin" >&2
+		return 0
+	fi
+	# +deb13: trixie(-backports), built with trixie's gcc; +deb14: sid.
+	case $rel in
+	*+deb13-*) suite=trixie ;;
+	*) suite=sid ;;
+	esac
+	image=linux-binary-$rel
+	[ -n "$(fields "$image")" ] || image=linux-image-$rel
+	for p in "linux-headers-$rel" "linux-headers-${rel%-amd64}-common" \
+		"linux-kbuild-${rel%-amd64}" "$image"; do
+		read -r path sum < <(fields "$p") || die "$p is not in the indexes"
+		kind=headers
+		[ "$p" = "$image" ] && kind=image
+		printf '%-7s %-7s %-20s %-8s %s %s\n' "$target" "$suite" "$rel" \
+			"$kind" "$path" "$sum"
+	done
+}
+
+pin deb618 6.18.
+pin deb7x 7.
