@@ -1616,6 +1616,31 @@ static void kt_tsc_scale(struct kunit *test)
 	}
 }
 
+/*
+ * key task: the idle tasks, pid 0 on every CPU, do not all share the home
+ * of pid 0 (init_task is CPU 0's, the others stand in for the other
+ * CPUs'); any other task's home is its pid.
+ */
+static void kt_task_idle_homes(struct kunit *test)
+{
+	struct kstats_task_table *t = kstats_task_table_alloc(1 << 16);
+	struct task_struct *idle;
+	unsigned int i, home0, same = 0;
+
+	KUNIT_ASSERT_NOT_NULL(test, t);
+	idle = kunit_kcalloc(test, 8, sizeof(*idle), GFP_KERNEL);
+	if (!idle)
+		kstats_task_table_free(t);
+	KUNIT_ASSERT_NOT_NULL(test, idle);
+	home0 = kstats_task_home(t, &init_task);
+	for (i = 0; i < 8; i++)
+		same += kstats_task_home(t, &idle[i]) == home0;
+	KUNIT_EXPECT_LT(test, same, 8U);
+	KUNIT_EXPECT_EQ(test, kstats_task_home(t, current),
+			(unsigned int)current->pid & ((1U << 16) - 1));
+	kstats_task_table_free(t);
+}
+
 static struct kunit_case kstats_test_cases[] = {
 	KUNIT_CASE_PARAM(kt_slot_exact, kt_frac_gen_params),
 	KUNIT_CASE_PARAM(kt_slot_monotonic, kt_frac_gen_params),
@@ -1641,31 +1666,6 @@ static struct kunit_case kstats_test_cases[] = {
 	KUNIT_CASE(kt_task_idle_homes),
 	{}
 };
-
-/*
- * key task: the idle tasks, pid 0 on every CPU, do not all share the home
- * of pid 0 (init_task is CPU 0's, the others stand in for the other
- * CPUs'); any other task's home is its pid.
- */
-static void kt_task_idle_homes(struct kunit *test)
-{
-	struct kstats_task_table *t = kstats_task_table_alloc(1 << 16);
-	struct task_struct *idle;
-	unsigned int i, home0, same = 0;
-
-	KUNIT_ASSERT_NOT_NULL(test, t);
-	idle = kunit_kcalloc(test, 8, sizeof(*idle), GFP_KERNEL);
-	if (!idle)
-		kstats_task_table_free(t);
-	KUNIT_ASSERT_NOT_NULL(test, idle);
-	home0 = kstats_task_home(t, &init_task);
-	for (i = 0; i < 8; i++)
-		same += kstats_task_home(t, &idle[i]) == home0;
-	KUNIT_EXPECT_LT(test, same, 8U);
-	KUNIT_EXPECT_EQ(test, kstats_task_home(t, current),
-			(unsigned int)current->pid & ((1U << 16) - 1));
-	kstats_task_table_free(t);
-}
 
 /* test->priv caches the user buffer; it is not reset between parameters. */
 static int kt_init(struct kunit *test)
