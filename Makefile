@@ -20,13 +20,29 @@ clean:
 	$(MAKE) -C $(KDIR) M=$(PWD) clean
 
 # Install kstats.ko (not the test or example modules) for the running
-# kernel (or KDIR's), then depmod, and the kstats command into $(PREFIX)/bin.
-install:
+# kernel (or KDIR's), then depmod, and the kstats command (install-tool).
+install: install-tool
 	$(MAKE) -C $(KDIR) M=$(PWD) KSTATS_CORE_ONLY=1 modules
 	$(MAKE) -C $(KDIR) M=$(PWD) KSTATS_CORE_ONLY=1 KERNELRELEASE=$(KRELEASE) \
 		$(if $(DESTDIR),INSTALL_MOD_PATH=$(DESTDIR)) modules_install
 	depmod $(if $(DESTDIR),-b $(DESTDIR)) -a $(KRELEASE)
+
+# The kstats command into $(PREFIX)/bin, its man page kstats(1) (rst2man,
+# Debian: python3-docutils), its bash completion, and the systemd service
+# and timer of a continuous export (enabled by the user).
+SYSTEMD_DIR ?= $(PREFIX)/lib/systemd/system
+MAN1 = $(DESTDIR)$(PREFIX)/share/man/man1
+install-tool:
 	install -D -m 0755 scripts/kstats $(DESTDIR)$(PREFIX)/bin/kstats
+	install -d $(MAN1) \
+		$(DESTDIR)$(PREFIX)/share/bash-completion/completions $(DESTDIR)$(SYSTEMD_DIR)
+	scripts/mkman.sh >$(MAN1)/kstats.1.tmp || { rm -f $(MAN1)/kstats.1.tmp; exit 1; }
+	mv $(MAN1)/kstats.1.tmp $(MAN1)/kstats.1
+	python3 scripts/kstats completion bash \
+		>$(DESTDIR)$(PREFIX)/share/bash-completion/completions/kstats
+	sed 's|@BINDIR@|$(PREFIX)/bin|' scripts/systemd/kstats-export.service \
+		>$(DESTDIR)$(SYSTEMD_DIR)/kstats-export.service
+	install -m 0644 scripts/systemd/kstats-export.timer $(DESTDIR)$(SYSTEMD_DIR)/
 
 # DKMS: the sources into /usr/src/kstats-VERSION, then built and installed
 # for the running kernel and, from then on, for every new one.
@@ -57,4 +73,4 @@ bench-record:
 check:
 	scripts/check.sh
 
-.PHONY: all modules clean install dkms demo bench bench-record check
+.PHONY: all modules clean install install-tool dkms demo bench bench-record check

@@ -1,26 +1,44 @@
 // SPDX-License-Identifier: GPL-2.0
 /*
- * kstats mechanism "direct": may a trampoline call FUNC? The trampoline
- * restores all six argument registers before it calls FUNC's body, but
- * its own frame sits between the caller's stack arguments and the body:
- * FUNC must take every argument in registers (x86-64 SysV: at most six
- * integer or pointer words, no struct or union by value, no floating
- * point, no variadic list). The prototype comes from the kernel's BTF in
- * /sys/kernel/btf (modules get no in-kernel BTF lookup: btf_type_by_id()
- * is exported, but nothing that finds vmlinux's or a module's BTF). A
- * function without BTF is refused: its frame cannot be known.
+ * The kernel's BTF, read by kstats: may a direct trampoline call FUNC,
+ * and how wide and signed is a value entry's argument or return value?
+ *
+ * Direct: the trampoline restores all six argument registers before it
+ * calls FUNC's body, but its own frame sits between the caller's stack
+ * arguments and the body: FUNC must take every argument in registers
+ * (x86-64 SysV: at most six integer or pointer words, no struct or union
+ * by value, no floating point, no variadic list). A function without BTF
+ * is refused: its frame cannot be known.
+ *
+ * Modules get no in-kernel BTF lookup (btf_type_by_id() is exported, but
+ * nothing that finds vmlinux's or a module's BTF, and a module's .BTF is
+ * dropped after its init), so the blobs are read from /sys/kernel/btf,
+ * opened from the init task's root: the writer of _control may be in
+ * another mount namespace. Not with kernel_read_file_from_path_initns(),
+ * whose LSM hook warns on reads of no known purpose (IPE, Debian 6.12:
+ * "no rule setup for kernel_read_file enum 0"). Parsed blobs are cached:
+ * vmlinux's until kstats goes, a module's until that module goes.
  */
 #define pr_fmt(fmt) KBUILD_MODNAME ": " fmt
 
 #include <linux/btf.h>
 #include <linux/err.h>
+#include <linux/file.h>
 #include <linux/fs.h>
+#include <linux/fs_struct.h>
+#include <linux/kallsyms.h>
 #include <linux/limits.h>
+#include <linux/list.h>
 #include <linux/mm.h>
 #include <linux/module.h>
+#include <linux/mutex.h>
+#include <linux/notifier.h>
+#include <linux/path.h>
+#include <linux/sched/task.h>
 #include <linux/slab.h>
 #include <linux/string.h>
 #include <linux/vmalloc.h>
+#include "kstats_btf.h"
 #include "kstats_compat.h"
 #include "kstats_direct.h"
 
@@ -29,22 +47,31 @@
 /* Largest return value that comes back in rax:rdx. */
 #define KSTATS_RET_REGS_SIZE	16
 
-/* One BTF blob: vmlinux's, or a module's split on top of it. */
+/*
+ * One parsed BTF blob: vmlinux's, or a module's split on top of it, with
+ * its types indexed from @first_id.
+ */
 struct kstats_btf_blob {
+	struct list_head node;	/* modules: in kstats_btf_mods */
+	char name[MODULE_NAME_LEN];
 	void *data;
 	const char *strs;
 	u32 strs_len;
 	u32 first_id;	/* id of its first type */
 	u32 nr;		/* types in it */
+	const struct btf_type **types;	/* [id - first_id] */
 };
 
-/* Both blobs and the types of both, by id (0 is void). */
+/* A view of vmlinux's blob and, for a module's function, the module's. */
 struct kstats_btf {
-	struct kstats_btf_blob base, mod;
-	const struct btf_type **types;
+	const struct kstats_btf_blob *base, *mod;
 	u32 nr;		/* ids 1 .. nr - 1 are valid */
 };
 
+/* The cache; the blobs are used under the mutex only. */
+static DEFINE_MUTEX(kstats_btf_mutex);
+static struct kstats_btf_blob *kstats_btf_vmlinux;
+static LIST_HEAD(kstats_btf_mods);
 /* Bytes of kind-specific data after a struct btf_type; <0 if unknown. */
 static long kstats_btf_extra(const struct btf_type *t)
 {
@@ -85,7 +112,7 @@ static long kstats_btf_extra(const struct btf_type *t)
 
 /*
  * Walk the types of @b: once to count them, then with @types to index
- * them from b->first_id. -EINVAL for a kind unknown here.
+ * them from 0. -EINVAL for a kind unknown here.
  */
 static int kstats_btf_walk(struct kstats_btf_blob *b,
 			   const struct btf_type **types)
@@ -102,7 +129,7 @@ static int kstats_btf_walk(struct kstats_btf_blob *b,
 		if (extra < 0)
 			return -EINVAL;
 		if (types)
-			types[b->first_id + n] = t;
+			types[n] = t;
 		n++;
 		p += sizeof(*t) + extra;
 	}
@@ -113,27 +140,56 @@ static int kstats_btf_walk(struct kstats_btf_blob *b,
 }
 
 /*
- * Read /sys/kernel/btf/@name, check its header and count its types. Not
- * with kernel_read_file(), whose LSM hook (IPE) warns about reads of no
- * known purpose.
+ * Check the header of the @len bytes of @b->data and find its strings.
+ * -EINVAL if it is not BTF or does not fit.
  */
-static int kstats_btf_load(struct kstats_btf_blob *b, const char *name,
-			   u32 first_id)
+static int kstats_btf_parse_header(struct kstats_btf_blob *b, size_t len)
+{
+	const struct btf_header *h = b->data;
+
+	/* 24 bytes, or 32 from 7.1 on: see KSTATS_BTF_HDR_MIN. */
+	if (len < KSTATS_BTF_HDR_MIN || h->magic != BTF_MAGIC ||
+	    h->hdr_len < KSTATS_BTF_HDR_MIN || h->hdr_len > len ||
+	    (u64)h->type_off + h->type_len > len - h->hdr_len ||
+	    (u64)h->str_off + h->str_len > len - h->hdr_len || !h->str_len)
+		return -EINVAL;
+	b->strs = (const char *)b->data + h->hdr_len + h->str_off;
+	b->strs_len = h->str_len;
+	return 0;
+}
+
+/* Open /sys/kernel/btf/@name from the init task's root. */
+static struct file *kstats_btf_open_initns(const char *name)
 {
 	char path[64 + MODULE_NAME_LEN];
-	const struct btf_header *h;
+	struct path root;
+	struct file *f;
+
+	snprintf(path, sizeof(path), "/sys/kernel/btf/%s", name);
+	task_lock(&init_task);
+	get_fs_root(init_task.fs, &root);
+	task_unlock(&init_task);
+	f = file_open_root(&root, path, O_RDONLY, 0);
+	path_put(&root);
+	return f;
+}
+
+/* Read /sys/kernel/btf/@name into @b, check it and count its types. */
+static int kstats_btf_read(struct kstats_btf_blob *b, const char *name,
+			   u32 first_id)
+{
 	struct file *f;
 	loff_t pos = 0;
 	ssize_t len;
 	loff_t size;
+	int ret;
 
-	snprintf(path, sizeof(path), "/sys/kernel/btf/%s", name);
-	f = filp_open(path, O_RDONLY, 0);
+	f = kstats_btf_open_initns(name);
 	if (IS_ERR(f))
 		return PTR_ERR(f);
 	size = i_size_read(file_inode(f));
 	if (size < (loff_t)KSTATS_BTF_HDR_MIN || size > INT_MAX) {
-		filp_close(f, NULL);
+		fput(f);
 		return -EINVAL;
 	}
 	b->data = vmalloc(size);
@@ -144,69 +200,162 @@ static int kstats_btf_load(struct kstats_btf_blob *b, const char *name,
 		if (!len)
 			len = -EIO;
 	}
-	filp_close(f, NULL);
+	fput(f);
 	if (len < 0)
 		return len;
-	len = size;
-	h = b->data;
-	if (h->magic != BTF_MAGIC ||
-	    h->hdr_len < KSTATS_BTF_HDR_MIN || h->hdr_len > len ||
-	    (u64)h->type_off + h->type_len > len - h->hdr_len ||
-	    (u64)h->str_off + h->str_len > len - h->hdr_len || !h->str_len)
-		return -EINVAL;
-	b->strs = (const char *)b->data + h->hdr_len + h->str_off;
-	b->strs_len = h->str_len;
-	b->first_id = first_id;
-	return kstats_btf_walk(b, NULL);
-}
-
-static void kstats_btf_free(struct kstats_btf *btf)
-{
-	vfree(btf->base.data);
-	vfree(btf->mod.data);
-	kvfree(btf->types);
-}
-
-/* vmlinux's BTF and, for a module's function, the module's on top. */
-static int kstats_btf_open(struct kstats_btf *btf, const char *mod)
-{
-	int ret;
-
-	ret = kstats_btf_load(&btf->base, "vmlinux", 1);
-	if (!ret && mod)
-		ret = kstats_btf_load(&btf->mod, mod, 1 + btf->base.nr);
+	ret = kstats_btf_parse_header(b, size);
 	if (ret)
 		return ret;
-	btf->nr = 1 + btf->base.nr + btf->mod.nr;
-	btf->types = kvcalloc(btf->nr, sizeof(*btf->types), GFP_KERNEL);
-	if (!btf->types)
+	b->first_id = first_id;
+	ret = kstats_btf_walk(b, NULL);
+	if (ret)
+		return ret;
+	b->types = kvcalloc(b->nr, sizeof(*b->types), GFP_KERNEL);
+	if (!b->types)
 		return -ENOMEM;
-	kstats_btf_walk(&btf->base, btf->types);
-	if (mod)
-		kstats_btf_walk(&btf->mod, btf->types);
+	return kstats_btf_walk(b, b->types);
+}
+
+static void kstats_btf_blob_free(struct kstats_btf_blob *b)
+{
+	if (!b)
+		return;
+	vfree(b->data);
+	kvfree(b->types);
+	kfree(b);
+}
+
+/* Parse /sys/kernel/btf/@name: a new blob, or an ERR_PTR(). */
+static struct kstats_btf_blob *kstats_btf_blob_load(const char *name,
+						    u32 first_id)
+{
+	struct kstats_btf_blob *b = kzalloc(sizeof(*b), GFP_KERNEL);
+	int ret;
+
+	if (!b)
+		return ERR_PTR(-ENOMEM);
+	strscpy(b->name, name, sizeof(b->name));
+	ret = kstats_btf_read(b, name, first_id);
+	if (ret) {
+		kstats_btf_blob_free(b);
+		return ERR_PTR(ret);
+	}
+	return b;
+}
+
+/*
+ * vmlinux's BTF and, for a module's function, the module's on top, from
+ * the cache or read into it; under kstats_btf_mutex.
+ */
+static int kstats_btf_get(struct kstats_btf *btf, const char *mod)
+{
+	struct kstats_btf_blob *b;
+
+	lockdep_assert_held(&kstats_btf_mutex);
+	if (!kstats_btf_vmlinux) {
+		b = kstats_btf_blob_load("vmlinux", 1);
+		if (IS_ERR(b))
+			return PTR_ERR(b);
+		kstats_btf_vmlinux = b;
+	}
+	btf->base = kstats_btf_vmlinux;
+	btf->mod = NULL;
+	btf->nr = 1 + btf->base->nr;
+	if (!mod)
+		return 0;
+	list_for_each_entry(b, &kstats_btf_mods, node) {
+		if (!strcmp(b->name, mod)) {
+			btf->mod = b;
+			btf->nr += b->nr;
+			return 0;
+		}
+	}
+	b = kstats_btf_blob_load(mod, btf->nr);
+	if (IS_ERR(b))
+		return PTR_ERR(b);
+	list_add(&b->node, &kstats_btf_mods);
+	btf->mod = b;
+	btf->nr += b->nr;
 	return 0;
+}
+
+/* Drop the cached BTF of module @name, if any; under kstats_btf_mutex. */
+static void kstats_btf_drop(const char *name)
+{
+	struct kstats_btf_blob *b, *tmp;
+
+	list_for_each_entry_safe(b, tmp, &kstats_btf_mods, node) {
+		if (!strcmp(b->name, name)) {
+			list_del(&b->node);
+			kstats_btf_blob_free(b);
+		}
+	}
+}
+
+/*
+ * A module that comes or goes: its BTF, if cached, was another module's
+ * of that name, or is about to go. Coming too, for a blob read while the
+ * module of that name was going.
+ */
+static int kstats_btf_module_notify(struct notifier_block *nb,
+				    unsigned long action, void *data)
+{
+	struct module *mod = data;
+
+	if (action != MODULE_STATE_GOING && action != MODULE_STATE_COMING)
+		return NOTIFY_DONE;
+	mutex_lock(&kstats_btf_mutex);
+	kstats_btf_drop(mod->name);
+	mutex_unlock(&kstats_btf_mutex);
+	return NOTIFY_OK;
+}
+
+static struct notifier_block kstats_btf_module_nb = {
+	.notifier_call = kstats_btf_module_notify,
+};
+
+int kstats_btf_init(void)
+{
+	return register_module_notifier(&kstats_btf_module_nb);
+}
+
+void kstats_btf_exit(void)
+{
+	struct kstats_btf_blob *b, *tmp;
+
+	unregister_module_notifier(&kstats_btf_module_nb);
+	mutex_lock(&kstats_btf_mutex);
+	list_for_each_entry_safe(b, tmp, &kstats_btf_mods, node) {
+		list_del(&b->node);
+		kstats_btf_blob_free(b);
+	}
+	kstats_btf_blob_free(kstats_btf_vmlinux);
+	kstats_btf_vmlinux = NULL;
+	mutex_unlock(&kstats_btf_mutex);
 }
 
 static const struct btf_type *kstats_btf_type(const struct kstats_btf *btf,
 					      u32 id)
 {
-	return id && id < btf->nr ? btf->types[id] : NULL;
+	if (!id || id >= btf->nr)
+		return NULL;
+	if (id < btf->base->first_id + btf->base->nr)
+		return btf->base->types[id - btf->base->first_id];
+	return btf->mod->types[id - btf->mod->first_id];
 }
 
 /* Name of @t: its string in whichever blob holds it. */
 static const char *kstats_btf_name(const struct kstats_btf *btf,
 				   const struct btf_type *t, u32 id)
 {
-	const struct kstats_btf_blob *b = id >= btf->mod.first_id &&
-					  btf->mod.data ? &btf->mod : &btf->base;
+	const struct kstats_btf_blob *b = btf->base;
 	u32 off = t->name_off;
 
 	/* Split BTF: a module's string offsets continue vmlinux's. */
-	if (b == &btf->mod) {
-		if (off < btf->base.strs_len)
-			b = &btf->base;
-		else
-			off -= btf->base.strs_len;
+	if (btf->mod && id >= btf->mod->first_id &&
+	    off >= btf->base->strs_len) {
+		b = btf->mod;
+		off -= btf->base->strs_len;
 	}
 	return off < b->strs_len ? b->strs + off : "";
 }
@@ -310,29 +459,47 @@ bad:
 	return -EOPNOTSUPP;
 }
 
+/*
+ * The next FUNC called @func after id @id (0: from the start) in the
+ * blob where @func must be: the module's for a module's function. 0 if
+ * none. Static functions of one name may repeat.
+ */
+static u32 kstats_btf_next_func(const struct kstats_btf *btf, const char *func,
+				u32 id)
+{
+	const struct btf_type *t;
+
+	if (!id)
+		id = btf->mod ? btf->mod->first_id - 1 : 0;
+	for (id++; id < btf->nr; id++) {
+		t = kstats_btf_type(btf, id);
+		if (BTF_INFO_KIND(t->info) == BTF_KIND_FUNC &&
+		    !strcmp(kstats_btf_name(btf, t, id), func))
+			return id;
+	}
+	return 0;
+}
+
 int kstats_btf_regs_only(const char *func, const char *mod, char *why,
 			 size_t len)
 {
-	struct kstats_btf btf = {};
-	const struct btf_type *t;
+	struct kstats_btf btf;
 	int ret, found = 0;
-	u32 id;
+	u32 id = 0;
 
-	ret = kstats_btf_open(&btf, mod);
+	mutex_lock(&kstats_btf_mutex);
+	ret = kstats_btf_get(&btf, mod);
 	if (ret) {
 		snprintf(why, len, "no BTF for %s (/sys/kernel/btf/%s: error %d)",
 			 func, mod ?: "vmlinux", ret);
 		ret = -EOPNOTSUPP;
 		goto out;
 	}
-	/* Every FUNC of that name must qualify: static ones may repeat. */
-	for (id = mod ? btf.mod.first_id : 1; id < btf.nr; id++) {
-		t = btf.types[id];
-		if (BTF_INFO_KIND(t->info) != BTF_KIND_FUNC ||
-		    strcmp(kstats_btf_name(&btf, t, id), func))
-			continue;
+	/* Every FUNC of that name must qualify. */
+	while ((id = kstats_btf_next_func(&btf, func, id))) {
 		found++;
-		ret = kstats_btf_check_func(&btf, t, func, why, len);
+		ret = kstats_btf_check_func(&btf, kstats_btf_type(&btf, id),
+					    func, why, len);
 		if (ret)
 			goto out;
 	}
@@ -341,6 +508,144 @@ int kstats_btf_regs_only(const char *func, const char *mod, char *why,
 		ret = -EOPNOTSUPP;
 	}
 out:
-	kstats_btf_free(&btf);
+	mutex_unlock(&kstats_btf_mutex);
 	return ret;
+}
+
+/* The integer that type @id is, or -EOPNOTSUPP with @why. */
+static int kstats_btf_int_of(const struct kstats_btf *btf, u32 id,
+			     const char *what, struct kstats_btf_int *type,
+			     char *why, size_t len)
+{
+	const struct btf_type *t = kstats_btf_resolve(btf, id);
+	u32 enc;
+
+	if (!t) {
+		snprintf(why, len, "%s is void", what);
+		return -EOPNOTSUPP;
+	}
+	switch (BTF_INFO_KIND(t->info)) {
+	case BTF_KIND_INT:
+		enc = *(const u32 *)(t + 1);
+		type->is_signed = BTF_INT_ENCODING(enc) & BTF_INT_SIGNED;
+		break;
+	case BTF_KIND_ENUM:
+	case BTF_KIND_ENUM64:
+		/* The kind flag marks signed enums (pahole 1.24 on). */
+		type->is_signed = BTF_INFO_KFLAG(t->info);
+		break;
+	case BTF_KIND_PTR:
+		/* Kernel and user addresses, in files every user reads. */
+		snprintf(why, len, "%s is a pointer: its histogram would show addresses",
+			 what);
+		return -EOPNOTSUPP;
+	default:
+		snprintf(why, len, "%s is not an integer", what);
+		return -EOPNOTSUPP;
+	}
+	if (t->size != 1 && t->size != 2 && t->size != 4 && t->size != 8) {
+		snprintf(why, len, "%s is a %u-byte integer", what, t->size);
+		return -EOPNOTSUPP;
+	}
+	type->bytes = t->size;
+	return 0;
+}
+
+/*
+ * The type of argument @arg (0: the return value) of FUNC type @t. The
+ * argument must be in register @arg: every argument before it takes one
+ * register, and no struct returned in memory takes rdi.
+ */
+static int kstats_btf_func_value(const struct kstats_btf *btf,
+				 const struct btf_type *t, const char *func,
+				 unsigned int arg, struct kstats_btf_int *type,
+				 char *why, size_t len)
+{
+	const struct btf_type *proto = kstats_btf_type(btf, t->type);
+	const struct btf_type *ret;
+	const struct btf_param *args;
+	char what[KSYM_NAME_LEN + 32];
+	unsigned int i, n;
+
+	if (!proto || BTF_INFO_KIND(proto->info) != BTF_KIND_FUNC_PROTO) {
+		snprintf(why, len, "%s: bad BTF prototype", func);
+		return -EOPNOTSUPP;
+	}
+	n = BTF_INFO_VLEN(proto->info);
+	if (!arg) {
+		snprintf(what, sizeof(what), "the return value of %s", func);
+		return kstats_btf_int_of(btf, proto->type, what, type, why, len);
+	}
+	args = (const struct btf_param *)(proto + 1);
+	if (arg > n || !args[arg - 1].type) {
+		snprintf(why, len, "%s has no argument %u", func, arg);
+		return -EOPNOTSUPP;
+	}
+	ret = kstats_btf_resolve(btf, proto->type);
+	if (ret && (BTF_INFO_KIND(ret->info) == BTF_KIND_STRUCT ||
+		    BTF_INFO_KIND(ret->info) == BTF_KIND_UNION) &&
+	    ret->size > KSTATS_RET_REGS_SIZE) {
+		snprintf(why, len, "%s returns a struct in memory: argument %u is in register %u",
+			 func, arg, arg + 1);
+		return -EOPNOTSUPP;
+	}
+	for (i = 0; i + 1 < arg; i++) {
+		if (kstats_btf_arg_regs(btf, args[i].type) != 1) {
+			snprintf(why, len, "%s: argument %u is not in register %u",
+				 func, arg, arg);
+			return -EOPNOTSUPP;
+		}
+	}
+	snprintf(what, sizeof(what), "argument %u of %s", arg, func);
+	return kstats_btf_int_of(btf, args[arg - 1].type, what, type, why, len);
+}
+
+int kstats_btf_value_type(const char *func, const char *mod, unsigned int arg,
+			  struct kstats_btf_int *type, char *why, size_t len)
+{
+	struct kstats_btf_int one;
+	struct kstats_btf btf;
+	int ret, found = 0;
+	u32 id = 0;
+
+	mutex_lock(&kstats_btf_mutex);
+	ret = kstats_btf_get(&btf, mod);
+	if (ret) {
+		ret = -ENOENT;
+		goto out;
+	}
+	/* Static functions of one name must agree. */
+	while ((id = kstats_btf_next_func(&btf, func, id))) {
+		ret = kstats_btf_func_value(&btf, kstats_btf_type(&btf, id),
+					    func, arg, &one, why, len);
+		if (ret)
+			goto out;
+		if (found++ && (one.bytes != type->bytes ||
+				one.is_signed != type->is_signed)) {
+			snprintf(why, len, "%s has several prototypes that disagree",
+				 func);
+			ret = -EOPNOTSUPP;
+			goto out;
+		}
+		*type = one;
+	}
+	if (!found)
+		ret = -ENOENT;
+out:
+	mutex_unlock(&kstats_btf_mutex);
+	return ret;
+}
+
+const char *kstats_btf_module_of(unsigned long addr, char *buf)
+{
+	char *mod, *end;
+
+	sprint_symbol(buf, addr);
+	mod = strchr(buf, '[');
+	if (!mod)
+		return NULL;
+	end = strchr(++mod, ']');
+	if (end)
+		*end = '\0';
+	return mod;
 }

@@ -350,16 +350,25 @@ static struct kstats_probe *kstats_cal_attach(enum kstats_cal_mech mech,
 		kstats_probe_free(p);
 		return ERR_PTR(ret);
 	}
-	kstats_enable(p);
+	ret = kstats_enable(p);
+	if (ret) {
+		kstats_detach(p);
+		if (p->registered)
+			return ERR_PTR(-EBUSY);
+		kstats_probe_free(p);
+		return ERR_PTR(ret);
+	}
 	return p;
 }
 
 /*
  * Calibrate @mech with @n calls each way, @ns and @bare being room for
- * @n samples. Returns -EOPNOTSUPP where the kernel lacks the mechanism.
+ * @n samples. Returns -EOPNOTSUPP where the kernel lacks the mechanism;
+ * another error with its reason in @why (if any is known).
  */
 static int kstats_cal_one(enum kstats_cal_mech mech, unsigned int n,
-			  u64 *ns, u64 *bare, struct kstats_cal_result *r)
+			  u64 *ns, u64 *bare, struct kstats_cal_result *r,
+			  char *why, size_t len)
 {
 	struct kstats_probe *p = NULL;
 	enum kstats_cal_code code;
@@ -403,6 +412,7 @@ static int kstats_cal_one(enum kstats_cal_mech mech, unsigned int n,
 		p = kstats_cal_attach(mech, c, ks);
 		if (IS_ERR(p)) {
 			ret = PTR_ERR(p);
+			strscpy(why, c->why, len);
 			if (ret == -EBUSY)
 				ks = NULL;	/* its probe may still use it */
 			p = NULL;
@@ -461,18 +471,26 @@ int kstats_calibrate(struct kstats_cmd *cmd)
 		ret = kstats_fail(cmd, -ENOMEM, "out of memory");
 		goto out;
 	}
+	/*
+	 * A mechanism that fails (all direct trampolines in use: ENOSPC) is
+	 * left out, with its reason logged; the others are kept.
+	 */
 	for (mech = 0; mech < KSTATS_CAL_NR; mech++) {
-		ret = kstats_cal_one(mech, n, ns, bare, &res[mech]);
-		if (ret == -EOPNOTSUPP) {
-			ret = 0;
-			continue;
-		}
-		if (ret) {
-			kstats_fail(cmd, ret, "calibrate: %s failed (error %d)",
-				    kstats_cal_names[mech], ret);
+		cmd->why[0] = '\0';
+		ret = kstats_cal_one(mech, n, ns, bare, &res[mech], cmd->why,
+				     sizeof(cmd->why));
+		if (ret == -EINTR) {
+			kstats_fail(cmd, ret, "calibrate: interrupted");
 			goto out;
 		}
+		if (ret && ret != -EOPNOTSUPP)
+			pr_warn_ratelimited("calibrate: %s not measured: %s (error %d)\n",
+					    kstats_cal_names[mech],
+					    cmd->why[0] ? cmd->why : "failed",
+					    ret);
+		ret = 0;
 	}
+	cmd->why[0] = '\0';
 	mutex_lock(&kstats_mutex);
 	memcpy(kstats_cal, res, sizeof(kstats_cal));
 	mutex_unlock(&kstats_mutex);

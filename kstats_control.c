@@ -31,11 +31,14 @@
 #include <linux/slab.h>
 #include <linux/string.h>
 #include <linux/tracepoint.h>
+#include "kstats_btf.h"
 #include "kstats_counter.h"
 #include "kstats_filter.h"
+#include "kstats_handler.h"
 #include "kstats_internal.h"
 #include "kstats_parse.h"
 #include "kstats_probe.h"
+#include "kstats_refuse.h"
 #include "kstats_value.h"
 
 /* A module with tracepoints, from the tracepoint module notifier. */
@@ -273,14 +276,18 @@ int kstats_attach(struct kstats_probe *p, struct kstats_cmd *cmd)
 	return kstats_attach_func(p, cmd);
 }
 
-/* Let the probes of @p fire; under kstats_control_mutex. */
-void kstats_enable(struct kstats_probe *p)
+/*
+ * Let the probes of @p fire; under kstats_control_mutex. An error (the
+ * kernel failed to arm a kprobe, to register an ftrace callback or a
+ * tracepoint probe again) leaves @p unarmed, and says so once.
+ */
+int kstats_enable(struct kstats_probe *p)
 {
 	int ret = 0;
 
 	switch (p->mech) {
 	case KSTATS_MECH_KRETPROBE:
-		kstats_kretprobe_enable(p);
+		ret = kstats_kretprobe_enable(p);
 		break;
 #ifdef KSTATS_HAVE_FPROBE
 	case KSTATS_MECH_FPROBE:
@@ -296,11 +303,13 @@ void kstats_enable(struct kstats_probe *p)
 		ret = kstats_pair_enable(p);
 		break;
 	}
-	if (ret)
+	if (ret) {
 		pr_warn_ratelimited("%s: cannot arm its probes (error %d)\n",
 				    p->ks->name, ret);
-	else
-		p->armed = true;
+		return ret;
+	}
+	p->armed = true;
+	return 0;
 }
 
 /* Disarm the probes of a stopped entry; under kstats_control_mutex. */
@@ -334,27 +343,44 @@ static void kstats_disable(struct kstats_probe *p)
  * holds it while it waits for writers of the entry's file to finish, and
  * marks the entry dying first, which ends the wait here.
  */
-void kstats_control_state(struct kstats *ks)
+int kstats_control_state(struct kstats *ks)
 {
 	struct kstats_probe *p = ks->probe;
+	int ret = 0;
 	bool want;
 
 	while (!mutex_trylock(&kstats_control_mutex)) {
 		if (READ_ONCE(p->dying) || fatal_signal_pending(current))
-			return;
+			return 0;
 		usleep_range(500, 1000);
 	}
 	want = READ_ONCE(ks->active);
 	if (!p->gone && !p->dying && want != p->armed) {
 		if (want)
-			kstats_enable(p);
+			ret = kstats_enable(p);
 		else
 			kstats_disable(p);
-		/* Not armed again: say so by the state, not only in the log. */
+		/* Not armed again: say so by the state and the write's error. */
 		if (want && !p->armed)
 			kstats_stop(ks);
 	}
 	mutex_unlock(&kstats_control_mutex);
+	return ret;
+}
+
+/*
+ * A traced entry is about to start (or start again): calls of FUNC that
+ * entered before now, and so before any stop, are not measured at their
+ * return (kstats_call_end()). Before the entry is active, so that every
+ * call measured after the start began after this.
+ */
+void kstats_control_resume(struct kstats *ks)
+{
+	struct kstats_probe *p = ks->probe;
+
+	WRITE_ONCE(p->resumed, kstats_clock(p));
+	/* Seen before the state that kstats_start() then writes. */
+	smp_wmb();
 }
 
 /*
@@ -400,6 +426,21 @@ static unsigned long kstats_missed(const struct kstats_probe *p)
 	}
 }
 
+/*
+ * @p could not be unregistered: its handlers may still run, so neither
+ * @p nor kstats' text may go. Outside module exit, kstats keeps a
+ * reference on itself for good; in module exit that is too late, and
+ * only the log says so.
+ */
+static void kstats_pin(struct kstats_probe *p)
+{
+	if (p->pinned)
+		return;
+	p->pinned = try_module_get(THIS_MODULE);
+	pr_err("%s: its probes could not be unregistered; %s\n", p->ks->name,
+	       p->pinned ? "kstats stays loaded" : "kstats is going anyway");
+}
+
 /* ---------------------------------------------------------------------- */
 /* Commands; under kstats_control_mutex. */
 
@@ -413,12 +454,44 @@ static int kstats_check_addr(struct kstats_cmd *cmd, const char *what,
 	return 0;
 }
 
+/* Before attach and after: every address known by then. */
 static int kstats_check_addrs(struct kstats_probe *p, struct kstats_cmd *cmd)
 {
-	if (p->mech != KSTATS_MECH_PAIR)
-		return kstats_check_addr(cmd, p->start.target.sym, p->addr);
-	return kstats_check_addr(cmd, "start", p->start.addr) ?:
+	return kstats_check_addr(cmd, p->start.target.sym, p->addr) ?:
+	       kstats_check_addr(cmd, "start", p->start.addr) ?:
 	       kstats_check_addr(cmd, "end", p->end.addr);
+}
+
+/*
+ * The addresses of FUNC, or of X and Y, before anything is hooked: the
+ * refusal of kstats' own code must come before a hook that could fire
+ * on it. Tracepoints have none.
+ */
+static int kstats_resolve_targets(struct kstats_probe *p,
+				  struct kstats_cmd *cmd)
+{
+	int ret;
+
+	switch (cmd->op) {
+	case KSTATS_CMD_TRACE_PAIR:
+		if (!p->end.target.tracepoint) {
+			ret = kstats_resolve(cmd, "end", &p->end.target,
+					     &p->end.addr);
+			if (ret)
+				return ret;
+		}
+		fallthrough;
+	case KSTATS_CMD_TRACE_GAP:
+		if (p->start.target.tracepoint)
+			return 0;
+		ret = kstats_resolve(cmd, cmd->op == KSTATS_CMD_TRACE_GAP ?
+				     "gap" : "start", &p->start.target,
+				     &p->start.addr);
+		p->addr = p->start.addr;
+		return ret;
+	default:
+		return kstats_resolve(cmd, "trace", &p->start.target, &p->addr);
+	}
 }
 
 static bool kstats_name_taken(const char *name)
@@ -431,6 +504,8 @@ static bool kstats_name_taken(const char *name)
 	return taken;
 }
 
+static int kstats_destroy(struct kstats_probe *p);
+
 static int kstats_trace(struct kstats_cmd *cmd)
 {
 	struct kstats_probe *p;
@@ -438,7 +513,7 @@ static int kstats_trace(struct kstats_cmd *cmd)
 	int ret;
 
 	lockdep_assert_held(&kstats_control_mutex);
-	ret = kstats_filter_check(cmd);
+	ret = kstats_filter_check(cmd) ?: kstats_refuse(cmd);
 	if (ret)
 		return ret;
 	if (kstats_name_taken(cmd->name))
@@ -461,11 +536,22 @@ static int kstats_trace(struct kstats_cmd *cmd)
 	ks->origin = KSTATS_ORIGIN_CONTROL;
 	ks->probe = p;
 	p->ks = ks;
+	/* Hooks live from attach on (ftrace, tracepoints) find it stopped. */
+	kstats_stop(ks);
 
-	ret = kstats_attach(p, cmd);
+	ret = kstats_resolve_targets(p, cmd);
+	if (!ret)
+		ret = kstats_check_addrs(p, cmd);
+	if (!ret)
+		ret = kstats_value_setup(p, cmd);
+	if (!ret)
+		ret = kstats_attach(p, cmd);
+	/* Where a mechanism moved the address (past an endbr, say). */
 	if (!ret)
 		ret = kstats_check_addrs(p, cmd);
 	if (!ret) {
+		/* Checked: counting starts as the entry becomes visible. */
+		kstats_start(ks);
 		ret = kstats_publish(ks);
 		if (ret)
 			kstats_fail(cmd, ret, "cannot create entry %s (error %d)",
@@ -476,14 +562,22 @@ static int kstats_trace(struct kstats_cmd *cmd)
 		if (!p->registered) {
 			kstats_free(ks);
 			kstats_probe_free(p);
+		} else {
+			kstats_pin(p);
 		}
 		return ret;
 	}
 
 	/* Visible now: let the disabled probes fire. */
-	kstats_enable(p);
+	ret = kstats_enable(p);
 	list_add_tail(&p->node, &kstats_probes);
-	return 0;
+	if (ret) {
+		kstats_fail(cmd, ret, "cannot arm the probes of %s (error %d)",
+			    cmd->name, ret);
+		if (kstats_destroy(p))
+			return -EBUSY;
+	}
+	return ret;
 }
 
 /*
@@ -498,6 +592,7 @@ static int kstats_destroy(struct kstats_probe *p)
 	kstats_detach(p);
 	if (p->registered) {
 		WRITE_ONCE(p->gone, true);
+		kstats_pin(p);
 		return -EBUSY;
 	}
 	list_del(&p->node);
@@ -613,6 +708,7 @@ void kstats_probe_show(struct seq_file *m, const struct kstats *ks)
 		sum.filtered += READ_ONCE(s->filtered);
 		sum.errors += READ_ONCE(s->errors);
 		sum.unstable += READ_ONCE(s->unstable);
+		sum.recursed += READ_ONCE(s->recursed);
 		for (side = 0; side < KSTATS_NR_SIDES; side++) {
 			sum.handler_ns[side] += READ_ONCE(s->handler_ns[side]);
 			sum.timed[side] += READ_ONCE(s->timed[side]);
@@ -645,7 +741,8 @@ void kstats_probe_show(struct seq_file *m, const struct kstats *ks)
 		seq_printf(m, " clock %s", kstats_clock_name(p));
 	kstats_value_show(m, p, sum.errors);
 	kstats_counter_show(m, p);
-	seq_printf(m, " state %s missed %lu", state, kstats_missed(p));
+	seq_printf(m, " state %s missed %lu", state,
+		   kstats_missed(p) + sum.recursed);
 	if (p->pcpu)
 		seq_printf(m, " skipped %lu", sum.skipped);
 	if (p->mech == KSTATS_MECH_PAIR)
@@ -676,6 +773,8 @@ static void kstats_gone(struct kstats_probe *p, struct module *mod)
 {
 	kstats_detach(p);
 	WRITE_ONCE(p->gone, true);
+	if (p->registered)
+		kstats_pin(p);
 	pr_info("%s: module %s unloaded, probes detached\n", p->ks->name,
 		mod->name);
 }
@@ -760,12 +859,20 @@ int kstats_probe_init(void)
 	ret = kstats_task_init();
 	if (ret)
 		return ret;
-	ret = register_module_notifier(&kstats_module_nb);
+	ret = kstats_btf_init();
 	if (ret)
 		return ret;
+	ret = register_module_notifier(&kstats_module_nb);
+	if (ret)
+		goto fail_btf;
 	ret = register_tracepoint_module_notifier(&kstats_tp_module_nb);
 	if (ret)
-		unregister_module_notifier(&kstats_module_nb);
+		goto fail_mod;
+	return 0;
+fail_mod:
+	unregister_module_notifier(&kstats_module_nb);
+fail_btf:
+	kstats_btf_exit();
 	return ret;
 }
 
@@ -784,4 +891,5 @@ void kstats_probe_exit(void)
 	/* Replays GOING for the modules in kstats_tp_modules: frees them. */
 	unregister_tracepoint_module_notifier(&kstats_tp_module_nb);
 	unregister_module_notifier(&kstats_module_nb);
+	kstats_btf_exit();
 }

@@ -13,6 +13,7 @@
 #include <linux/minmax.h>
 #include <linux/module.h>
 #include <linux/mutex.h>
+#include <linux/percpu.h>
 #include <linux/slab.h>
 #include <linux/seq_file.h>
 #include <linux/smp.h>
@@ -20,6 +21,7 @@
 #include <linux/string.h>
 #include "kstats_internal.h"
 
+DEFINE_PER_CPU(unsigned int, kstats_busy);
 LIST_HEAD(kstats_list);
 /* Protects kstats_list, hence the uniqueness of names. */
 DEFINE_MUTEX(kstats_mutex);

@@ -55,6 +55,7 @@ static __always_inline bool kstats_counter_read(struct kstats_probe *p,
 struct kstats_counter_call {
 	u64 start;		/* counter at entry, plus one */
 	u64 migrations;		/* the task's migrations then */
+	u32 epoch;		/* the entry's then: none spans a stop */
 };
 
 /*
@@ -65,6 +66,7 @@ static __always_inline bool kstats_counter_begin(struct kstats_probe *p,
 						 struct kstats_counter_call *c)
 {
 	c->migrations = current->se.nr_migrations;
+	c->epoch = READ_ONCE(p->ks->epoch);
 	return kstats_counter_read(p, &c->start);
 }
 
@@ -78,6 +80,8 @@ static __always_inline void kstats_counter_end(struct kstats_probe *p,
 {
 	u64 now;
 
+	if (unlikely(c->epoch != READ_ONCE(p->ks->epoch)))
+		return;
 	if (current->se.nr_migrations != c->migrations) {
 		this_cpu_inc(p->stats->migrated);
 		return;

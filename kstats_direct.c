@@ -8,19 +8,20 @@
  * has CONFIG_DYNAMIC_FTRACE_WITH_DIRECT_CALLS (Kbuild defines
  * KSTATS_HAVE_DIRECT).
  *
- * Trampolines are module text, never freed while kstats is loaded, and
- * handed out as slots under kstats_control_mutex. A task asleep inside a
- * measured call of FUNC returns into its slot's trampoline, which then
- * calls kstats_direct_end(): so a slot counts its calls in flight, per
- * CPU (a call may end on another CPU than it began; only the sum means
- * something). A removed entry's slot drains: it is reused only once the
- * sum is 0 and an RCU-tasks grace period has let every task leave the
- * trampoline's code, and while it drains it holds a reference on kstats,
- * so that rmmod fails with EBUSY. Module exit, which cannot fail, waits.
+ * Trampolines are module text, handed out as slots under
+ * kstats_control_mutex. A task asleep inside a measured call of FUNC
+ * returns into its slot's trampoline, which then calls
+ * kstats_direct_end(): so a slot counts its calls in flight, per CPU (a
+ * call may end on another CPU than it began; only the sum means
+ * something). A removed entry's slot drains: it is free again once the
+ * sum is 0 and an RCU-tasks grace period after that has let every task
+ * leave the trampoline's last instructions. A slot holds a reference on
+ * kstats from its registration until it is free: rmmod fails at once
+ * (EAGAIN) while a direct entry exists or a removed one still has calls
+ * in flight, and module exit never finds a trampoline in use.
  */
 #define pr_fmt(fmt) KBUILD_MODNAME ": " fmt
 
-#include <linux/delay.h>
 #include <linux/ftrace.h>
 #include <linux/kallsyms.h>
 #include <linux/module.h>
@@ -42,11 +43,8 @@ enum kstats_direct_state {
 
 struct kstats_direct_slot {
 	enum kstats_direct_state state;
-	bool module_ref;		/* draining holds a reference on kstats */
 	unsigned long ip;		/* FUNC's fentry site, as registered */
-#ifdef KSTATS_DIRECT_OPS
 	struct ftrace_ops ops;
-#endif
 };
 
 /* Under kstats_control_mutex. */
@@ -101,32 +99,53 @@ static noinline notrace void kstats_direct_end_timed(struct kstats_probe *p,
 	kstats_timed_end(p, KSTATS_SIDE_END, &tm);
 }
 
+/*
+ * 0: FUNC's body runs unmeasured, and no kstats_direct_end() follows.
+ * A start time of 0 cannot happen once modules load (see kstats_now());
+ * a TSC reading of 0 would only lose that one sample.
+ */
 notrace u64 kstats_direct_begin(unsigned int slot)
 {
 	struct kstats_probe *p = READ_ONCE(kstats_direct_probes[slot]);
+	unsigned int saved;
 	u64 t0;
 
 	if (!p || kstats_stopped(p))
 		return 0;
+	preempt_disable_notrace();
+	if (unlikely(!kstats_guard_enter(p, &saved))) {
+		t0 = 0;
+		goto out;
+	}
 	this_cpu_inc(kstats_direct_inflight[slot]);
 	if (kstats_timed_due(p))
-		return kstats_direct_begin_timed(p);
-	kstats_call_begin(p, &t0);
+		t0 = kstats_direct_begin_timed(p);
+	else
+		kstats_call_begin(p, &t0);
+	kstats_guard_exit(saved);
+out:
+	preempt_enable_notrace();
 	return t0;
 }
 
 notrace void kstats_direct_end(unsigned int slot, u64 t0)
 {
 	struct kstats_probe *p = READ_ONCE(kstats_direct_probes[slot]);
+	unsigned int saved;
 
+	preempt_disable_notrace();
 	/* NULL: the entry was removed while the call ran. */
 	if (p) {
-		if (kstats_timed_due(p))
-			kstats_direct_end_timed(p, t0);
-		else
-			kstats_call_end(p, t0);
+		if (likely(kstats_guard_enter(p, &saved))) {
+			if (kstats_timed_due(p))
+				kstats_direct_end_timed(p, t0);
+			else
+				kstats_call_end(p, t0);
+			kstats_guard_exit(saved);
+		}
 	}
 	this_cpu_dec(kstats_direct_inflight[slot]);
+	preempt_enable_notrace();
 }
 
 /* ---------------------------------------------------------------------- */
@@ -145,12 +164,13 @@ static long kstats_direct_in_flight(unsigned int slot)
 /*
  * Free the draining slots whose calls have all returned. Each counter
  * only falls once the slot is unregistered and its probe cleared, so a
- * sum of 0 means no call is left; the RCU-tasks grace period then covers
- * tasks preempted on the trampoline's last instructions.
+ * sum of 0 means no call is left; the RCU-tasks grace period after it
+ * covers tasks preempted on the trampoline's last instructions, after
+ * their decrement. Each freed slot drops its reference on kstats.
  */
 static bool kstats_direct_reap(void)
 {
-	bool draining = false, freed = false;
+	bool draining = false, synced = false;
 	unsigned int i;
 
 	for (i = 0; i < KSTATS_DIRECT_MAX; i++) {
@@ -162,13 +182,11 @@ static bool kstats_direct_reap(void)
 			draining = true;
 			continue;
 		}
-		if (!freed)
+		if (!synced)
 			synchronize_rcu_tasks();
-		freed = true;
+		synced = true;
 		s->state = KSTATS_DIRECT_FREE;
-		if (s->module_ref)
-			module_put(THIS_MODULE);
-		s->module_ref = false;
+		module_put(THIS_MODULE);
 	}
 	return draining;
 }
@@ -201,16 +219,41 @@ static int kstats_direct_get_slot(struct kstats_cmd *cmd)
 			   KSTATS_DIRECT_MAX, draining);
 }
 
+/*
+ * A livepatch, or a kprobe with a post_handler, on FUNC modifies the
+ * return address of FUNC's fentry call (IPMODIFY); ftrace then reaches
+ * the trampoline through its regs caller, with that return address
+ * changed. The trampoline calls whatever that address is, as BPF's does
+ * with BPF_TRAMP_F_ORIG_STACK: it shares the site as it is, in either
+ * order of registration.
+ */
+static int kstats_direct_ops_func(struct ftrace_ops *ops,
+				  enum ftrace_ops_cmd cmd)
+{
+	return 0;
+}
+
 #ifdef KSTATS_DIRECT_OPS	/* 6.5 on: an ftrace_ops per direct caller */
+#define kstats_register_direct(ops, addr)	register_ftrace_direct(ops, addr)
+#define kstats_unregister_direct(ops, addr)	\
+	unregister_ftrace_direct(ops, addr, false)
+#else				/* 5.16 to 6.4: the same, named _multi */
+#define kstats_register_direct(ops, addr)	\
+	register_ftrace_direct_multi(ops, addr)
+#define kstats_unregister_direct(ops, addr)	\
+	unregister_ftrace_direct_multi(ops, addr)
+#endif
+
 static int kstats_direct_register(struct kstats_direct_slot *s,
 				  unsigned long tramp)
 {
 	int ret;
 
 	memset(&s->ops, 0, sizeof(s->ops));
+	s->ops.ops_func = kstats_direct_ops_func;
 	ret = ftrace_set_filter_ip(&s->ops, s->ip, 0, 0);
 	if (!ret)
-		ret = register_ftrace_direct(&s->ops, tramp);
+		ret = kstats_register_direct(&s->ops, tramp);
 	if (ret)
 		ftrace_free_filter(&s->ops);
 	return ret;
@@ -219,21 +262,12 @@ static int kstats_direct_register(struct kstats_direct_slot *s,
 static int kstats_direct_unregister(struct kstats_direct_slot *s,
 				    unsigned long tramp)
 {
-	return unregister_ftrace_direct(&s->ops, tramp, true);
-}
-#else
-static int kstats_direct_register(struct kstats_direct_slot *s,
-				  unsigned long tramp)
-{
-	return register_ftrace_direct(s->ip, tramp);
-}
+	int ret = kstats_unregister_direct(&s->ops, tramp);
 
-static int kstats_direct_unregister(struct kstats_direct_slot *s,
-				    unsigned long tramp)
-{
-	return unregister_ftrace_direct(s->ip, tramp);
+	if (!ret)
+		ftrace_free_filter(&s->ops);
+	return ret;
 }
-#endif
 
 /* Module of the code at @addr into @buf, or NULL for vmlinux. */
 static const char *kstats_direct_module(unsigned long addr, char *buf)
@@ -308,6 +342,8 @@ int kstats_direct_attach(struct kstats_probe *p, struct kstats_cmd *cmd)
 		return kstats_fail(cmd, ret,
 				   "direct: ftrace cannot call a trampoline from %s (error %d)",
 				   p->start.target.sym, ret);
+	/* Module text stays while ftrace may call into it: see the top. */
+	__module_get(THIS_MODULE);
 	s->state = KSTATS_DIRECT_USED;
 	p->direct_slot = slot;
 	p->registered = true;
@@ -325,19 +361,22 @@ void kstats_direct_enable(struct kstats_probe *p)
  * periods let every task (RCU tasks) and interrupt (RCU) that may still
  * use @p, or @p's active flag, between the trampoline's entry and the
  * end of kstats_direct_begin(), or in kstats_direct_end(), through.
- * Calls still in flight then find no probe; the slot drains.
+ * Calls still in flight then find no probe; the slot drains, and keeps
+ * kstats loaded until they have returned. A slot that cannot be
+ * unregistered keeps its reference on kstats for good.
  */
 void kstats_direct_detach(struct kstats_probe *p)
 {
 	unsigned int slot = p->direct_slot;
 	struct kstats_direct_slot *s = &kstats_direct_slots[slot];
+	long n;
 	int ret;
 
 	if (!p->registered)
 		return;
 	ret = kstats_direct_unregister(s, kstats_direct_tramp_table[slot]);
 	if (ret) {
-		pr_err("%s: unregister_ftrace_direct() failed (error %d): its trampoline is kept\n",
+		pr_err("%s: unregister_ftrace_direct() failed (error %d): its trampoline is kept, and kstats stays loaded\n",
 		       p->ks->name, ret);
 		return;
 	}
@@ -347,31 +386,24 @@ void kstats_direct_detach(struct kstats_probe *p)
 	synchronize_rcu_tasks();
 	synchronize_rcu();
 	s->state = KSTATS_DIRECT_DRAINING;
-	if (!kstats_direct_in_flight(slot)) {
-		s->state = KSTATS_DIRECT_FREE;
+	if (!kstats_direct_reap())
 		return;
-	}
-	pr_info("%s: %ld calls in flight; trampoline %u drains\n", p->ks->name,
-		kstats_direct_in_flight(slot), slot);
-	/* Fails only in module exit, which waits instead. */
-	s->module_ref = try_module_get(THIS_MODULE);
+	n = kstats_direct_in_flight(slot);
+	if (n > 0)
+		pr_info("%s: %ld calls in flight in trampoline %u; kstats stays loaded (rmmod: EAGAIN) until they return\n",
+			p->ks->name, n, slot);
 	schedule_delayed_work(&kstats_direct_drain, KSTATS_DIRECT_DRAIN_PERIOD);
 }
 
-/* Module exit, after every entry was detached: wait for the slots to drain. */
+/*
+ * Module exit: every slot is free, since each in use holds a reference
+ * on kstats; only the drain work may still be queued.
+ */
 void kstats_direct_exit(void)
 {
-	bool said = false;
+	unsigned int i;
 
 	cancel_delayed_work_sync(&kstats_direct_drain);
-	mutex_lock(&kstats_control_mutex);
-	while (kstats_direct_reap()) {
-		if (!said)
-			pr_info("waiting for calls in flight in direct trampolines\n");
-		said = true;
-		mutex_unlock(&kstats_control_mutex);
-		msleep(20);
-		mutex_lock(&kstats_control_mutex);
-	}
-	mutex_unlock(&kstats_control_mutex);
+	for (i = 0; i < KSTATS_DIRECT_MAX; i++)
+		WARN_ON_ONCE(kstats_direct_slots[i].state != KSTATS_DIRECT_FREE);
 }

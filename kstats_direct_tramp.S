@@ -48,6 +48,13 @@
 .macro KSTATS_DIRECT_TRAMP n
 .set kstats_direct_tramps, kstats_direct_tramps + 1
 SYM_TYPED_FUNC_START(kstats_direct_tramp_\n)
+#if defined(CONFIG_MITIGATION_CALL_DEPTH_TRACKING) || defined(CONFIG_CALL_DEPTH_TRACKING)
+	/*
+	 * The fentry site called here without the call depth accounting:
+	 * both ways out below end in a RET.
+	 */
+	CALL_DEPTH_ACCOUNT
+#endif
 	/* Stopped or not enabled: straight into FUNC's body, no frame. */
 	movq kstats_direct_active + 8 * \n(%rip), %rax
 	cmpb $0, (%rax)
@@ -56,10 +63,6 @@ SYM_TYPED_FUNC_START(kstats_direct_tramp_\n)
 .Lrun_\n:
 	pushq %rbp
 	movq %rsp, %rbp
-#if defined(CONFIG_MITIGATION_CALL_DEPTH_TRACKING) || defined(CONFIG_CALL_DEPTH_TRACKING)
-	/* The fentry site called here without the call depth accounting. */
-	CALL_DEPTH_ACCOUNT
-#endif
 	subq $KSTATS_FRAME, %rsp
 	movq %rdi, -8(%rbp)
 	movq %rsi, -16(%rbp)

@@ -239,6 +239,8 @@ static ssize_t kstats_write(struct file *file, const char __user *ubuf,
 		return count;
 	}
 	if (!strcasecmp(buf, "start")) {
+		if (ks->origin == KSTATS_ORIGIN_CONTROL)
+			kstats_control_resume(ks);
 		kstats_start(ks);
 	} else if (!strcasecmp(buf, "stop")) {
 		kstats_stop(ks);
@@ -247,9 +249,16 @@ static ssize_t kstats_write(struct file *file, const char __user *ubuf,
 				    ks->name, (int)len, buf);
 		return -EINVAL;
 	}
-	/* A traced entry's probes follow its state: disarmed while stopped. */
-	if (ks->origin == KSTATS_ORIGIN_CONTROL)
-		kstats_control_state(ks);
+	/*
+	 * A traced entry's probes follow its state: disarmed while stopped.
+	 * One that cannot be armed again stays stopped: the write fails.
+	 */
+	if (ks->origin == KSTATS_ORIGIN_CONTROL) {
+		int ret = kstats_control_state(ks);
+
+		if (ret)
+			return ret;
+	}
 	return count;
 }
 

@@ -28,21 +28,26 @@ static __always_inline void kstats_gap_hit(struct kstats_probe *p)
 {
 	struct kstats_timed tm;
 	unsigned long flags;
+	unsigned int saved;
 	bool have;
 	u64 gap;
 
 	if (kstats_stopped(p) || !kstats_filter_pass(p))
 		return;
-	kstats_timed_begin(p, &tm);
 	preempt_disable_notrace();
+	if (!kstats_guard_enter(p, &saved))
+		goto out;
+	kstats_timed_begin(p, &tm);
 	local_irq_save(flags);
 	have = kstats_gap_step(this_cpu_ptr(p->t0), kstats_clock(p),
 			       READ_ONCE(p->ks->epoch), &gap);
 	local_irq_restore(flags);
 	if (have)
 		kstats_record_delta(p, gap);
-	preempt_enable_notrace();
 	kstats_timed_end(p, KSTATS_SIDE_BEGIN, &tm);
+	kstats_guard_exit(saved);
+out:
+	preempt_enable_notrace();
 }
 
 /* Tracepoint probe: @data is the entry; the tracepoint's args are unused. */

@@ -158,9 +158,16 @@ static __always_inline void kstats_call_begin(const struct kstats_probe *p,
 	*t0 = kstats_clock(p);
 }
 
-/* trace FUNC: FUNC returns. */
+/*
+ * trace FUNC: FUNC returns. A call that entered before the entry's last
+ * start, so before a stop, is not measured: its time would include the
+ * stop. Three instructions (load, compare, branch); the clock of trace
+ * FUNC is the same on every CPU (tsc or mono, never local).
+ */
 static __always_inline void kstats_call_end(struct kstats_probe *p, u64 t0)
 {
+	if (unlikely(t0 < READ_ONCE(p->resumed)))
+		return;
 	kstats_record_since(p, kstats_clock(p), t0);
 }
 
@@ -172,6 +179,43 @@ static __always_inline unsigned int kstats_context_level(void)
 	if (in_hardirq())
 		return 2;
 	return in_serving_softirq() ? 1 : 0;
+}
+
+/*
+ * Recursion guard of the hooks that the kernel does not guard itself
+ * (direct trampolines, ftrace_ops callbacks without
+ * FTRACE_OPS_FL_RECURSION, tracepoint probes). Per CPU, kstats_busy holds
+ * the context of the innermost kstats handler running there (the NMI,
+ * hardirq and serving-softirq bits of preempt_count(), plus one), or 0.
+ * Interrupts nest: a handler keeps the value it found and puts it back at
+ * exit. A hit in the same context as the innermost handler comes from
+ * code that handler called, such as a traced clocksource read: it is
+ * skipped and counted in missed. kprobes, kretprobes and fprobes have the
+ * kernel's own guard, which counts in their nmissed. Callers keep
+ * preemption disabled from enter to exit, so that the value is put back
+ * on the CPU that holds it.
+ */
+static __always_inline bool kstats_guard_enter(struct kstats_probe *p,
+					       unsigned int *saved)
+{
+	unsigned int ctx = (preempt_count() &
+			    (NMI_MASK | HARDIRQ_MASK | SOFTIRQ_OFFSET)) + 1;
+	unsigned int cur = __this_cpu_read(kstats_busy);
+
+	if (unlikely(cur == ctx)) {
+		this_cpu_inc(p->stats->recursed);
+		return false;
+	}
+	__this_cpu_write(kstats_busy, ctx);
+	barrier();
+	*saved = cur;
+	return true;
+}
+
+static __always_inline void kstats_guard_exit(unsigned int saved)
+{
+	barrier();
+	__this_cpu_write(kstats_busy, saved);
 }
 
 /* Changes whenever the current task leaves its CPU. */
@@ -212,6 +256,7 @@ static __always_inline bool kstats_pcpu_begin(struct kstats_probe *p,
 	o->level = level;
 	c->seq = ++o->seq;
 	c->cpu = smp_processor_id();
+	c->epoch = READ_ONCE(p->ks->epoch);
 	barrier();
 	WRITE_ONCE(o->task, me);
 	if (likely(kstats_read(p, &c->t0)))
@@ -222,7 +267,9 @@ static __always_inline bool kstats_pcpu_begin(struct kstats_probe *p,
 
 /*
  * trace pcpu:FUNC: FUNC returns. Measured only if it returns on its CPU,
- * still holding it, and its task never left the CPU in between.
+ * still holding it, and its task never left the CPU in between, and no
+ * start (so no stop) came in between: its epoch, not its time, since
+ * clock local is not comparable with a start on another CPU.
  */
 static __always_inline void kstats_pcpu_end(struct kstats_probe *p,
 					    const struct kstats_pcpu_call *c)
@@ -242,10 +289,12 @@ static __always_inline void kstats_pcpu_end(struct kstats_probe *p,
 	undisturbed = mine && o->switches == kstats_switches();
 	if (mine)
 		WRITE_ONCE(o->task, 0);
-	if (undisturbed && read)
-		kstats_record_since(p, now, c->t0);
-	else if (read)
+	if (undisturbed && read) {
+		if (likely(c->epoch == READ_ONCE(p->ks->epoch)))
+			kstats_record_since(p, now, c->t0);
+	} else if (read) {
 		this_cpu_inc(p->stats->skipped);
+	}
 }
 
 /*

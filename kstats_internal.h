@@ -140,6 +140,12 @@ static __always_inline void kstats_add_sample(struct kstats *ks, u64 val)
 }
 
 /*
+ * Per CPU, the context of the innermost probe handler running there, or
+ * 0: see kstats_guard_enter() in kstats_handler.h.
+ */
+DECLARE_PER_CPU(unsigned int, kstats_busy);
+
+/*
  * kstats_record() without its call, for __kstats_record() and for the
  * probe handlers, which inline it: the state check, then the sample.
  */
@@ -209,7 +215,8 @@ struct kstats_cmd;
 int kstats_probe_init(void);
 void kstats_probe_exit(void);
 int kstats_probe_command(struct kstats_cmd *cmd);
-void kstats_control_state(struct kstats *ks);
+int kstats_control_state(struct kstats *ks);
+void kstats_control_resume(struct kstats *ks);
 void kstats_probe_show(struct seq_file *m, const struct kstats *ks);
 /* Calibration lines of _control, in kstats_calibrate.c; kstats_mutex held. */
 unsigned int kstats_calibration_lines(void);

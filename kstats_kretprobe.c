@@ -183,9 +183,10 @@ int kstats_kretprobe_attach(struct kstats_probe *p, struct kstats_cmd *cmd)
 	return 0;
 }
 
-void kstats_kretprobe_enable(struct kstats_probe *p)
+/* Fails if the kprobe cannot be armed (its ftrace or int3 site). */
+int kstats_kretprobe_enable(struct kstats_probe *p)
 {
-	enable_kprobe(&p->rp.kp);
+	return enable_kprobe(&p->rp.kp);
 }
 
 /* Calls in flight keep their return hook, which finds the entry stopped. */

@@ -24,16 +24,22 @@ static __always_inline void kstats_pair_hit(struct kstats_probe *p,
 					    enum kstats_side side)
 {
 	struct kstats_timed tm;
+	unsigned int saved;
 
 	if (kstats_stopped(p) ||
 	    (side == KSTATS_SIDE_BEGIN && !kstats_filter_pass(p)))
 		return;
-	kstats_timed_begin(p, &tm);
-	if (side == KSTATS_SIDE_BEGIN)
-		kstats_pair_start(p);
-	else
-		kstats_pair_end(p);
-	kstats_timed_end(p, side, &tm);
+	preempt_disable_notrace();
+	if (kstats_guard_enter(p, &saved)) {
+		kstats_timed_begin(p, &tm);
+		if (side == KSTATS_SIDE_BEGIN)
+			kstats_pair_start(p);
+		else
+			kstats_pair_end(p);
+		kstats_timed_end(p, side, &tm);
+		kstats_guard_exit(saved);
+	}
+	preempt_enable_notrace();
 }
 
 /* Tracepoint probes: @data is the entry; the tracepoint's args are unused. */
@@ -113,15 +119,11 @@ static int kstats_attach_ftrace(struct kstats_endpoint *ep,
 	}
 	ep->ops.func = ep->fn->ftrace;
 	/*
-	 * No FTRACE_OPS_FL_RECURSION for time entries: its wrapper (a
-	 * recursion lock and preemption off around every call) would cost
-	 * more than the rest of the handler. Their handlers call nothing
-	 * ftrace traces (notrace or untraced kernel code: the clocks,
-	 * kstats_record(), the task table, KASAN and irqflags tracing), so
-	 * they cannot recurse; they disable preemption themselves where they
-	 * need one CPU, and are reentrant for interrupts and NMIs. A counter
-	 * entry's handlers call the PMU's read, traced code (kernel/events/):
-	 * ftrace guards them.
+	 * No FTRACE_OPS_FL_RECURSION for time entries: its wrapper costs
+	 * more than the rest of the handler, and the handlers have their own
+	 * guard (kstats_guard_enter()) against what they call that ftrace
+	 * traces (a clocksource's read). A counter entry's handlers call the
+	 * PMU's read, much of kernel/events/: ftrace guards them too.
 	 */
 	ep->ops.flags = cmd->counter ? FTRACE_OPS_FL_RECURSION : 0;
 	if (ftrace_set_filter_ip(&ep->ops, ep->addr, 0, 0))

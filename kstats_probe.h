@@ -43,6 +43,7 @@ struct kstats;
 struct kstats_task_table;
 struct module;
 struct perf_event;
+struct task_struct;
 struct seq_file;
 struct tracepoint;
 
@@ -72,6 +73,7 @@ struct kstats_probe_stats {
 	unsigned long unstable;	/* clock tsc: samples once it went unstable */
 	unsigned long migrated;	/* counter, trace FUNC: calls that moved */
 	unsigned long uncounted;	/* counter: reads without a counter */
+	unsigned long recursed;	/* hits inside a kstats handler, skipped */
 	unsigned long hits;	/* handler calls, to pick those timed */
 	u64 handler_ns[KSTATS_NR_SIDES];	/* time in timed handlers */
 	unsigned long timed[KSTATS_NR_SIDES];	/* how many were timed */
@@ -104,6 +106,7 @@ struct kstats_pcpu_call {
 	u64 t0;
 	unsigned int cpu;
 	unsigned int seq;
+	u32 epoch;		/* the entry's at the call: none spans a stop */
 };
 
 /* How one side of a pair is hooked. */
@@ -153,13 +156,24 @@ struct kstats_probe {
 	struct kstats_filter filter;	/* hits measured, see kstats_filter.h */
 	enum kstats_cmd_value value;	/* time, or what else is sampled */
 	unsigned int arg;		/* value argN: N */
+	/*
+	 * A value's type, from BTF (kstats_value.c): the register is cut to
+	 * @vbits, sign-extended if @vsigned, else masked with @vmask; errors
+	 * counted apart if @verrors. Unknown: all 64 bits, unsigned.
+	 */
+	u64 vmask;
+	u8 vbits;			/* 0: type unknown, the whole register */
+	bool vsigned;
+	bool verrors;
 	enum kstats_cmd_counter counter;	/* counted instead of time */
 	struct perf_event * __percpu *events;	/* its counter per CPU */
 	bool registered;		/* @rp (its @rp.kp alone for value argN) or @fp */
 	bool gone;			/* detached: code it used went away */
 	bool armed;			/* its hooks fire (control mutex) */
 	bool dying;			/* being removed */
+	bool pinned;			/* stuck registered: holds kstats */
 	unsigned long addr;		/* FUNC's address */
+	u64 resumed;			/* trace FUNC: clock at the last start */
 	unsigned int direct_slot;	/* its trampoline, mechanism direct */
 	bool own_code;			/* calibrate's: no BTF needed */
 	struct kstats_endpoint start;	/* FUNC, or X of a pair or gap */
@@ -188,15 +202,16 @@ const char *kstats_clock_name(const struct kstats_probe *p);
 	})
 
 /*
- * The mechanisms. attach registers the probes disabled (a tracepoint
- * probe is live at once but finds the entry stopped until enable),
- * enable lets them fire, disable disarms them while the entry is stopped
- * (enable arms them again), detach unregisters whatever attach registered
+ * The mechanisms. attach registers the probes disabled (an ftrace
+ * callback or a tracepoint probe is live at once but finds the entry
+ * stopped until it is published), enable lets them fire or fails,
+ * disable disarms them while the entry is stopped (enable arms them
+ * again), detach unregisters whatever attach registered
  * and returns only when no handler runs or will run; missed sums the
  * mechanism's own count of hits it did not report.
  */
 int kstats_kretprobe_attach(struct kstats_probe *p, struct kstats_cmd *cmd);
-void kstats_kretprobe_enable(struct kstats_probe *p);
+int kstats_kretprobe_enable(struct kstats_probe *p);
 void kstats_kretprobe_disable(struct kstats_probe *p);
 void kstats_kretprobe_detach(struct kstats_probe *p);
 unsigned long kstats_kretprobe_missed(const struct kstats_probe *p);
@@ -247,7 +262,7 @@ int kstats_kprobe_error(struct kstats_cmd *cmd, const char *what,
 struct kstats_probe *kstats_probe_alloc(const struct kstats_cmd *cmd);
 void kstats_probe_free(struct kstats_probe *p);
 int kstats_attach(struct kstats_probe *p, struct kstats_cmd *cmd);
-void kstats_enable(struct kstats_probe *p);
+int kstats_enable(struct kstats_probe *p);
 void kstats_detach(struct kstats_probe *p);
 struct tracepoint *kstats_find_tp(const char *name, struct module **mod);
 extern struct mutex kstats_control_mutex;
@@ -256,6 +271,8 @@ extern struct mutex kstats_control_mutex;
 struct kstats_task_table *kstats_task_table_alloc(unsigned int slots);
 void kstats_task_table_free(struct kstats_task_table *t);
 unsigned int kstats_task_table_size(const struct kstats_task_table *t);
+unsigned int kstats_task_home(const struct kstats_task_table *t,
+			      const struct task_struct *tsk);
 bool kstats_task_start(struct kstats_task_table *t, u64 now, u32 epoch);
 u64 kstats_task_take(struct kstats_task_table *t, u32 epoch);
 void kstats_task_forget(struct kstats_task_table *t, struct task_struct *tsk);

@@ -5,7 +5,8 @@
  *
  * A task's home slot is its pid modulo the table size: live tasks have
  * distinct pids, and pids are handed out in sequence, so they rarely share
- * a home and a start or an end touches one slot. A task whose home is
+ * a home and a start or an end touches one slot. The idle tasks, pid 0
+ * on every CPU, go by a hash of their address instead. A task whose home is
  * taken uses one of the next KSTATS_TASK_PROBES - 1 slots and counts
  * itself in the home's @displaced, so that only homes with displaced
  * starts are ever searched further.
@@ -21,8 +22,10 @@
 #define pr_fmt(fmt) KBUILD_MODNAME ": " fmt
 
 #include <linux/atomic.h>
+#include <kunit/visibility.h>
 #include <linux/binfmts.h>
 #include <linux/cache.h>
+#include <linux/hash.h>
 #include <linux/log2.h>
 #include <linux/mm.h>
 #include <linux/sched.h>
@@ -91,22 +94,41 @@ struct kstats_task_table *kstats_task_table_alloc(unsigned int slots)
 		t->bits = ilog2(slots);
 	return t;
 }
+EXPORT_SYMBOL_IF_KUNIT(kstats_task_table_alloc);
 
 void kstats_task_table_free(struct kstats_task_table *t)
 {
 	kvfree(t);
 }
+EXPORT_SYMBOL_IF_KUNIT(kstats_task_table_free);
 
 unsigned int kstats_task_table_size(const struct kstats_task_table *t)
 {
 	return 1U << t->bits;
 }
 
-static __always_inline struct kstats_task_slot *
-kstats_task_slot(struct kstats_task_table *t, pid_t pid, unsigned int i)
+/*
+ * The key of @tsk's home: its pid; for an idle task (pid 0, one per CPU,
+ * which would all share home 0) a hash of its address.
+ */
+static __always_inline unsigned int kstats_task_key(const struct task_struct *tsk)
 {
-	return &t->slots[((unsigned int)pid + i) & ((1U << t->bits) - 1)];
+	return likely(tsk->pid) ? tsk->pid : hash_ptr(tsk, 32);
 }
+
+static __always_inline struct kstats_task_slot *
+kstats_task_slot(struct kstats_task_table *t, unsigned int key, unsigned int i)
+{
+	return &t->slots[(key + i) & ((1U << t->bits) - 1)];
+}
+
+/* The home slot of @tsk in @t, for the KUnit suite. */
+unsigned int kstats_task_home(const struct kstats_task_table *t,
+			      const struct task_struct *tsk)
+{
+	return kstats_task_key(tsk) & ((1U << t->bits) - 1);
+}
+EXPORT_SYMBOL_IF_KUNIT(kstats_task_home);
 
 static __always_inline bool kstats_task_owns(struct kstats_task_slot *s,
 					     unsigned long me, u64 start_time)
@@ -141,7 +163,7 @@ static struct kstats_task_slot *kstats_task_find(struct kstats_task_table *t,
 	unsigned int i;
 
 	for (i = 1; i < KSTATS_TASK_PROBES; i++) {
-		s = kstats_task_slot(t, current->pid, i);
+		s = kstats_task_slot(t, kstats_task_key(current), i);
 		if (kstats_task_owns(s, me, born))
 			return s;
 	}
@@ -157,7 +179,7 @@ notrace bool kstats_task_start(struct kstats_task_table *t, u64 now, u32 epoch)
 {
 	unsigned long me = (unsigned long)current;
 	u64 born = current->start_time;
-	struct kstats_task_slot *home = kstats_task_slot(t, current->pid, 0);
+	struct kstats_task_slot *home = kstats_task_slot(t, kstats_task_key(current), 0);
 	struct kstats_task_slot *s;
 	unsigned int i;
 
@@ -179,7 +201,7 @@ notrace bool kstats_task_start(struct kstats_task_table *t, u64 now, u32 epoch)
 	}
 	/* Another task may take a free slot first: try the next ones. */
 	for (i = 1; i < KSTATS_TASK_PROBES; i++) {
-		s = kstats_task_slot(t, current->pid, i);
+		s = kstats_task_slot(t, kstats_task_key(current), i);
 		if (!READ_ONCE(s->task) && !cmpxchg(&s->task, 0, me)) {
 			kstats_task_fill(s, born, now, epoch);
 			atomic_inc(&home->displaced);
@@ -197,7 +219,7 @@ notrace u64 kstats_task_take(struct kstats_task_table *t, u32 epoch)
 {
 	unsigned long me = (unsigned long)current;
 	u64 born = current->start_time;
-	struct kstats_task_slot *home = kstats_task_slot(t, current->pid, 0);
+	struct kstats_task_slot *home = kstats_task_slot(t, kstats_task_key(current), 0);
 	struct kstats_task_slot *s = home;
 	u64 t0;
 
@@ -218,7 +240,7 @@ notrace u64 kstats_task_take(struct kstats_task_table *t, u32 epoch)
 /* @tsk is being freed: every slot with its address goes. */
 void kstats_task_forget(struct kstats_task_table *t, struct task_struct *tsk)
 {
-	struct kstats_task_slot *home = kstats_task_slot(t, tsk->pid, 0);
+	struct kstats_task_slot *home = kstats_task_slot(t, kstats_task_key(tsk), 0);
 	struct kstats_task_slot *s;
 	unsigned int i;
 
@@ -227,7 +249,7 @@ void kstats_task_forget(struct kstats_task_table *t, struct task_struct *tsk)
 	if (!atomic_read(&home->displaced))
 		return;
 	for (i = 1; i < KSTATS_TASK_PROBES; i++) {
-		s = kstats_task_slot(t, tsk->pid, i);
+		s = kstats_task_slot(t, kstats_task_key(tsk), i);
 		if (READ_ONCE(s->task) == (unsigned long)tsk) {
 			kstats_task_release(s);
 			atomic_dec(&home->displaced);
@@ -236,8 +258,8 @@ void kstats_task_forget(struct kstats_task_table *t, struct task_struct *tsk)
 }
 
 /*
- * The slot that holds a start of the task at @me among those of @pid, or
- * NULL. By address alone: a task's slots go when it is freed, so a slot
+ * The slot that holds a start of the task at @me among those of key @pid,
+ * or NULL. By address alone: a task's slots go when it is freed, so a slot
  * with a live task's address is that task's.
  */
 static struct kstats_task_slot *kstats_task_held(struct kstats_task_table *t,
@@ -278,7 +300,7 @@ static notrace bool kstats_task_move(struct kstats_task_table *t, pid_t old_pid)
 	kstats_task_release(s);
 	if (s != kstats_task_slot(t, old_pid, 0))
 		atomic_dec(&kstats_task_slot(t, old_pid, 0)->displaced);
-	if (kstats_task_held(t, current->pid, me))
+	if (kstats_task_held(t, kstats_task_key(current), me))
 		return true;
 	return kstats_task_start(t, t0, epoch);
 }

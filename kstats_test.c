@@ -11,7 +11,8 @@
  * start/stop/reset, the text of an entry's debugfs file parsed back line by
  * line and compared with exact expected lines, commands written to that
  * file, every error path of kstats_new() and kstats_delete(), the
- * _control listing, and the step of inter-arrival gaps.
+ * _control listing, the step of inter-arrival gaps, and the homes of
+ * idle tasks in the key task table.
  *
  * KUnit suite "kstats_parse": the _control command parser on its own, from
  * a table of valid lines with the struct kstats_cmd they give and invalid
@@ -44,6 +45,7 @@
 #include "kstats_gap.h"
 #include "kstats_internal.h"
 #include "kstats_parse.h"
+#include "kstats_probe.h"
 
 #define KT_DIR		"/sys/kernel/debug/kstats/"
 /* Size of the file buffers; no file read by this suite comes close. */
@@ -1614,6 +1616,31 @@ static void kt_tsc_scale(struct kunit *test)
 	}
 }
 
+/*
+ * key task: the idle tasks, pid 0 on every CPU, do not all share the home
+ * of pid 0 (init_task is CPU 0's, the others stand in for the other
+ * CPUs'); any other task's home is its pid.
+ */
+static void kt_task_idle_homes(struct kunit *test)
+{
+	struct kstats_task_table *t = kstats_task_table_alloc(1 << 16);
+	struct task_struct *idle;
+	unsigned int i, home0, same = 0;
+
+	KUNIT_ASSERT_NOT_NULL(test, t);
+	idle = kunit_kcalloc(test, 8, sizeof(*idle), GFP_KERNEL);
+	if (!idle)
+		kstats_task_table_free(t);
+	KUNIT_ASSERT_NOT_NULL(test, idle);
+	home0 = kstats_task_home(t, &init_task);
+	for (i = 0; i < 8; i++)
+		same += kstats_task_home(t, &idle[i]) == home0;
+	KUNIT_EXPECT_LT(test, same, 8U);
+	KUNIT_EXPECT_EQ(test, kstats_task_home(t, current),
+			(unsigned int)current->pid & ((1U << 16) - 1));
+	kstats_task_table_free(t);
+}
+
 static struct kunit_case kstats_test_cases[] = {
 	KUNIT_CASE_PARAM(kt_slot_exact, kt_frac_gen_params),
 	KUNIT_CASE_PARAM(kt_slot_monotonic, kt_frac_gen_params),
@@ -1636,6 +1663,7 @@ static struct kunit_case kstats_test_cases[] = {
 	KUNIT_CASE(kt_gap_step),
 	KUNIT_CASE_PARAM(kt_slot_limits, kt_frac_gen_params),
 	KUNIT_CASE(kt_tsc_scale),
+	KUNIT_CASE(kt_task_idle_homes),
 	{}
 };
 

@@ -7,6 +7,7 @@
 #ifndef _KSTATS_VALUE_H
 #define _KSTATS_VALUE_H
 
+#include <linux/bitops.h>
 #include <linux/err.h>
 #include <linux/kernel.h>
 #include <linux/percpu.h>
@@ -14,18 +15,33 @@
 #include "kstats.h"
 #include "kstats_probe.h"
 
+struct kstats_cmd;
 struct seq_file;
 
-/* value argN: FUNC was entered with @v as argument N. */
+/*
+ * The value of a register holding @p's argument or return value: the
+ * x86-64 ABI leaves the bits above a narrower type undefined (a caller
+ * may pass an int in a register whose upper half holds anything).
+ */
+static __always_inline u64 kstats_value_norm(const struct kstats_probe *p,
+					     u64 v)
+{
+	if (p->vsigned)
+		return sign_extend64(v, p->vbits - 1);
+	return v & p->vmask;
+}
+
+/* value argN: FUNC was entered with @v, the register of argument N. */
 static __always_inline void kstats_value_arg(struct kstats_probe *p,
 					     unsigned long v)
 {
-	kstats_record(p->ks, v);
+	kstats_record(p->ks, kstats_value_norm(p, v));
 }
 
 /*
  * An error return: -1 to -MAX_ERRNO as a long (or ERR_PTR()), or as an
- * int, whose upper register half the callee leaves zero on x86-64.
+ * int whose upper register half is zero (of unknown type) or that was
+ * sign-extended.
  */
 static __always_inline bool kstats_value_is_error(unsigned long v)
 {
@@ -34,15 +50,25 @@ static __always_inline bool kstats_value_is_error(unsigned long v)
 		IS_ERR_VALUE((unsigned long)(s32)lower_32_bits(v)));
 }
 
-/* value retval: FUNC returned @v; errors are counted, not binned. */
+/*
+ * value retval: FUNC returned @v; errors are counted, not binned, for
+ * types of 32 bits and more, or of unknown type.
+ */
 static __always_inline void kstats_value_ret(struct kstats_probe *p,
 					     unsigned long v)
 {
-	if (kstats_value_is_error(v))
+	v = kstats_value_norm(p, v);
+	if (p->verrors && kstats_value_is_error(v))
 		this_cpu_inc(p->stats->errors);
 	else
 		kstats_record(p->ks, v);
 }
+
+/*
+ * The type of the value of @p, from BTF, at trace time; -EOPNOTSUPP with
+ * the reason in @cmd->why for one that is not an integer (a pointer).
+ */
+int kstats_value_setup(struct kstats_probe *p, struct kstats_cmd *cmd);
 
 /* "value argN" or "value retval errors N" for the _control listing. */
 void kstats_value_show(struct seq_file *m, const struct kstats_probe *p,

@@ -53,5 +53,15 @@ if hits=$(grep -nHF -e "$PATTERNS" "${files[@]}"); then
 	echo "${0##*/}: kernel log of $logdir has $(wc -l <<<"$hits") bad line(s):" >&2
 	# The first lines of a report are the telling ones; the logs have all.
 	head -n 40 <<<"$hits" | sed 's/^/  /' >&2
+	# The command that caused the first report: the last mark that the
+	# guest init ("kstats-guest:") or a test ("kstats-sweep:", one per
+	# command) wrote into the kernel log before it.
+	for f in "${files[@]}"; do
+		first=$(grep -naF -e "$PATTERNS" "$f" | head -n 1 | cut -d: -f1)
+		[ -n "$first" ] || continue
+		last=$(head -n "$first" "$f" | tr -d '\r' | grep -a 'kstats-[a-z]*: ' |
+			tail -n 1) || true
+		echo "  first report in ${f##*/} came after: ${last:-no mark}" >&2
+	done
 	exit 1
 fi

@@ -426,19 +426,25 @@ for t in $stock; do
 	stage=$hostdir/install-$t
 	log=$stage.log
 	rm -rf "$stage"
-	mkdir -p "$stage/src/scripts"
+	mkdir -p "$stage/src/scripts" "$stage/src/Documentation"
 	if "$KSTATS_SCRIPTS/dkms-sources.sh" "$stage/src" >"$log" 2>&1 &&
-		cp "$src/scripts/kstats" "$stage/src/scripts/" &&
+		cp -r "$src/scripts/kstats" "$src/scripts/mkman.sh" "$src/scripts/systemd" \
+			"$stage/src/scripts/" &&
+		cp "$src/Documentation/kstats-tool.rst" "$stage/src/Documentation/" &&
 		make -C "$stage/src" install KDIR="$(target_kdir "$t")" \
 			DESTDIR="$stage/root" >>"$log" 2>&1; then
 		# Where and how compressed is the kernel's choice (Debian 6.12:
 		# updates/kstats.ko.xz), but it must be kstats.ko alone.
-		got=$(cd "$stage/root" && find . -name '*.ko*' -o -path '*/bin/*' |
+		got=$(cd "$stage/root" && find . -name '*.ko*' -o -path './usr/*' -type f |
 			sed 's|^\./lib/modules/[^/]*/.*/kstats\.ko.*|kstats.ko|' | sort)
-		want=$(printf '%s\n' kstats.ko ./usr/local/bin/kstats | sort)
+		want=$(printf '%s\n' kstats.ko ./usr/local/bin/kstats \
+			./usr/local/share/man/man1/kstats.1 \
+			./usr/local/share/bash-completion/completions/kstats \
+			./usr/local/lib/systemd/system/kstats-export.service \
+			./usr/local/lib/systemd/system/kstats-export.timer | sort)
 		if [ "$got" = "$want" ] &&
 			grep -q '/kstats\.ko[.a-z]*:' "$stage/root/lib/modules/$rel/modules.dep"; then
-			pass "$t make install (kstats.ko, depmod, the command)"
+			pass "$t make install (kstats.ko, depmod, the command, its man page, completion, units)"
 		else
 			fail "$t make install: installed $(tr '\n' ' ' <<<"$got")"
 		fi

@@ -75,4 +75,8 @@ if grep -qx '# GUEST DONE' "$logdir/results.tap"; then
 	exit 0
 fi
 echo "run-guest: $target: guest did not finish in ${limit}s (ran ${secs}s); see $logdir/console.log and $logdir/qemu.log" >&2
+# What it was doing: the last mark that the guest init ("kstats-guest:")
+# or a test ("kstats-sweep:", one per command) wrote into the kernel log.
+last=$(tr -d '\r' <"$logdir/console.log" | grep -a 'kstats-[a-z]*: ' | tail -n 1) || true
+echo "run-guest: $target: last mark in the kernel log: ${last:-none}" >&2
 exit 1

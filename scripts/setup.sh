@@ -5,7 +5,9 @@
 # debootstrap and curl for the pinned targets (deb618, deb7x: their
 # kernels and build chroots are made on first use into the cache), and
 # what the host tests of scripts/kstats use: pytest, gnuplot, promtool
-# (from prometheus) and dkms.
+# (from prometheus), prometheus and prometheus-node-exporter (started only
+# by the end-to-end test, on 127.0.0.1), rst2man (python3-docutils, for the
+# man page) and man-db (to render it), and dkms.
 #
 # Usage: setup.sh [--demo]
 #   --demo  only what "make demo" needs on Debian's stock kernel: its headers
@@ -38,7 +40,7 @@ else
 		build-essential bc bison flex libelf-dev libssl-dev
 		sparse shellcheck gnuplot-nox dwarves
 		debootstrap curl
-		python3-pytest prometheus dkms
+		python3-pytest prometheus prometheus-node-exporter python3-docutils man-db dkms
 	)
 fi
 
@@ -57,9 +59,10 @@ if [ ${#missing[@]} -gt 0 ] ||
 	{ [ ! -e "$STAMP" ] && [ ! -e /var/lib/kstats-setup.v1 ]; }; then
 	export DEBIAN_FRONTEND=noninteractive
 	apt-get update -qq
-	# prometheus is here for promtool only: where no policy-rc.d forbids
-	# it, its postinst would start the daemon, so forbid it for this
-	# install (a leftover of ours is recognised by its marker).
+	# prometheus and its node exporter are here for the tests, which
+	# start them by hand: where no policy-rc.d forbids it, their postinst
+	# would start the daemons, so forbid it for this install (a leftover
+	# of ours is recognised by its marker).
 	policy=/usr/sbin/policy-rc.d
 	if [ ! -e "$policy" ] || grep -q kstats-setup "$policy"; then
 		printf '#!/bin/sh\n# kstats-setup: no service starts during setup\nexit 101\n' >"$policy"

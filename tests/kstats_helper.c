@@ -34,6 +34,14 @@
  *                            long function that returns V (signed)
  *   ivalue V COUNT           the same with kstats_helper_ivalue(i, V), an
  *                            int function
+ *   narrow A B C D E         one call of kstats_helper_narrow(A, B, C, D,
+ *                            E), an int, u16, s8, bool and u32 function,
+ *                            through a prototype of u64 words: each
+ *                            register holds the value in its low bits and
+ *                            garbage above them, as the ABI allows
+ *   iret X                   one call of kstats_helper_iret(X), an int
+ *                            function that leaves X's upper half (hex) in
+ *                            rax above its int
  *   fault N                  maps N fresh pages into the caller and calls
  *                            kstats_helper_fault(), which writes into each
  *                            (N page faults), between
@@ -182,6 +190,57 @@ static int helper_value(const char *buf, bool is_int)
 	}
 	/* The returns are used, so the calls and their values stay. */
 	return sum == (long)count * v ? 0 : -EIO;
+}
+
+/*
+ * Targets of value entries of narrow types (75-values.sh). The x86-64
+ * ABI leaves the bits of a register above its argument's or return
+ * value's type undefined: the callers here fill them with garbage.
+ */
+static unsigned long helper_narrow_sum;
+
+static noinline __noclone void kstats_helper_narrow(int a, u16 b, s8 c, bool d,
+						    u32 e)
+{
+	WRITE_ONCE(helper_narrow_sum, a + b + c + d + e);
+}
+
+/* The int in eax, and @x's upper half above it in rax. */
+static noinline __noclone int kstats_helper_iret(u64 x)
+{
+	int r;
+
+	asm volatile("movq %1, %%rax" : "=a" (r) : "r" (x));
+	return r;
+}
+
+typedef void (*helper_words5_t)(u64, u64, u64, u64, u64);
+
+/* @v in the low @bits of a word, garbage above. */
+static u64 helper_word(long long v, unsigned int bits)
+{
+	return (0xdeadbeefcafef00dULL << bits) | (v & GENMASK_ULL(bits - 1, 0));
+}
+
+static int helper_narrow(const char *buf)
+{
+	helper_words5_t words = (helper_words5_t)(void *)kstats_helper_narrow;
+	long long a, b, c, d, e;
+
+	if (sscanf(buf, "%*s %lld %lld %lld %lld %lld", &a, &b, &c, &d, &e) != 5)
+		return -EINVAL;
+	words(helper_word(a, 32), helper_word(b, 16), helper_word(c, 8),
+	      helper_word(!!d, 8), helper_word(e, 32));
+	return 0;
+}
+
+static int helper_iret(const char *buf)
+{
+	u64 x;
+
+	if (sscanf(buf, "%*s %llx", &x) != 1)
+		return -EINVAL;
+	return kstats_helper_iret(x) == (int)x ? 0 : -EIO;
 }
 
 /*
@@ -386,6 +445,10 @@ static int helper_run(char *buf)
 		return -EINVAL;
 	if (!strcmp(cmd, "value") || !strcmp(cmd, "ivalue"))
 		return helper_value(buf, cmd[0] == 'i');
+	if (!strcmp(cmd, "narrow"))
+		return helper_narrow(buf);
+	if (!strcmp(cmd, "iret"))
+		return helper_iret(buf);
 	if (!strcmp(cmd, "fault") && n == 2 && !kstrtouint(name, 10, &nr))
 		return helper_fault(nr);
 	if (!strcmp(cmd, "naps") && n == 2 && !kstrtouint(name, 10, &nr)) {

@@ -87,7 +87,17 @@ dd if=/dev/zero of=/dev/null bs=1 count=2000 2>/dev/null
 check "the traces have samples" test "$(samples vfs_read)" -ge 2000
 # A reader that keeps calling vfs_read() meanwhile.
 sh -c 'while [ ! -e /tmp/stop2 ]; do read l < /proc/version; done' &
-check "rmmod kstats with 5 traces attached" rmmod kstats
+# A direct trampoline keeps kstats loaded: rmmod fails at once.
+if [ "$(field vfs_read mechanism)" = direct ]; then
+	is "$(rmmod kstats 2>&1 | sed 's/.*: //')" "Resource temporarily unavailable" \
+		"rmmod kstats with a direct entry: EAGAIN"
+	is "$(ctl remove vfs_read)" OK "remove the direct entry"
+	i=0
+	while [ $i -lt 50 ] && ! rmmod kstats 2>/dev/null; do sleep 0.1; i=$((i + 1)); done
+	check "rmmod kstats with 4 traces attached" sh -c '! grep -q "^kstats " /proc/modules'
+else
+	check "rmmod kstats with 5 traces attached" rmmod kstats
+fi
 : > /tmp/stop2
 wait
 check "debugfs directory is gone" test ! -e "$KS"

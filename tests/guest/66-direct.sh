@@ -198,7 +198,7 @@ if [ $BTF_HELPER = yes ]; then
 	check "a task sleeps in it" asleep kstats_helper_block
 	log_mark
 	is "$(ctl remove kstats_helper_block)" OK "remove while it sleeps there"
-	is "$(log_new | grep -c 'kstats_helper_block: 1 calls in flight; trampoline')" 1 \
+	is "$(log_new | grep -c 'kstats_helper_block: 1 calls in flight in trampoline [0-9]*; kstats stays loaded')" 1 \
 		"its trampoline drains"
 	helper wake >/dev/null
 	wait $spid
@@ -240,8 +240,9 @@ spid=$!
 check "a task sleeps in $PREAD" asleep $PREAD
 log_mark
 is "$(ctl remove $PREAD)" OK "remove while it sleeps there"
-check "the trampoline drains" logged "$PREAD: [0-9]* calls in flight; trampoline"
-check "rmmod kstats fails while it drains" sh -c '! rmmod kstats 2>/dev/null'
+check "the trampoline drains" logged "$PREAD: [0-9]* calls in flight in trampoline [0-9]*; kstats stays loaded"
+is "$(rmmod kstats 2>&1 | sed 's/.*: //')" "Resource temporarily unavailable" \
+	"rmmod kstats fails at once while it drains: EAGAIN"
 check "kstats is still loaded" grep -q '^kstats ' /proc/modules
 wake
 wait $spid
@@ -254,24 +255,35 @@ done
 check "rmmod kstats once it drained" sh -c '! grep -q "^kstats " /proc/modules'
 insmod "$MODDIR/kstats.ko"
 
-# rmmod with the entry still there and a task asleep: module exit waits.
+# rmmod with a direct entry still there, and a task asleep in it: rmmod
+# fails at once, never waits; remove, then rmmod once the sleeper is out.
 is "$(ctl "trace $PREAD via direct")" OK "trace $PREAD via direct again"
 sleeper &
 spid=$!
 check "a task sleeps in $PREAD again" asleep $PREAD
-log_mark
-rmmod kstats &
-rpid=$!
-i=0
-while [ $i -lt 300 ] && ! log_new |
-	grep -q 'waiting for calls in flight'; do i=$((i + 1)); sleep 0.1; done
-check "module exit waits for the sleeper" kill -0 $rpid
+is "$(rmmod kstats 2>&1 | sed 's/.*: //')" "Resource temporarily unavailable" \
+	"rmmod kstats with a direct entry fails at once: EAGAIN"
+is "$(field $PREAD state)" running "the entry is untouched"
+is "$(ctl remove $PREAD)" OK "remove it"
 wake
 wait $spid
 is "$?:$(cat /tmp/slept)" "0:hi" "the sleeper read what was written"
-wait $rpid
-is "$?" 0 "rmmod finished"
+i=0
+while [ $i -lt 100 ] && grep -q '^kstats ' /proc/modules; do
+	rmmod kstats 2>/dev/null || sleep 0.1
+	i=$((i + 1))
+done
 check "kstats is unloaded" sh -c '! grep -q "^kstats " /proc/modules'
+
+# A direct entry without calls in flight: rmmod refuses until it is removed.
+insmod "$MODDIR/kstats.ko"
+is "$(ctl "trace vfs_read via direct")" OK "trace vfs_read via direct"
+is "$(rmmod kstats 2>&1 | sed 's/.*: //')" "Resource temporarily unavailable" \
+	"rmmod kstats with an idle direct entry: EAGAIN"
+is "$(ctl remove vfs_read)" OK "remove vfs_read"
+i=0
+while [ $i -lt 50 ] && ! rmmod kstats 2>/dev/null; do sleep 0.1; i=$((i + 1)); done
+check "then rmmod kstats succeeds" sh -c '! grep -q "^kstats " /proc/modules'
 rm -f /tmp/fifo /tmp/slept
 load_modules
 is "$(cat "$KS/_control")" "" "nothing left"

@@ -73,7 +73,7 @@ echo "$diff" | grep -E '^(Mean|Median)|Difference' | sed 's/^/#   /'
 
 # export: OpenMetrics lines for the live entry.
 exp=$(kstats export --openmetrics $FN)
-is "$(echo "$exp" | grep "^kstats_seconds_count{entry=\"$FN\"}" | awk '{ print $2 }')" \
+is "$(echo "$exp" | grep "^kstats_duration_seconds_count{entry=\"$FN\"}" | awk '{ print $2 }')" \
 	"$K" "kstats export: _count of the entry"
 is "$(echo "$exp" | tail -n 1)" "# EOF" "kstats export ends with # EOF"
 

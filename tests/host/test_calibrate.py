@@ -126,8 +126,8 @@ def test_subtract_bias_text():
                         'p50 of an empty call; clamped at 0), bounds widened by the bias spread '
                         '718ns (bias_p99_ns 1530 - bias_ns 812)')
     us = run('show', '--dir', CAL, 'vfs_read', '--subtract-bias', '--unit', 'us').stdout
-    assert us.splitlines()[3].startswith('bias subtracted: values shifted down by 0.81us (')
-    assert 'by the bias spread 0.72us (bias_p99_ns 1530 - bias_ns 812)' in us
+    assert us.splitlines()[3].startswith('bias subtracted: values shifted down by 0.812us (')
+    assert 'by the bias spread 0.718us (bias_p99_ns 1530 - bias_ns 812)' in us
     plain = run('show', '--dir', CAL, 'vfs_read', '--unit', 'ns').stdout.splitlines()
     assert not [l for l in plain if l.startswith('bias subtracted')]
     # The histogram's first range moves down by the bias.

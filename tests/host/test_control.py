@@ -31,7 +31,8 @@ def test_list_fixture(capture):
     assert rows['stopped_b1'][3] == 'stopped' and rows['empty_b4'][-1] == '0'
     assert len(rows) == 9
     d = json.loads(run('list', '--dir', capture, '--json').stdout)
-    assert d[0]['name'] == 'cpu1_b3' and d[0]['samples'] == '800'
+    assert d[0] == {'name': 'cpu1_b3', 'origin': 'kernel', 'bits': 3, 'state': 'running',
+                    'samples': 800}
 
 
 def test_list_key_value_pairs(tmp_path):
@@ -47,8 +48,8 @@ def test_list_key_value_pairs(tmp_path):
     assert '__tracepoint_sys_enter,__tracepoint_sys_exit' in lines[4]
     d = json.loads(run('list', '--dir', tmp_path, '--json', '--no-count').stdout)
     assert d[1] == {'name': 'vfs_read', 'origin': 'control', 'mechanism': 'fprobe',
-                    'targets': 'vfs_read', 'bits': '4', 'state': 'running', 'missed': '0'}
-    assert d[3]['unpaired'] == '1' and 'samples' not in d[3]
+                    'targets': 'vfs_read', 'bits': 4, 'state': 'running', 'missed': 0}
+    assert d[3]['unpaired'] == 1 and 'samples' not in d[3]
     # Entries of the new form still show; bits come from their line.
     assert json.loads(run('show', '--dir', tmp_path, 'lat_base', '--json').stdout)['count'] == 5000
 

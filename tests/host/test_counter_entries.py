@@ -34,7 +34,7 @@ def test_show_prints_plain_counts(tmp_path):
 def test_json_unit_is_the_event(tmp_path):
     d = json.loads(run('show', '--dir', capture(tmp_path), 'pf', '--json').stdout)
     assert d['unit'] == 'page-faults'
-    assert d['info']['counter'] == 'page-faults' and d['info']['migrated'] == '2'
+    assert d['info']['counter'] == 'page-faults' and d['info']['migrated'] == 2
     assert [(s['lo'], s['count']) for s in d['slots']] == [(0, 4), (5, 3), (100, 1)]
 
 

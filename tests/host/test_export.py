@@ -1,8 +1,9 @@
 # SPDX-License-Identifier: GPL-2.0
 """kstats export --openmetrics: promtool accepts it; a strict reading of
 the histogram semantics (cumulative le buckets at slot edges, +Inf, _sum,
-_count, # EOF); bucket counts equal the raw samples <= le; merging to
-fewer bits gives what the kernel records at those bits."""
+_count, # EOF); bucket counts equal the raw samples <= le at every slot
+edge of the entry; one le layout for every series whatever the entry's
+bits; merging to fewer bits gives what the kernel records at those bits."""
 import os
 import re
 import shutil
@@ -47,6 +48,8 @@ def parse(text):
         labels = dict(LABEL_RE.findall(labels))
         if types.get(name) == 'gauge':
             gauges[tuple(sorted(labels.items()))] = float(value)
+            continue
+        if types.get(name) == 'counter':
             continue
         family, suffix = name.rsplit('_', 1)
         assert types.get(family) == 'histogram', line
@@ -96,15 +99,26 @@ def test_promtool_accepts_real_timings():
 
 @pytest.mark.parametrize('bits', [None, 0, 1, 2, 3, 4, 5])
 def test_buckets_count_raw_samples(capture, bits):
+    """Exact at every edge that is a slot edge of the entry's own bits;
+    inside one of its slots (an entry of fewer bits than the layout) the
+    count lies between those of the slot's edges."""
     args = [] if bits is None else ['--bits', str(bits)]
+    layout = kstats.EXPORT_BITS if bits is None else bits
     hists, _ = parse(export(capture, *args))
     for name in NONEMPTY:
         raw = Samples(name).values()
+        own = Samples(name).bits
         h = hists[(('entry', name),)]
         assert h['count'] == len(raw)
-        for le, n in h['buckets']:
-            # le is the largest value of a slot: exact for integer samples.
-            assert n == sum(1 for v in raw if v <= le), (name, le)
+        for le, n in h['buckets'][:-1]:
+            s = kstats.slot_of(le, own)
+            lo, top = kstats.slot_lo(s, own), kstats.slot_top(s, own)
+            if le == top:
+                # le is the largest value of a slot: exact for integer samples.
+                assert n == sum(1 for v in raw if v <= le), (name, le)
+            else:
+                assert own < layout
+                assert sum(1 for v in raw if v < lo) <= n <= sum(1 for v in raw if v <= top)
         assert abs(h['sum'] - sum(raw)) <= 1e-6 * sum(raw) + len(raw), name
 
 
@@ -128,7 +142,7 @@ def test_merge_equals_kernel_at_fewer_bits(capture):
     a = hists[(('entry', 'lat_base'),)]
     b = hists[(('entry', 'lat_base_b2'),)]
     assert a['buckets'] == b['buckets'] and a['count'] == b['count']
-    full, _ = parse(export(capture, 'lat_base'))
+    full, _ = parse(export(capture, 'lat_base', '--bits', '4'))
     assert len(full[(('entry', 'lat_base'),)]['buckets']) > len(a['buckets'])
 
 
@@ -141,39 +155,59 @@ def test_empty_and_state(capture):
     assert gauges[(('entry', 'lat_base'),)] == 1
 
 
-def test_fixed_layout(capture):
-    """One bucket layout per bits, whatever the samples: every slot edge,
-    the same le list for every entry and CPU of those bits."""
-    for args in ([], ['--per-cpu'], ['--bucket-bits', '2']):
-        hists, _ = parse(export(capture, *args))
-        les = {}
-        for key, h in hists.items():
-            name = dict(key)['entry']
-            bits = Samples(name).bits
-            if args == ['--bucket-bits', '2']:
-                bits = min(bits, 2)
-            got = [le for le, _ in h['buckets']]
-            les.setdefault(bits, got)
-            assert got == les[bits], key
-        for bits, got in les.items():
-            assert got == [kstats.slot_top(s, bits) for s in range(kstats.nr_slots(bits) - 1)] \
-                + [float('inf')]
+@pytest.mark.parametrize('args', [[], ['--per-cpu'], ['--bucket-bits', '4'],
+                                  ['--range', '100:1ms']],
+                         ids=['default', 'per-cpu', 'bits4', 'range'])
+def test_fixed_layout(capture, args):
+    """One bucket layout per family, whatever the entries' bits (0 to 5
+    here) and samples: every slot edge of the layout's bits, the same le
+    list for every entry and CPU."""
+    hists, _ = parse(export(capture, *args))
+    bits = 4 if '--bucket-bits' in args else kstats.EXPORT_BITS
+    slots = range(kstats.nr_slots(bits) - 1)
+    if '--range' in args:
+        slots = range(kstats.slot_of(100, bits), kstats.slot_of(10 ** 6, bits) + 1)
+    want = [kstats.slot_top(s, bits) for s in slots] + [float('inf')]
+    assert len(hists) >= 9
+    for key, h in hists.items():
+        assert [le for le, _ in h['buckets']] == want, key
+
+
+def test_range_folds(capture):
+    """--range keeps the edges from LO's slot to HI's: samples below fold
+    into the first bucket, those above into +Inf, counts stay exact."""
+    hists, _ = parse(export(capture, '--range', '1us:8us', 'lat_base'))
+    raw = Samples('lat_base').values()
+    h = hists[(('entry', 'lat_base'),)]
+    les = [le for le, _ in h['buckets']]
+    assert les[0] == kstats.slot_top(kstats.slot_of(1000, 2), 2) == 1023
+    assert les[-2] == kstats.slot_top(kstats.slot_of(8000, 2), 2) == 8191
+    assert len(les) == 4 * 3 + 1 + 1
+    for le, n in h['buckets']:
+        assert n == sum(1 for v in raw if v <= le), le
+    for bad in ('5:5', '1us', 'x:1', '10:1', '1:2:3', '-1:5'):
+        r = run('export', '--openmetrics', '--raw', '--dir', capture, '--range=' + bad,
+                check=False)
+        assert r.returncode == 2 and r.stderr.startswith('usage: kstats export'), r.stderr
+        assert r.stderr.splitlines()[-1].startswith(
+            "kstats export: error: argument --range: '%s' is not LO:HI" % bad)
 
 
 def test_seconds_and_unit(capture):
     text = run('export', '--openmetrics', '--dir', capture, 'lat_base').stdout
     lines = text.splitlines()
-    assert lines[:2] == ['# TYPE kstats_seconds histogram', '# UNIT kstats_seconds seconds']
+    assert lines[:2] == ['# TYPE kstats_duration_seconds histogram',
+                         '# UNIT kstats_duration_seconds seconds']
     r = subprocess.run([promtool(), 'check', 'metrics'], input=text, universal_newlines=True,
                        stdout=subprocess.PIPE, stderr=subprocess.STDOUT)
     assert r.returncode == 0 and r.stdout.strip() == '', r.stdout
     raw = Samples('lat_base').values()
-    buckets = [l for l in lines if l.startswith('kstats_seconds_bucket')]
+    buckets = [l for l in lines if l.startswith('kstats_duration_seconds_bucket')]
     for line in buckets[:-1]:
         le = float(line.split('le="')[1].split('"')[0])
         # le in seconds: the slot's largest value in ns / 1e9.
         assert int(line.split()[-1]) == sum(1 for v in raw if v <= round(le * 1e9)), line
-    total = [l for l in lines if l.startswith('kstats_seconds_sum')][0]
+    total = [l for l in lines if l.startswith('kstats_duration_seconds_sum')][0]
     assert abs(float(total.split()[-1]) - sum(raw) / 1e9) <= 1e-6 * sum(raw) / 1e9 + 1e-9 * 5000
     r = run('export', '--openmetrics', '--dir', capture, '--metric', 'foo', check=False)
     assert r.returncode == 1 and '_seconds' in r.stderr
@@ -196,4 +230,4 @@ def test_bad_options(capture):
     assert r.returncode == 2 and '--bucket-bits must be 0..5' in r.stderr
     assert r.stderr.startswith('usage: kstats export')
     r = run('export', '--openmetrics', '--dir', capture, '--metric', 'a-b', check=False)
-    assert r.returncode == 1
+    assert r.returncode == 2 and "argument --metric: 'a-b' is not a metric name" in r.stderr

@@ -70,13 +70,13 @@ def test_sum_without_cpu(tmp_path, q):
     # The case: CPU 0 holds 100..999, CPU 1 2000..4999.
     samples = [(0, v) for v in range(100, 1000)] + [(1, v) for v in range(2000, 5000)]
     cap = write_capture(tmp_path / 'cap', {'agg': (BITS, samples)})
-    text = run('export', '--openmetrics', '--per-cpu', '--dir', cap).stdout
+    text = run('export', '--openmetrics', '--per-cpu', '--bucket-bits', BITS, '--dir', cap).stdout
     exact, lo, hi = slot_window([v for _, v in samples], q)
-    expr = within(q, 'sum without (cpu) (kstats_seconds_bucket)', lo, hi)
+    expr = within(q, 'sum without (cpu) (kstats_duration_seconds_bucket)', lo, hi)
     r = promtool_check(tmp_path, series(text), expr, '{entry="agg"}')
     assert r.returncode == 0, 'exact %d ns, want [%g, %g] s\n%s' % (exact, lo, hi, r.stdout)
     # The check can fail: a window that excludes the exact slot does.
-    bad = within(q, 'sum without (cpu) (kstats_seconds_bucket)', hi * 1.5, hi * 2)
+    bad = within(q, 'sum without (cpu) (kstats_duration_seconds_bucket)', hi * 1.5, hi * 2)
     assert promtool_check(tmp_path, series(text), bad, '{entry="agg"}').returncode != 0
 
 
@@ -87,9 +87,9 @@ def test_sum_by_le_over_hosts(tmp_path, q):
     inputs = []
     for host, samples in (('a', a), ('b', b)):
         cap = write_capture(tmp_path / host, {'lat': (BITS, samples)})
-        text = run('export', '--openmetrics', '--dir', cap).stdout
+        text = run('export', '--openmetrics', '--bucket-bits', BITS, '--dir', cap).stdout
         inputs += series(text, 'host="%s",' % host)
     exact, lo, hi = slot_window([v for _, v in a + b], q)
-    expr = within(q, 'sum by (le) (kstats_seconds_bucket)', lo, hi)
+    expr = within(q, 'sum by (le) (kstats_duration_seconds_bucket)', lo, hi)
     r = promtool_check(tmp_path, inputs, expr, '{}')
     assert r.returncode == 0, 'exact %d ns, want [%g, %g] s\n%s' % (exact, lo, hi, r.stdout)

@@ -131,7 +131,7 @@ def test_range_labels():
     assert kstats.fmt_range(512, 768) == '[512ns, 768ns)'
     assert kstats.fmt_range(5, 6) == '[5ns]'
     assert kstats.fmt_t(7441) == '7.44us' and kstats.fmt_t(125088) == '125us'
-    assert kstats.fmt_t(7441, 'ns') == '7441ns' and kstats.fmt_t(600, 'us') == '0.60us'
+    assert kstats.fmt_t(7441, 'ns') == '7441ns' and kstats.fmt_t(600, 'us') == '0.600us'
 
 
 def test_units_in_watch_and_diff(capture):

@@ -132,11 +132,11 @@ def test_deltas_exact(tmp_path):
     assert d['count'] == 1500 and d['bits'] == 3 and d['bits_from'] == '_control'
     assert {c: v['count'] for c, v in d['per_cpu'].items()} == {
         str(c): sum(1 for x, _ in b3 if x == c) for c in (0, 1)}
-    assert d['info']['rec_delta'] == 'ok' and d['info']['rec_interval'] == '3'
+    assert d['info']['rec_delta'] == 'ok' and d['info']['rec_interval'] == 3
     r = json.loads(run('diff', rec / '0001' / 'lat', rec / '0003' / 'lat', '--json').stdout)
     assert r['a']['count'] == 700 and r['b']['count'] == 1500
     exp = run('--dir', rec / '0001', 'export', '--openmetrics').stdout
-    assert 'kstats_seconds_count{entry="lat"} 700\n' in exp
+    assert 'kstats_duration_seconds_count{entry="lat"} 700\n' in exp
 
 
 def test_reset_new_file_missing_and_bits(tmp_path):

@@ -34,7 +34,7 @@ def test_show_prints_plain_numbers(tmp_path):
 def test_json_unit_value(tmp_path):
     d = json.loads(run('show', '--dir', capture(tmp_path), 'rd', '--json').stdout)
     assert d['unit'] == 'value'
-    assert d['info']['value'] == 'arg3' and d['info']['filtered'] == '7'
+    assert d['info']['value'] == 'arg3' and d['info']['filtered'] == 7
     assert [(s['lo'], s['count']) for s in d['slots']] == [(1, 3), (4096, 5), (131072, 2)]
 
 

@@ -1,0 +1,35 @@
+/* SPDX-License-Identifier: GPL-2.0 */
+/*
+ * The kernel's BTF as kstats reads it (kstats_btf.c): prototypes of
+ * traced functions, for the direct mechanism (kstats_direct.h) and for
+ * the width and signedness of value entries (kstats_value.c).
+ */
+#ifndef _KSTATS_BTF_H
+#define _KSTATS_BTF_H
+
+#include <linux/types.h>
+
+/* What a value of an argument or a return value is, from BTF. */
+struct kstats_btf_int {
+	u8 bytes;	/* 1, 2, 4 or 8 */
+	bool is_signed;
+};
+
+/*
+ * The integer type of argument @arg (1-based) of @func, or of its return
+ * value if @arg is 0, in module @mod (NULL: vmlinux). Returns 0; -ENOENT
+ * if there is no BTF for @func (its type is unknown); -EOPNOTSUPP with
+ * the reason in @why for a type that is not an integer (a pointer, a
+ * struct, void, floating point) or an argument not in register @arg.
+ */
+int kstats_btf_value_type(const char *func, const char *mod, unsigned int arg,
+			  struct kstats_btf_int *type, char *why, size_t len);
+
+/* Module of the code at @addr, in @buf (KSYM_SYMBOL_LEN), or NULL: vmlinux. */
+const char *kstats_btf_module_of(unsigned long addr, char *buf);
+
+/* The cache of parsed BTF: its module notifier, and everything freed. */
+int kstats_btf_init(void);
+void kstats_btf_exit(void);
+
+#endif /* _KSTATS_BTF_H */

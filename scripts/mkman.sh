@@ -1,0 +1,38 @@
+#!/bin/sh
+# SPDX-License-Identifier: GPL-2.0
+# kstats(1) on standard output, from the tool's manual
+# (Documentation/kstats-tool.rst) through rst2man (Debian: python3-docutils):
+# the manual's title becomes the NAME line, its introduction DESCRIPTION.
+set -eu
+rst=${1:-$(dirname "$0")/../Documentation/kstats-tool.rst}
+version=$(sed -n "s/^VERSION = '\(.*\)'/\1/p" "$(dirname "$0")/kstats")
+if ! command -v rst2man >/dev/null; then
+	echo "mkman.sh: rst2man not found (Debian: apt-get install python3-docutils)" >&2
+	exit 1
+fi
+{
+	cat <<EOF2
+======
+kstats
+======
+
+---------------------------------------------------------------------
+summarise, watch, plot, compare and export kstats latency histograms
+---------------------------------------------------------------------
+
+:Manual section: 1
+:Manual group: kstats
+:Version: $version
+
+DESCRIPTION
+===========
+
+EOF2
+	# The introduction (after the title), then everything after the
+	# table of contents.
+	awk 'NR > 1 && /^\.\. contents::/ { skip = 1; body = 1; next }
+	     skip && /^   :/ { next }
+	     { skip = 0 }
+	     !intro && /^=+$/ { bar++; if (bar == 2) intro = 1; next }
+	     intro || body { print }' "$rst" | sed '1{/^$/d}'
+} | rst2man --halt=warning

@@ -1,0 +1,118 @@
+#!/bin/sh
+# Safety: targets on kstats' own record path are refused; the handlers'
+# recursion guard survives a clocksource read that no list names (the
+# test clocksource of tests/kstats_clocksource.c); functions that never
+# return are refused where a return is awaited, and accepted where not;
+# a direct trampoline keeps kstats loaded: rmmod fails at once.
+# timeout: 900
+. /tests/lib.sh
+
+EOPNOTSUPP="Operation not supported"
+CS=/sys/devices/system/clocksource/clocksource0
+load_modules
+
+# refuse CMD DESC [WHY]: EOPNOTSUPP, the entries as they were, and with
+# WHY one line in the log saying why (the log is rate-limited: not every
+# refusal is checked there).
+refuse() {
+	before=$(grep '^name' "$KS/_control" | awk '{ print $2 }')
+	log_mark
+	is "$(ctl "$1")" "$EOPNOTSUPP" "$2: EOPNOTSUPP"
+	[ -z "${3:-}" ] ||
+		is "$(log_new | grep -c "_control: '$1' refused: .*$3")" 1 "$2: the reason in the log"
+	is "$(grep '^name' "$KS/_control" | awk '{ print $2 }')" "$before" \
+		"$2: the entries as they were"
+}
+
+is "$(ctl "trace keep start __tracepoint_sys_enter end __tracepoint_sys_exit")" OK \
+	"an entry that the refusals must leave alone"
+
+# The clocksource reads of the guests' x86 machine, current or not.
+echo "# clocksource: $(cat $CS/current_clocksource) of $(cat $CS/available_clocksource)"
+for f in read_hpet acpi_pm_read read_tsc; do
+	grep -q " $f$" /proc/kallsyms || { echo "# no $f here"; continue; }
+	why="on kstats' record path"
+	refuse "trace $f" "trace $f" "$why"
+	refuse "trace $f via kretprobe" "trace $f via kretprobe"
+	refuse "trace pcpu:$f" "trace pcpu:$f"
+	refuse "trace g gap $f" "gap $f" "$why"
+	refuse "trace p start $f end vfs_read" "pair start $f"
+	refuse "trace p start vfs_read end $f key task" "pair end $f"
+	sleep 1
+done
+
+# Functions that never return: refused where their return is awaited.
+for f in do_exit do_group_exit make_task_dead; do
+	grep -q " $f$" /proc/kallsyms || { echo "# no $f here"; continue; }
+	why="never returns"
+	refuse "trace $f" "trace $f" "$why"
+	refuse "trace $f via kretprobe" "trace $f via kretprobe"
+	refuse "trace pcpu:$f" "trace pcpu:$f"
+	refuse "trace $f value retval" "trace $f value retval"
+	sleep 1
+done
+is "$(ctl "trace exits gap do_exit")" OK "gap do_exit is accepted"
+is "$(ctl "trace ex start do_exit end __tracepoint_sched_process_free")" OK \
+	"a pair starting at do_exit is accepted"
+for i in 1 2 3 4 5 6 7 8 9 10; do sh -c "exit 0"; done
+check "gap do_exit counted exits" test "$(samples exits)" -ge $((10 - $(nproc)))
+is "$(ctl remove exits)" OK "remove the gap"
+is "$(ctl remove ex)" OK "remove the pair"
+
+# The guard: a clocksource of a test module, not on any list, made
+# current, and its read function traced through each hook with the
+# clock that reads it (clock mono). Every hit from inside a handler is
+# a recursion: skipped, counted in missed; nothing else breaks.
+TCS=kstats_test
+if insmod "$MODDIR/tests/kstats_clocksource.ko" 2>/dev/null ||
+	insmod "$MODDIR/kstats_clocksource.ko"; then
+	old=$(cat $CS/current_clocksource)
+	echo $TCS > $CS/current_clocksource
+	is "$(cat $CS/current_clocksource)" $TCS "the test clocksource is current"
+	R=kstats_test_cs_read
+	is "$(ctl "trace $R clock mono")" OK "trace $R clock mono"
+	echo "# $R: $(field $R mechanism)"
+	is "$(ctl "trace g gap $R clock mono")" OK "gap $R clock mono (an ftrace callback)"
+	is "$(ctl "trace p start $R end vfs_read clock mono")" OK \
+		"pair start $R clock mono"
+	is "$(ctl "trace q start vfs_read end $R clock mono key task")" OK \
+		"pair end $R clock mono key task"
+	if [ "$(field $R mechanism)" != direct ] && [ -e /sys/kernel/btf/kstats_clocksource ]; then
+		not_ok "trace $R should be direct where its module has BTF"
+	fi
+	dd if=/dev/zero of=/dev/null bs=1 count=2000 2>/dev/null
+	sleep 1
+	for e in $R g p; do
+		check "$e counted samples" test "$(samples $e)" -gt 0
+		m=$(field $e missed)
+		echo "# $e: missed $m ($(field $e mechanism))"
+	done
+	check "the guard skipped recursions (missed of gap > 0)" \
+		test "$(field g missed)" -gt 0
+	for e in $R g p q; do is "$(ctl remove $e)" OK "remove $e"; done
+	echo "$old" > $CS/current_clocksource
+	is "$(cat $CS/current_clocksource)" "$old" "the clocksource is back to $old"
+	check "rmmod the test clocksource" rmmod kstats_clocksource
+else
+	echo "# no test clocksource on this target"
+fi
+is "$(ctl remove keep)" OK "remove keep"
+
+# A direct trampoline keeps kstats loaded: rmmod fails at once, and
+# succeeds once the entry is removed (66-direct.sh: with a sleeper).
+is "$(ctl "trace vfs_read")" OK "trace vfs_read"
+if [ "$(field vfs_read mechanism)" = direct ]; then
+	rmmod kstats_helper
+	is "$(rmmod kstats 2>&1 | sed 's/.*: //')" "Resource temporarily unavailable" \
+		"rmmod with a direct entry: EAGAIN at once"
+	is "$(field vfs_read state)" running "the entry is untouched"
+	is "$(ctl remove vfs_read)" OK "remove vfs_read"
+	i=0
+	while [ $i -lt 50 ] && ! rmmod kstats 2>/dev/null; do sleep 0.1; i=$((i + 1)); done
+	check "rmmod kstats after remove" sh -c '! grep -q "^kstats " /proc/modules'
+	load_modules
+else
+	echo "# vfs_read is not direct here: $(field vfs_read mechanism)"
+	is "$(ctl remove vfs_read)" OK "remove vfs_read"
+fi
+is "$(cat "$KS/_control")" "" "nothing left"

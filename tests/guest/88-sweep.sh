@@ -1,0 +1,326 @@
+#!/bin/sh
+# The sweep: kstats aimed at dangerous functions and at functions sampled
+# from available_filter_functions, one trace at a time while a load runs
+# on every CPU, each removed at once; then rmmod kstats. The functions of
+# sweep-dangerous.txt that this kernel has go through every command form
+# (those after its "[rotated]" line through a rotation of the forms, as
+# the sampled ones). A refusal is fine and is counted; what must hold:
+# every trace taken is removed, no entry is left, no command hangs, rmmod
+# succeeds, and (check-guest-log.sh) no WARN, BUG, lockdep or KASAN
+# report. Each command is written to /dev/kmsg first ("kstats-sweep:
+# CMD"), so that a crash names it (run-guest.sh and check-guest-log.sh
+# print the last such line).
+#
+# Knobs, on the kernel command line (KSTATS_APPEND) or in the environment
+# (the debug kernel, with KASAN and lockdep, runs a command about five
+# times slower, hence its smaller defaults):
+#   KSTATS_SWEEP_SEED=N    the seed of the sample and of the rotation of
+#                          the forms (default 19)
+#   KSTATS_SWEEP_FIRST=N   forms per function of the first tier (default
+#                          12: all; 4 on the debug kernel, in rotation)
+#   KSTATS_SWEEP_MORE=N    functions of the second tier, chosen by the
+#                          seed (default all; 24 on the debug kernel)
+#   KSTATS_SWEEP_COUNT=N   functions sampled (default 60; 16 on debug)
+#   KSTATS_SWEEP_FORMS=N   forms per function of the rotation: the second
+#                          tier and the sample (default 1)
+#   KSTATS_SWEEP_SKIP=F,G:FORM  functions, or one form of a function, left
+#                          out (to sweep past a known crash)
+#   KSTATS_SWEEP_ONLY=F,G  only these functions, every form (to replay)
+#   KSTATS_SWEEP_LOAD=0    no load
+# timeout: 3600
+. /tests/lib.sh
+load_modules
+
+T0=$(date +%s)
+OUT=/tmp/sweep
+STOP=$OUT/stop
+rm -rf "$OUT"
+mkdir -p "$OUT"
+
+# knob NAME DEFAULT: from the environment, else the kernel command line.
+knob() {
+	v=$(eval echo "\${$1:-}")
+	[ -n "$v" ] || v=$(tr ' ' '\n' < /proc/cmdline | sed -n "s/^$1=//p" | tail -n 1)
+	echo "${v:-$2}"
+}
+SEED=$(knob KSTATS_SWEEP_SEED 19)
+if [ "$TARGET" = debug ]; then
+	FIRST=$(knob KSTATS_SWEEP_FIRST 4)
+	MORE=$(knob KSTATS_SWEEP_MORE 24)
+	COUNT=$(knob KSTATS_SWEEP_COUNT 16)
+else
+	FIRST=$(knob KSTATS_SWEEP_FIRST 12)
+	MORE=$(knob KSTATS_SWEEP_MORE 1000)
+	COUNT=$(knob KSTATS_SWEEP_COUNT 60)
+fi
+NFORMS=$(knob KSTATS_SWEEP_FORMS 1)
+SKIP=$(knob KSTATS_SWEEP_SKIP "" | tr ',' ' ')
+ONLY=$(knob KSTATS_SWEEP_ONLY "" | tr ',' ' ')
+LOAD=$(knob KSTATS_SWEEP_LOAD 1)
+# A command that takes this long is hung (remove must return at once).
+HANG=120
+# Left to report before guest-init's limit (the timeout line above; the
+# default sweep takes about 5 minutes).
+LIMIT=3540
+
+# The other side of the pairs: a tracepoint every kernel has, hooked
+# without touching FUNC's own site.
+OTHER=__tracepoint_sched_switch
+
+# Every command form. cmd FORM FUNC NAME: sets C to its command.
+FORMS_ALL="trace kretprobe fprobe direct pcpu gap start-cpu start-task end-cpu end-task arg1 retval"
+cmd() {
+	case $1 in
+	trace) C="trace $2 as $3" ;;
+	kretprobe) C="trace $2 via kretprobe as $3" ;;
+	fprobe) C="trace $2 via fprobe as $3" ;;
+	direct) C="trace $2 via direct as $3" ;;
+	pcpu) C="trace pcpu:$2 as $3" ;;
+	gap) C="trace $3 gap $2" ;;
+	start-cpu) C="trace $3 start $2 end $OTHER key cpu" ;;
+	start-task) C="trace $3 start $2 end $OTHER key task" ;;
+	end-cpu) C="trace $3 start $OTHER end $2 key cpu" ;;
+	end-task) C="trace $3 start $OTHER end $2 key task" ;;
+	arg1) C="trace $2 value arg1 as $3" ;;
+	retval) C="trace $2 value retval as $3" ;;
+	esac
+}
+
+# put STRING: one write into _control; sets R to OK or the error text.
+# Builtins only (no fork): hundreds of commands run under TCG.
+put() {
+	if echo "$1" > "$KS/_control" 2> "$OUT/err"; then
+		R=OK
+	else
+		read -r R < "$OUT/err"
+		R=${R##*: }
+	fi
+}
+
+# A mechanism that the kernel lacks (EOPNOTSUPP on a plain function of
+# every kernel) is skipped, and said so; every other form works on all.
+FORMS=""
+for form in $FORMS_ALL; do
+	case $form in
+	fprobe | direct) ;;
+	*)
+		FORMS="$FORMS $form"
+		continue
+		;;
+	esac
+	cmd "$form" vfs_read sweep_probe
+	put "$C"
+	case $R in
+	OK)
+		put "remove sweep_probe"
+		FORMS="$FORMS $form"
+		;;
+	"Operation not supported")
+		echo "# form $form: skipped, this kernel lacks it ('$C': $R)" ;;
+	*)
+		FORMS="$FORMS $form"
+		echo "# form $form: '$C' refused ($R), kept" ;;
+	esac
+done
+# F1..F$NF: the forms, for the rotations.
+NF=0
+for form in $FORMS; do
+	NF=$((NF + 1))
+	eval "F$NF=$form"
+done
+[ "$FIRST" -le "$NF" ] || FIRST=$NF
+
+# The curated functions (every form, or rotated), and the sample:
+# functions of vmlinux in available_filter_functions (no compiler clones,
+# no module functions), chosen by the seed (selection sampling, in the
+# file's order). A curated function that this kernel lacks is found so by
+# its first command (ENOENT) and left out.
+AFF=/sys/kernel/tracing/available_filter_functions
+[ -r "$AFF" ] || AFF=/sys/kernel/debug/tracing/available_filter_functions
+awk '/^\[rotated\]/ { r = 1 } !/^[#[]/ && NF { print $1 > (r ? "'"$OUT"'/rotated" : "'"$OUT"'/curated") }' \
+	/tests/sweep-dangerous.txt
+awk 'NF == 1 && $1 ~ /^[A-Za-z_][A-Za-z0-9_]*$/ && $1 !~ /^__ftrace_invalid/ &&
+	!seen[$1]++' "$AFF" > "$OUT/all.0"
+awk 'NR == FNR { c[$1] = 1; next } !($1 in c)' "$OUT/curated" "$OUT/all.0" |
+	awk 'NR == FNR { c[$1] = 1; next } !($1 in c)' "$OUT/rotated" - > "$OUT/all"
+# pick K FILE: K lines of FILE chosen by the seed, in their order.
+pick() {
+	awk -v s="$SEED" -v k="$1" -v n="$(wc -l < "$2")" '
+		BEGIN { srand(s) }
+		k > 0 && rand() * (n - NR + 1) < k { print; k-- }' "$2"
+}
+pick "$COUNT" "$OUT/all" > "$OUT/sampled"
+pick "$MORE" "$OUT/rotated" > "$OUT/rotated.picked"
+mv "$OUT/rotated.picked" "$OUT/rotated"
+if [ -n "$ONLY" ]; then
+	FIRST=12
+	echo "$ONLY" | tr ' ' '\n' | grep . > "$OUT/curated"
+	: > "$OUT/rotated"
+	: > "$OUT/sampled"
+fi
+for f in $SKIP; do
+	case $f in *:*) continue ;; esac
+	for l in curated rotated sampled; do
+		grep -vx "$f" "$OUT/$l" > "$OUT/$l.new"
+		mv "$OUT/$l.new" "$OUT/$l"
+	done
+done
+cat "$OUT/rotated" "$OUT/sampled" > "$OUT/rotation"
+echo "# forms:$FORMS"
+echo "# seed $SEED; $(wc -l < "$OUT/curated") curated functions, $FIRST form(s) each; $(wc -l < "$OUT/rotated") more and $(wc -l < "$OUT/sampled") of $(wc -l < "$OUT/all") sampled, $NFORMS form(s) each${SKIP:+; left out: $SKIP}"
+
+# The load: reads, forks, execs, exits and short sleeps on every CPU.
+if [ "$LOAD" != 0 ]; then
+	for cpu in $(seq 0 $(($(nproc) - 1))); do
+		taskset -c "$cpu" sh -c "while [ ! -e $STOP ]; do
+			dd if=/dev/zero of=/dev/null bs=512 count=8 2> /dev/null
+			sh -c 'cat /proc/self/stat > /dev/null'
+			sleep 0.1
+		done" &
+	done
+fi
+
+# one FORM FUNC: attach, then remove. A refusal is counted per errno; a
+# symbol this kernel lacks (ENOENT: the other side of the pairs is a
+# tracepoint of every kernel) ends FUNC's forms (A=1).
+N=0
+one() {
+	case " $SKIP " in *" $2:$1 "*) return ;; esac
+	N=$((N + 1))
+	name=w$N
+	cmd "$1" "$2" "$name"
+	c=$C
+	echo "$N $c" > "$OUT/current"
+	echo "kstats-sweep: $c" > /dev/kmsg
+	put "$c"
+	if [ "$R" = "No such file or directory" ]; then
+		echo "$2" >> "$OUT/absent"
+		A=1
+		return
+	fi
+	if [ "$R" != OK ]; then
+		echo "$R	$1	$2" >> "$OUT/refused"
+		return
+	fi
+	echo "$name	$c" >> "$OUT/taken"
+	echo "$N remove $name (of: $c)" > "$OUT/current"
+	echo "kstats-sweep: remove $name (of: $c)" > /dev/kmsg
+	put "remove $name"
+	[ "$R" = OK ] || echo "$R	$c" >> "$OUT/unremoved"
+}
+
+# rotate LIST PERFUNC: PERFUNC forms per function of file LIST, in a
+# rotation that the seed shifts.
+rotate() {
+	i=0
+	while read -r f; do
+		A=0
+		j=0
+		while [ $j -lt "$2" ] && [ $j -lt "$NF" ] && [ $A = 0 ]; do
+			k=$(((i * $2 + j + SEED) % NF + 1))
+			eval "form=\$F$k"
+			one "$form" "$f"
+			j=$((j + 1))
+		done
+		i=$((i + 1))
+	done < "$1"
+}
+
+sweep() {
+	if [ "$FIRST" -ge "$NF" ]; then
+		while read -r f; do
+			A=0
+			for form in $FORMS; do
+				one "$form" "$f"
+				[ $A = 1 ] && break
+			done
+		done < "$OUT/curated"
+	else
+		rotate "$OUT/curated" "$FIRST"
+	fi
+	rotate "$OUT/rotation" "$NFORMS"
+	echo "$N" > "$OUT/count"
+}
+
+# watchdog PID: waits for PID, the sweep or rmmod, in the background; fails
+# if $OUT/current (the command in progress) stays the same for HANG s, or
+# if the whole script runs past LIMIT.
+watchdog() {
+	last=
+	since=$(date +%s)
+	while [ -e "/proc/$1" ]; do
+		sleep 2
+		now=$(date +%s)
+		cur=$(cat "$OUT/current")
+		if [ "$cur" != "$last" ]; then
+			last=$cur
+			since=$now
+		elif [ $((now - since)) -ge $HANG ]; then
+			not_ok "no command hangs: ${cur} for $((now - since)) s"
+			# The blocked tasks' stacks, into the kernel log.
+			echo w > /proc/sysrq-trigger
+			return 1
+		fi
+		if [ $((now - T0)) -ge $LIMIT ]; then
+			not_ok "the sweep ends in ${LIMIT} s: at command ${cur}"
+			return 1
+		fi
+	done
+}
+
+: > "$OUT/refused"
+: > "$OUT/taken"
+: > "$OUT/unremoved"
+: > "$OUT/absent"
+echo "0 start" > "$OUT/current"
+sweep &
+SW=$!
+watchdog $SW || { : > "$STOP"; exit 1; }
+wait $SW
+: > "$STOP"
+wait
+echo "# $(cat "$OUT/count") commands in $(($(date +%s) - T0)) s: $(wc -l < "$OUT/taken") taken, $(wc -l < "$OUT/refused") refused; absent here: $(tr '\n' ' ' < "$OUT/absent")"
+
+# The refusals, per errno and form, as a record of what this kernel
+# refuses.
+sort "$OUT/refused" | awk -F '\t' '
+	function out() { if (last != "") print "# refused: " last " (" n "):" s }
+	{ k = $1 " / " $2; if (k != last) { out(); last = k; n = 0; s = "" }
+	  n++; s = s " " $3 }
+	END { out() }' | awk '{ l = ""
+		for (i = 1; i <= NF; i++) {
+			if (length(l) + length($i) > 150) { print l; l = "#  " }
+			l = l " " $i
+		}
+		print l }' | sed 's/^ //'
+
+check "the sweep took commands" test -s "$OUT/taken"
+is "$(cat "$OUT/unremoved")" "" "every trace taken is removed"
+is "$(grep -c '^name ' "$KS/_control")" 0 "no entry is left in _control"
+
+# Kernel log reports, each with the sweep command before it.
+dmesg | awk '/kstats-sweep: / { last = $0; next }
+	/WARNING:|BUG:|KASAN|UBSAN|Oops|lockdep|circular locking|recursive locking|inconsistent lock|suspicious RCU|sleeping function|scheduling while atomic/ {
+		print "# report: " $0; print "#   after: " last }' | head -n 40
+
+# Calls still in flight in a direct trampoline at their remove.
+dmesg | sed -n 's/.*kstats: \(w[0-9]*\): \([0-9]*\) calls in flight.*/\1 \2/p' |
+	while read -r name n; do
+		echo "# in flight at remove: $n calls of '$(grep "^$name	" "$OUT/taken" | cut -f 2)'"
+	done
+
+# rmmod: the helper, then kstats, which must return at once (a few
+# tries a second apart: a trampoline still draining the load's calls is
+# checked every 100 ms).
+rmmod kstats_helper
+echo "rmmod kstats" > "$OUT/current"
+echo "kstats-sweep: rmmod kstats" > /dev/kmsg
+(
+	for i in 1 2 3 4 5; do
+		rmmod kstats 2> "$OUT/rmmod" && break
+		sleep 1
+	done
+) &
+watchdog $! || exit 1
+is "$(sed 's/.*: //' "$OUT/rmmod")" "" "rmmod kstats after the sweep"
+check "kstats is gone" test ! -e "$KS"
