@@ -30,7 +30,7 @@ check "and counts" hits mpcpu
 ctl remove mpcpu >/dev/null
 
 for m in direct fprobe kretprobe; do
-	if has $m; then
+	if kernel_has $m; then
 		is "$(ctl trace vfs_read via $m as m$m)" OK "via $m serves"
 		is "$(field m$m mechanism)" $m "via $m gets $m"
 		check "via $m counts" hits m$m
@@ -42,7 +42,7 @@ for m in direct fprobe kretprobe; do
 done
 
 # A kprobe pair: past the fentry call (5 bytes, or 9 after an endbr64).
-if has kprobe-pair; then
+if kernel_has kprobe-pair; then
 	for o in 5 9; do
 		r=$(ctl trace mkp start ksys_read+$o end vfs_read+$o)
 		[ "$r" = OK ] && break
@@ -52,14 +52,14 @@ if has kprobe-pair; then
 	check "the pair counts" hits mkp
 	ctl remove mkp >/dev/null
 fi
-if has tracepoint-pair; then
+if kernel_has tracepoint-pair; then
 	is "$(ctl trace mtp start __tracepoint_sys_enter end __tracepoint_sys_exit key task)" \
 		OK "a tracepoint pair serves"
 	is "$(field mtp hooks)" tracepoint,tracepoint "the pair hooks tracepoints"
 	check "the pair counts" hits mtp
 	ctl remove mtp >/dev/null
 fi
-if has gap; then
+if kernel_has gap; then
 	is "$(ctl trace mgap gap vfs_read)" OK "a gap serves"
 	is "$(field mgap hooks)" ftrace "the gap hooks ftrace"
 	check "the gap counts" hits mgap

@@ -11,7 +11,7 @@ FN=kstats_helper_work
 # trace pcpu:FUNC, and trace FUNC where direct cannot serve: fprobe, or
 # kretprobe where kstats has no fprobe (lib.sh's MECH_TABLE).
 PROBE=kretprobe
-has fprobe && PROBE=fprobe
+kernel_has fprobe && PROBE=fprobe
 # trace FUNC: direct where FUNC has a BTF prototype; vmlinux has one on
 # every target, the helper module where the kernel gives modules BTF
 # (not Debian 6.1's headers).
@@ -72,7 +72,7 @@ is "$(below $FN $D)" 0 "kretprobe: every mean at least $D ns"
 is "$(write_err "$KS/_control" "remove $FN")" OK "remove the kretprobe trace"
 
 # via fprobe: where kstats has it (Debian's 6.1 has no CONFIG_FPROBE).
-if ! has fprobe; then
+if ! kernel_has fprobe; then
 	log_mark
 	is "$(write_err "$KS/_control" "trace $FN via fprobe")" "Operation not supported" \
 		"no fprobe: via fprobe gets EOPNOTSUPP"

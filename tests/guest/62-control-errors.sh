@@ -107,7 +107,7 @@ refuse "$EINVAL" "trace p start __kstats_record end $FN" "start in kstats"
 refuse "$EINVAL" "trace p start $FN end kstats_probe_show+0" "end in kstats"
 
 # Mechanisms.
-if ! has fprobe; then
+if ! kernel_has fprobe; then
 	refuse "Operation not supported" "trace vfs_read via fprobe" "fprobe on a kernel without it"
 fi
 

@@ -22,7 +22,7 @@ mean() {
 }
 
 FUNCS=kretprobe
-has fprobe && FUNCS="kretprobe fprobe"
+kernel_has fprobe && FUNCS="kretprobe fprobe"
 PAIRS="pair-ftrace-cpu pair-ftrace-task pair-kprobe-cpu pair-kprobe-task pair-tracepoint-cpu pair-tracepoint-task"
 # clock-tsc where entries may read the TSC (lib.sh's CLK).
 MECHS="clock clock-local"

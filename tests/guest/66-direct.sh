@@ -12,7 +12,7 @@ BTF_HELPER=no
 echo "# BTF of kstats_helper: $BTF_HELPER"
 # What a plain trace FUNC takes where direct cannot serve.
 PROBE=kretprobe
-has fprobe && PROBE=fprobe
+kernel_has fprobe && PROBE=fprobe
 
 # Calls of FN with a sample each, on vmlinux code: vfs_read by dd.
 is "$(ctl "trace vfs_read via direct")" OK "trace vfs_read via direct"

@@ -47,7 +47,7 @@ is "$(field varg value) $(field vret value) $(field vret errors)" "arg2 retval 0
 is "$(field varg clock)$(field vret clock)" "" "value entries list no clock"
 # Value entries never go direct: fprobe, or a kprobe without fprobe.
 W=kprobe
-has fprobe && W=fprobe
+kernel_has fprobe && W=fprobe
 is "$(field varg mechanism) $(field vargk mechanism)" "$W kprobe" \
 	"value arg2 hooks no return: $W, and kprobe via kretprobe"
 

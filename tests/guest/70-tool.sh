@@ -130,7 +130,7 @@ check "it names ENOENT" has "$err" ENOENT
 # The printed line is the new entry's, wherever it is listed.
 out=$(kstats trace pcpu:$FN as pw 2>&1)
 is "$(echo "$out" | sed -n 2p | cut -d' ' -f1-6)" "name pw origin control mechanism pcpu-$(
-	has fprobe && echo fprobe || echo kretprobe)" \
+	kernel_has fprobe && echo fprobe || echo kretprobe)" \
 	"kstats trace pcpu:$FN as pw prints pw's line"
 is "$(kstats remove pw $FN)" "removed pw
 removed $FN" "kstats remove pw $FN"

@@ -64,7 +64,7 @@ tsc_check() {
 }
 
 MECHS=kretprobe
-has fprobe && MECHS="kretprobe fprobe"
+kernel_has fprobe && MECHS="kretprobe fprobe"
 for m in $MECHS; do
 	is "$(ctl trace $FN via $m clock tsc as t$m)" OK "trace via $m, clock tsc"
 	is "$(field t$m clock)" tsc "clock tsc is listed"

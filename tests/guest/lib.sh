@@ -30,9 +30,9 @@ MECH_TABLE='
 KVER=$(uname -r | cut -d. -f1-2)
 # mech_row: this kernel's row of MECH_TABLE (empty without one).
 mech_row() { echo "$MECH_TABLE" | awk -v k="$KVER" '$1 == k'; }
-# has WHAT: direct, fprobe, kretprobe, kprobe-pair, tracepoint-pair or gap
+# kernel_has WHAT: direct, fprobe, kretprobe, kprobe-pair, tracepoint-pair or gap
 # serves on this kernel.
-has() {
+kernel_has() {
 	mech_row | awk -v w="$1" '{
 		split("direct fprobe kretprobe kprobe-pair tracepoint-pair gap", c, " ")
 		for (i = 1; i <= 6; i++) if (c[i] == w) exit $(i + 3) == "yes" ? 0 : 1
