@@ -298,9 +298,10 @@ check "the sweep took commands" test -s "$OUT/taken"
 is "$(cat "$OUT/unremoved")" "" "every trace taken is removed"
 is "$(grep -c '^name ' "$KS/_control")" 0 "no entry is left in _control"
 
-# Kernel log reports, each with the sweep command before it.
+# Kernel log reports (the patterns of check-guest-log.sh), each with the
+# sweep command before it.
 dmesg | awk '/kstats-sweep: / { last = $0; next }
-	/WARNING:|BUG:|KASAN|UBSAN|Oops|lockdep|circular locking|recursive locking|inconsistent lock|suspicious RCU|sleeping function|scheduling while atomic/ {
+	/WARNING:|BUG:|BUG kmalloc|KASAN|UBSAN|Oops|Kernel panic|general protection fault|possible circular locking|possible recursive locking|inconsistent lock state|suspicious RCU usage|INFO: lockdep|DEBUG_LOCKS_WARN_ON|sleeping function called from invalid context|scheduling while atomic|Call Trace:/ {
 		print "# report: " $0; print "#   after: " last }' | head -n 40
 
 # Calls still in flight in a direct trampoline at their remove.
