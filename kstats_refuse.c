@@ -39,12 +39,24 @@ static const char *const kstats_record_path[] = {
 	"local_clock_noinstr", "sched_clock", "sched_clock_cpu",
 	"sched_clock_noinstr", "native_sched_clock", "paravirt_sched_clock",
 	"check_tsc_unstable", "unsynchronized_tsc",
+	/* preempt_enable() of a handler, with CONFIG_PREEMPT or DEBUG_PREEMPT */
+	"preempt_schedule", "preempt_schedule_notrace", "preempt_count_add",
+	"preempt_count_sub",
+};
+
+/*
+ * Sanitizer hooks: on a kernel built with them, kstats' own handlers are
+ * instrumented and call them on every sample.
+ */
+static const char *const kstats_record_prefixes[] = {
+	"__asan_", "__kasan_", "kasan_", "__kcsan_", "kcsan_", "__kmsan_",
+	"kmsan_", "__tsan_", "__ubsan_", "__sanitizer_cov_",
 };
 
 /*
  * Never return to their caller: a return hook, an instance or a
  * trampoline frame of theirs would never be released (BPF refuses fexit
- * on the same functions).
+ * on the same functions), or would be found on another task's stack.
  */
 static const char *const kstats_noreturn[] = {
 	"do_exit", "do_group_exit", "do_task_dead", "make_task_dead",
@@ -58,7 +70,13 @@ static const char *const kstats_noreturn[] = {
 	"cpu_startup_entry", "cpu_idle_loop", "start_secondary",
 	"rest_init", "machine_power_off", "kernel_power_off",
 	"kernel_halt", "kernel_restart", "machine_halt", "machine_restart",
-	"emergency_restart", "do_kernel_power_off",
+	"emergency_restart", "do_kernel_power_off", "ret_from_fork",
+	"ret_from_fork_asm",
+	/*
+	 * Return to another task's stack: a return hook of the kernel
+	 * (rethook) finds no return address of its own there and BUG()s.
+	 */
+	"__switch_to", "__switch_to_asm",
 };
 
 /* @sym without a compiler suffix (".isra.0", ".cold", ".part.1") in @list */
@@ -69,6 +87,17 @@ static bool kstats_listed(const char *const *list, size_t n, const char *sym)
 
 	for (i = 0; i < n; i++)
 		if (strlen(list[i]) == len && !strncmp(list[i], sym, len))
+			return true;
+	return false;
+}
+
+static bool kstats_prefixed(const char *sym)
+{
+	size_t i;
+
+	for (i = 0; i < ARRAY_SIZE(kstats_record_prefixes); i++)
+		if (!strncmp(sym, kstats_record_prefixes[i],
+			     strlen(kstats_record_prefixes[i])))
 			return true;
 	return false;
 }
@@ -84,10 +113,14 @@ static int kstats_refuse_one(struct kstats_cmd *cmd, const char *what,
 		return kstats_fail(cmd, -EOPNOTSUPP,
 				   "%s: %s is on kstats' record path (clock read): its handler would recurse",
 				   what, t->sym);
+	if (kstats_prefixed(t->sym))
+		return kstats_fail(cmd, -EOPNOTSUPP,
+				   "%s: %s is a sanitizer hook, on kstats' record path: its handler would recurse",
+				   what, t->sym);
 	if (duration && !t->offset &&
 	    kstats_listed(kstats_noreturn, ARRAY_SIZE(kstats_noreturn), t->sym))
 		return kstats_fail(cmd, -EOPNOTSUPP,
-				   "%s: %s never returns: use gap or a pair's start",
+				   "%s: %s never returns to its caller: use gap or a pair's start",
 				   what, t->sym);
 	return 0;
 }

@@ -51,6 +51,23 @@ for f in do_exit do_group_exit make_task_dead; do
 	refuse "trace $f value retval" "trace $f value retval"
 	sleep 1
 done
+# Found by the sweep (88-sweep.sh): a return hook on __switch_to ends on
+# another task's stack (rethook BUG); preempt_schedule_notrace is on the
+# record path (a handler's preempt_enable); sanitizer hooks too, where
+# kstats is instrumented (the debug kernel's KASAN).
+if grep -q " __switch_to$" /proc/kallsyms; then
+	refuse "trace __switch_to via kretprobe" "trace __switch_to via kretprobe" \
+		"never returns to its caller"
+	refuse "trace __switch_to" "trace __switch_to"
+	is "$(ctl "trace sw gap __switch_to")" OK "gap __switch_to is accepted"
+	is "$(ctl remove sw)" OK "remove it"
+fi
+for f in preempt_schedule_notrace kasan_check_range; do
+	grep -q " $f$" /proc/kallsyms || { echo "# no $f here"; continue; }
+	refuse "trace $f via kretprobe" "trace $f via kretprobe"
+	refuse "trace g gap $f" "gap $f"
+	sleep 1
+done
 is "$(ctl "trace exits gap do_exit")" OK "gap do_exit is accepted"
 is "$(ctl "trace ex start do_exit end __tracepoint_sched_process_free")" OK \
 	"a pair starting at do_exit is accepted"
