@@ -10,6 +10,7 @@
 
 #include <linux/compiler.h>
 #include <linux/list.h>
+#include <linux/percpu.h>
 #include <linux/types.h>
 
 struct dentry;
