@@ -67,6 +67,17 @@
 #define kstats_fp_retval(r)	regs_return_value(r)
 #endif
 
+/*
+ * 7.x: an ftrace_ops' ops_func also gets the ip of the site whose direct
+ * call is shared (ftrace_ops_func_t). Kbuild defines KSTATS_OPS_FUNC_IP
+ * where <linux/ftrace.h> says so.
+ */
+#ifdef KSTATS_OPS_FUNC_IP
+#define KSTATS_OPS_FUNC_IP_ARG	unsigned long ip,
+#else
+#define KSTATS_OPS_FUNC_IP_ARG
+#endif
+
 #ifdef KSTATS_HAVE_FPROBE
 #include <linux/fprobe.h>
 

@@ -31,6 +31,7 @@
 #include <linux/rcupdate_wait.h>
 #include <linux/string.h>
 #include <linux/workqueue.h>
+#include "kstats_compat.h"
 #include "kstats_direct.h"
 #include "kstats_handler.h"
 #include "kstats_probe.h"
@@ -228,7 +229,7 @@ static int kstats_direct_get_slot(struct kstats_cmd *cmd)
  * order of registration.
  */
 static int kstats_direct_ops_func(struct ftrace_ops *ops,
-				  enum ftrace_ops_cmd cmd)
+				  KSTATS_OPS_FUNC_IP_ARG enum ftrace_ops_cmd cmd)
 {
 	return 0;
 }

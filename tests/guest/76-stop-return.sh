@@ -60,11 +60,12 @@ spans() {
 	is "$(ctl remove "$e")" OK "remove $e"
 }
 
-case $TARGET in
-deb61)	echo "# direct: $B has no BTF here (kstats_helper.ko without BTF)" ;;
-*)	spans bd trace $B via direct
-	spans bf trace $B via fprobe ;;
-esac
+if [ -e /sys/kernel/btf/kstats_helper ]; then
+	spans bd trace $B via direct
+else
+	echo "# direct: $B has no BTF here (kstats_helper.ko without BTF)"
+fi
+kernel_has fprobe && spans bf trace $B via fprobe
 spans bk trace $B via kretprobe
 spans bc trace $B counter context-switches
 
