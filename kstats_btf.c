@@ -13,7 +13,7 @@
  * Modules get no in-kernel BTF lookup (btf_type_by_id() is exported, but
  * nothing that finds vmlinux's or a module's BTF, and a module's .BTF is
  * dropped after its init), so the blobs are read from /sys/kernel/btf,
- * opened from the init task's root: the writer of _control may be in
+ * opened from the root of PID 1 (init): the writer of _control may be in
  * another mount namespace. Not with kernel_read_file_from_path_initns(),
  * whose LSM hook warns on reads of no known purpose (IPE, Debian 6.12:
  * "no rule setup for kernel_read_file enum 0"). Parsed blobs are cached:
@@ -34,6 +34,9 @@
 #include <linux/mutex.h>
 #include <linux/notifier.h>
 #include <linux/path.h>
+#include <linux/pid.h>
+#include <linux/pid_namespace.h>
+#include <linux/rcupdate.h>
 #include <linux/sched/task.h>
 #include <linux/slab.h>
 #include <linux/string.h>
@@ -158,17 +161,35 @@ static int kstats_btf_parse_header(struct kstats_btf_blob *b, size_t len)
 	return 0;
 }
 
-/* Open /sys/kernel/btf/@name from the init task's root. */
+/* Open /sys/kernel/btf/@name from the root of PID 1 (init). */
 static struct file *kstats_btf_open_initns(const char *name)
 {
 	char path[64 + MODULE_NAME_LEN];
+	struct task_struct *init;
 	struct path root;
+	bool has_root;
 	struct file *f;
 
 	snprintf(path, sizeof(path), "/sys/kernel/btf/%s", name);
-	task_lock(&init_task);
-	get_fs_root(init_task.fs, &root);
-	task_unlock(&init_task);
+	/*
+	 * PID 1's root, not init_task's: from 7.x the latter may be an
+	 * empty root below the one that init mounted (ENOENT on 7.3).
+	 */
+	rcu_read_lock();
+	init = pid_task(find_pid_ns(1, &init_pid_ns), PIDTYPE_PID);
+	if (init)
+		get_task_struct(init);
+	rcu_read_unlock();
+	if (!init)
+		return ERR_PTR(-ESRCH);
+	task_lock(init);
+	has_root = init->fs;
+	if (has_root)
+		get_fs_root(init->fs, &root);
+	task_unlock(init);
+	put_task_struct(init);
+	if (!has_root)
+		return ERR_PTR(-ESRCH);
 	f = file_open_root(&root, path, O_RDONLY, 0);
 	path_put(&root);
 	return f;

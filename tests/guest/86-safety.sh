@@ -56,9 +56,9 @@ done
 # record path (a handler's preempt_enable); sanitizer hooks too, where
 # kstats is instrumented (the debug kernel's KASAN).
 if grep -q " __switch_to$" /proc/kallsyms; then
-	refuse "trace __switch_to via kretprobe" "trace __switch_to via kretprobe" \
+	refuse "trace __switch_to as sw via kretprobe" "trace __switch_to via kretprobe" \
 		"never returns to its caller"
-	refuse "trace __switch_to" "trace __switch_to"
+	refuse "trace __switch_to as sw" "trace __switch_to"
 	is "$(ctl "trace sw gap __switch_to")" OK "gap __switch_to is accepted"
 	is "$(ctl remove sw)" OK "remove it"
 fi
