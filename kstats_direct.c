@@ -32,6 +32,7 @@
 #include <linux/string.h>
 #include <linux/workqueue.h>
 #include "kstats_compat.h"
+#include "kstats_btf.h"
 #include "kstats_direct.h"
 #include "kstats_handler.h"
 #include "kstats_probe.h"
@@ -270,21 +271,6 @@ static int kstats_direct_unregister(struct kstats_direct_slot *s,
 	return ret;
 }
 
-/* Module of the code at @addr into @buf, or NULL for vmlinux. */
-static const char *kstats_direct_module(unsigned long addr, char *buf)
-{
-	char *mod, *end;
-
-	sprint_symbol(buf, addr);
-	mod = strchr(buf, '[');
-	if (!mod)
-		return NULL;
-	end = strchr(++mod, ']');
-	if (end)
-		*end = '\0';
-	return mod;
-}
-
 bool kstats_direct_may_serve(const struct kstats_probe *p,
 			     const struct kstats_cmd *cmd)
 {
@@ -323,7 +309,7 @@ int kstats_direct_attach(struct kstats_probe *p, struct kstats_cmd *cmd)
 	 * here, so the direct row exists where kstats.ko has no BTF too.
 	 */
 	if (!p->own_code) {
-		mod = kstats_direct_module(p->addr, sym);
+		mod = kstats_btf_module_of(p->addr, sym);
 		ret = kstats_btf_regs_only(p->start.target.sym, mod, cmd->why,
 					   sizeof(cmd->why));
 		if (ret)
