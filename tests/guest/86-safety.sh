@@ -132,4 +132,4 @@ else
 	echo "# vfs_read is not direct here: $(field vfs_read mechanism)"
 	is "$(ctl remove vfs_read)" OK "remove vfs_read"
 fi
-is "$(cat "$KS/_control")" "" "nothing left"
+is "$(grep "^name " "$KS/_control")" "" "no entry left"

@@ -105,4 +105,4 @@ else
 	is "$(($(samples cmdline_proc_show) - n0))" 1 "and counted"
 	is "$(ctl remove cmdline_proc_show)" OK "remove the entry"
 fi
-is "$(cat "$KS/_control")" "" "nothing left"
+is "$(grep "^name " "$KS/_control")" "" "no entry left"
