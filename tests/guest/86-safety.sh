@@ -38,7 +38,8 @@ for f in read_hpet acpi_pm_read read_tsc; do
 	refuse "trace g gap $f" "gap $f" "$why"
 	refuse "trace p start $f end vfs_read" "pair start $f"
 	refuse "trace p start vfs_read end $f key task" "pair end $f"
-	sleep 1
+	# The log allows 10 lines per 5 s: let it recover.
+	sleep 5
 done
 
 # Functions that never return: refused where their return is awaited.
@@ -49,7 +50,8 @@ for f in do_exit do_group_exit make_task_dead; do
 	refuse "trace $f via kretprobe" "trace $f via kretprobe"
 	refuse "trace pcpu:$f" "trace pcpu:$f"
 	refuse "trace $f value retval" "trace $f value retval"
-	sleep 1
+	# The log allows 10 lines per 5 s: let it recover.
+	sleep 5
 done
 # Found by the sweep (88-sweep.sh): a return hook on __switch_to ends on
 # another task's stack (rethook BUG); preempt_schedule_notrace is on the
@@ -66,7 +68,8 @@ for f in preempt_schedule_notrace kasan_check_range; do
 	grep -q " $f$" /proc/kallsyms || { echo "# no $f here"; continue; }
 	refuse "trace $f via kretprobe" "trace $f via kretprobe"
 	refuse "trace g gap $f" "gap $f"
-	sleep 1
+	# The log allows 10 lines per 5 s: let it recover.
+	sleep 5
 done
 is "$(ctl "trace exits gap do_exit")" OK "gap do_exit is accepted"
 is "$(ctl "trace ex start do_exit end __tracepoint_sched_process_free")" OK \
@@ -98,7 +101,8 @@ if insmod "$MODDIR/tests/kstats_clocksource.ko" 2>/dev/null ||
 		not_ok "trace $R should be direct where its module has BTF"
 	fi
 	dd if=/dev/zero of=/dev/null bs=1 count=2000 2>/dev/null
-	sleep 1
+	# The log allows 10 lines per 5 s: let it recover.
+	sleep 5
 	for e in $R g p; do
 		check "$e counted samples" test "$(samples $e)" -gt 0
 		m=$(field $e missed)
