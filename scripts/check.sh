@@ -19,7 +19,7 @@
 # Environment:
 #   KSTATS_TARGETS        targets to test (default: deb61 deb612 deb618 deb7x
 #                         debug)
-#   KSTATS_GUEST_TIMEOUT  seconds a guest may run (default 1800)
+#   KSTATS_GUEST_TIMEOUT  seconds a guest may run (default 3600)
 #   KSTATS_JOBS           guests booted at once (default 2)
 #   KSTATS_BUILD          artifact directory (default: build/ in the repo)
 #   KSTATS_TESTS          only the guest scripts starting with these words
@@ -156,7 +156,7 @@ launch() {
 		wait -n || true
 		running=$((running - 1))
 	fi
-	echo "check: $1: booting the guest (up to ${KSTATS_GUEST_TIMEOUT:-1800} s)${3:+ with $3}"
+	echo "check: $1: booting the guest (up to ${KSTATS_GUEST_TIMEOUT:-3600} s)${3:+ with $3}"
 	boot "$@" &
 	running=$((running + 1))
 }

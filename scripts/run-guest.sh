@@ -4,7 +4,7 @@
 #   LOGDIR/results.tap  second serial port: what the guest init reports
 #   LOGDIR/qemu.log     QEMU's own messages; LOGDIR/qemu.cmd its command
 # Succeeds iff the guest printed "# GUEST DONE" before the time limit
-# (KSTATS_GUEST_TIMEOUT seconds, default 1800). KSTATS_TCG_OPTS: options
+# (KSTATS_GUEST_TIMEOUT seconds, default 3600). KSTATS_TCG_OPTS: options
 # of QEMU's -accel tcg (default thread=single). KSTATS_APPEND: more kernel
 # arguments (check.sh boots the debug kernel with lockdown= this way).
 #
@@ -17,7 +17,7 @@ set -euo pipefail
 	exit 2
 }
 target=$1 initramfs=$2 logdir=$3
-limit=${KSTATS_GUEST_TIMEOUT:-1800}
+limit=${KSTATS_GUEST_TIMEOUT:-3600}
 [ -r "$initramfs" ] || die "no initramfs $initramfs"
 mkdir -p "$logdir"
 
