@@ -93,6 +93,13 @@ dmesg | grep 'kstats: ' | tail -n 1
 say "cat _control   # counters of each trace"
 cat $KS/_control
 
-say "rmmod kstats   # detaches both traces"
-rmmod kstats
+say "kstats remove vfs_read; kstats remove sys; rmmod kstats   # a direct trace keeps kstats loaded until removed"
+kstats remove vfs_read
+kstats remove sys
+# A vfs_read() that was in flight at the remove may still be returning.
+i=0
+while ! rmmod kstats 2>/dev/null && [ $i -lt 50 ]; do
+	sleep 0.1
+	i=$((i + 1))
+done
 [ ! -e $KS ] && echo "$KS is gone"
