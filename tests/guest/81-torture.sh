@@ -111,12 +111,7 @@ left=""
 for m in kstats_helper kstats; do
 	if grep -q "^$m " /proc/modules; then
 		# A removed direct entry may still drain a moment.
-		i=0
-		while ! rmmod $m 2>/dev/null && [ $i -lt 50 ]; do
-			sleep 0.1
-			i=$((i + 1))
-		done
-		! grep -q "^$m " /proc/modules || left="$left $m"
+		rmmod_drained $m || left="$left $m"
 	fi
 done
 is "$left" "" "whatever is left unloads once the torture stopped"

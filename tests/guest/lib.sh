@@ -111,6 +111,18 @@ load_modules() {
 		insmod "$MODDIR/kstats_helper.ko"
 }
 
+# rmmod_drained MOD: rmmod MOD, again every 0.1 s for up to 5 s while it
+# is in use (a removed direct entry drains its calls in flight); true once
+# MOD is gone.
+rmmod_drained() {
+	_rd=0
+	while [ $_rd -lt 50 ] && ! rmmod "$1" 2>/dev/null; do
+		sleep 0.1
+		_rd=$((_rd + 1))
+	done
+	! grep -q "^$1 " /proc/modules
+}
+
 # Kernel log lines added since the last call of log_mark: those after the
 # line that was last then (timestamped, so unique), not a line count, which
 # stops growing once the kernel's log buffer is full; all lines if that
