@@ -55,7 +55,7 @@ demo:
 	scripts/demo.sh
 
 # The probe effect of kstats against the bare mechanisms, ftrace and
-# bpftrace, in instructions (QEMU plugin) and time, on deb61 and deb612
+# bpftrace, in instructions (QEMU plugin) and time, on deb61, deb612 and deb7x
 # (scripts/bench.sh). QUICK=1: shorter. HOST=1: on this machine's own
 # kernel (loads modules; for real hardware only, scripts/bench-host.sh).
 bench:

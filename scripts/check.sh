@@ -25,6 +25,8 @@
 #   KSTATS_TESTS          only the guest scripts starting with these words
 #   KSTATS_HOST           0: skip the host side (capture, pytest, dkms)
 #   KSTATS_BENCH          0: skip the bench smoke test
+#   KSTATS_BPF            stock targets whose kernel also boots the BPF
+#                         guest (tests/bpf/; default deb612; "" for none)
 #   KSTATS_SRC            module sources (default: the repo; for testing the
 #                         test platform itself)
 set -euo pipefail
@@ -144,9 +146,11 @@ fi
 # records its exit status; results are read afterwards, in target order.
 # boot NAME [TARGET [KERNEL ARGUMENTS]]: the guest of build/NAME.
 boot() {
-	local out=$build/$1 rc=0
+	local out=$build/$1 rc=0 initrd=$build/$1/initramfs.cpio.gz
+	# Plain (the BPF guest's, which TCG would take long to decompress).
+	[ -e "$initrd" ] || initrd=${initrd%.gz}
 	KSTATS_APPEND=${3:-} "$KSTATS_SCRIPTS/run-guest.sh" "${2:-$1}" \
-		"$out/initramfs.cpio.gz" "$out/log" 2>"$out/guest.err" || rc=$?
+		"$initrd" "$out/log" 2>"$out/guest.err" || rc=$?
 	echo "$rc" >"$out/guest.rc"
 }
 
@@ -228,6 +232,40 @@ if [[ " ${guests[*]} " == *" debug "* ]] && lockdown_selected; then
 		fi
 	done
 fi
+
+# kstats beside BPF (tests/bpf/), on the stock targets of KSTATS_BPF
+# (default deb612): their kernel booted into a Debian userspace with
+# bpftrace (bench-rootfs.sh, cached), in 2G of RAM.
+bpf_boots=()
+bpf_selected() {
+	local p
+	[ -z "${KSTATS_TESTS:-}" ] && return 0
+	for p in $KSTATS_TESTS; do
+		[[ 87-bpf-coexist.sh == "$p"* ]] && return 0
+	done
+	return 1
+}
+for t in ${KSTATS_BPF-deb612}; do
+	if [[ " ${guests[*]} " != *" $t "* ]] || ! bpf_selected; then
+		continue
+	fi
+	name=$t-bpf
+	out=$build/$name
+	rm -rf "$out"
+	mkdir -p "$out/modules"
+	cp "$build/$t/modules/kstats.ko" "$out/modules/"
+	if rootfs=$("$KSTATS_SCRIPTS/bench-rootfs.sh" 2>"$out/rootfs.err") &&
+		KSTATS_TESTS=87 "$KSTATS_SCRIPTS/mkinitramfs.sh" --rootfs "$rootfs" \
+			--tests "$src/tests/bpf" "$t" "$out/modules" \
+			"$out/initramfs.cpio" 2>"$out/initramfs.err"; then
+		bpf_boots+=("$name")
+		KSTATS_GUEST_MEM=2G launch "$name" "$t"
+	else
+		fail "$name initramfs"
+		show "$out/rootfs.err"
+		show "$out/initramfs.err"
+	fi
+done
 wait
 
 # TAP lines of a results file as "ok<TAB>script: description" or
@@ -246,8 +284,8 @@ tap_lines() {
 		}'
 }
 
-for t in $targets "${lockdown_boots[@]}"; do
-	[[ " ${guests[*]} ${lockdown_boots[*]} " == *" $t "* ]] || continue
+for t in $targets "${lockdown_boots[@]}" "${bpf_boots[@]}"; do
+	[[ " ${guests[*]} ${lockdown_boots[*]} ${bpf_boots[*]} " == *" $t "* ]] || continue
 	out=$build/$t
 	log=$out/log
 	rc=$(cat "$out/guest.rc" 2>/dev/null || echo 1)

@@ -9,31 +9,43 @@
 #   /usr/bin/kstats-NAME  tests/user/kstats_NAME.c, built static on the host
 #   /etc/kstats-target    the target's short name
 #   /etc/kstats-mode      "demo" with --demo, which also adds /demo.sh
+# With --rootfs DIR, the guest's userspace is a copy of DIR (a Debian
+# tree: scripts/bench-rootfs.sh, with bpftrace), busybox links only where
+# DIR has no such command, and no Python or C test programs; with --tests
+# DIR, /tests holds DIR's scripts and tests/guest/lib.sh.
 # The contents are first described as a list in gen_init_cpio's format
 # (guest-python.sh prints its part so), then laid out in a temporary tree
 # (device nodes by mknod: this needs root, as setup.sh does) and archived
 # by Debian's cpio, newc format, with owner 0:0, mtime 0 and renumbered
 # inodes, so that the result is reproducible and no kernel tree is needed.
 #
-# Usage: mkinitramfs.sh [--demo SCRIPT] TARGET KODIR OUT.cpio[.gz]
+# Usage: mkinitramfs.sh [--demo SCRIPT] [--rootfs DIR] [--tests DIR]
+#                       TARGET KODIR OUT.cpio[.gz]
 set -euo pipefail
 . "$(dirname "$0")/common.sh"
 
 usage() {
-	echo "usage: ${0##*/} [--demo SCRIPT] TARGET KODIR OUT.cpio[.gz]" >&2
+	echo "usage: ${0##*/} [--demo SCRIPT] [--rootfs DIR] [--tests DIR] TARGET KODIR OUT.cpio[.gz]" >&2
 	exit 2
 }
 
-demo=
-if [ "${1:-}" = --demo ]; then
-	[ $# -ge 2 ] || usage
-	demo=$2
-	shift 2
-fi
-[ $# -eq 3 ] || usage
-target=$1 kodir=$2 out=$3
 # KSTATS_SRC: another source tree than the repository (pipeline tests).
 src=${KSTATS_SRC:-$KSTATS_REPO}
+demo=''
+rootfs=''
+tests=$src/tests/guest
+while [ $# -gt 3 ]; do
+	case $1 in
+	--demo) demo=$2 ;;
+	--rootfs) rootfs=$(realpath "$2") ;;
+	--tests) tests=$(realpath "$2") ;;
+	*) usage ;;
+	esac
+	shift 2
+done
+[ $# -eq 3 ] || usage
+target=$1 kodir=$2 out=$3
+[ -z "$rootfs" ] || [ -d "$rootfs/usr/bin" ] || die "no userspace in $rootfs"
 
 BUSYBOX=/bin/busybox
 command -v cpio >/dev/null || die "cpio missing (run scripts/setup.sh)"
@@ -109,7 +121,10 @@ guest_python() {
 	echo "file /init $KSTATS_SCRIPTS/guest-init.sh 0755 0 0"
 	echo "file /bin/busybox $BUSYBOX 0755 0 0"
 	"$BUSYBOX" --list-full | while read -r p; do
-		[ "$p" = bin/busybox ] || echo "slink /$p /bin/busybox 0777 0 0"
+		[ "$p" = bin/busybox ] && continue
+		[ -n "$rootfs" ] && { [ -e "$rootfs/$p" ] || [ -L "$rootfs/$p" ]; } &&
+			continue
+		echo "slink /$p /bin/busybox 0777 0 0"
 	done
 	echo "file /etc/kstats-target $tmp/target 0644 0 0"
 	for ko in "$kodir"/*.ko; do
@@ -118,16 +133,20 @@ guest_python() {
 	done
 	# The demo runs neither the tests nor the fuzzer (whose static build
 	# needs libc6-dev, which the demo's packages leave out).
-	if [ -z "$demo" ] && [ -d "$src/tests/guest" ]; then
-		tree "$src/tests/guest" /tests | keep_tests
+	if [ -z "$demo" ] && [ -d "$tests" ]; then
+		tree "$tests" /tests | keep_tests
+		[ -e "$tests/lib.sh" ] ||
+			echo "file /tests/lib.sh $src/tests/guest/lib.sh 0644 0 0"
 	fi
 	# The kstats command, run in the guest against the live files.
-	guest_python
-	echo "file /usr/bin/kstats $src/scripts/kstats 0755 0 0"
+	if [ -z "$rootfs" ]; then
+		guest_python
+		echo "file /usr/bin/kstats $src/scripts/kstats 0755 0 0"
+	fi
 	# The tests' C programs, as /usr/bin/kstats-NAME: the fuzzer (busybox
 	# sh is far too slow for 100,000 writes) and what sh cannot do.
 	for c in "$src"/tests/user/kstats_*.c; do
-		if [ -n "$demo" ] || [ ! -e "$c" ]; then
+		if [ -n "$demo" ] || [ -n "$rootfs" ] || [ ! -e "$c" ]; then
 			continue
 		fi
 		prog=${c##*/kstats_}
@@ -167,6 +186,9 @@ materialize() {
 awk '$1 != "dir" || !seen[$2]++' "$tmp/list" >"$tmp/list.uniq"
 mkdir "$tmp/tree"
 chmod 755 "$tmp/tree"
+if [ -n "$rootfs" ]; then
+	(cd "$rootfs" && tar --exclude=./dev -cf - .) | tar -C "$tmp/tree" -xpf -
+fi
 materialize "$tmp/list.uniq" "$tmp/tree"
 # mtime 0 everywhere (links too), names sorted: the same inputs give the
 # same bytes.

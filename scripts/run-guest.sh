@@ -7,6 +7,8 @@
 # (KSTATS_GUEST_TIMEOUT seconds, default 3600). KSTATS_TCG_OPTS: options
 # of QEMU's -accel tcg (default thread=single). KSTATS_APPEND: more kernel
 # arguments (check.sh boots the debug kernel with lockdown= this way).
+# KSTATS_GUEST_MEM: the guest's RAM (default 1G; the Debian userspace of
+# the BPF guest needs 2G).
 #
 # Usage: run-guest.sh TARGET INITRAMFS LOGDIR
 set -euo pipefail
@@ -45,7 +47,7 @@ boot() {
 	: >"$logdir/console.log"
 	: >"$logdir/results.tap"
 	local cmd=(qemu-system-x86_64 -nodefaults -no-user-config
-		"${accel[@]}" -m 1G -smp 2 -display none -no-reboot
+		"${accel[@]}" -m "${KSTATS_GUEST_MEM:-1G}" -smp 2 -display none -no-reboot
 		-kernel "$kernel" -initrd "$initramfs" -append "$append"
 		-serial "file:$logdir/console.log"
 		-serial "file:$logdir/results.tap"

@@ -1,0 +1,132 @@
+#!/bin/sh
+# kstats beside BPF fentry/fexit programs (bpftrace's kfunc/kretfunc) on
+# the same function, in either order, and beside a BPF kprobe; in the
+# guest with a Debian userspace (check.sh's BPF guest). ftrace gives a
+# function one direct caller: with BPF there first, "trace FUNC" takes
+# fprobe or kretprobe and says why; with kstats there first, ftrace
+# refuses BPF's trampoline (EBUSY: bpftrace cannot attach) and kstats
+# goes on counting. A second entry filtered on dd's name (fprobe or
+# kretprobe: direct has no filters) and bpftrace count the same reads of
+# one dd.
+# timeout: 2400
+. /tests/lib.sh
+
+insmod "$MODDIR/kstats.ko" || not_ok "insmod kstats"
+echo "# $(bpftrace --version 2>&1)"
+N=300
+
+# links PID: the BPF links that PID holds; a link exists once its
+# trampoline or kprobe is in place.
+links() { grep -l '^link_type:' /proc/"$1"/fdinfo/* 2>/dev/null | wc -l; }
+
+# bpf_start NLINKS PROGRAM: bpftrace PROGRAM in the background ($bpf,
+# output in /tmp/bpf.out); true once it holds NLINKS links, false if it
+# exited before or is not attached after 900 s (attaching takes minutes
+# under TCG).
+bpf_start() {
+	bpftrace -e "$2" >/tmp/bpf.out 2>&1 &
+	bpf=$!
+	t0=$(date +%s)
+	while [ "$(links $bpf)" -lt "$1" ]; do
+		kill -0 $bpf 2>/dev/null || return 1
+		if [ $(($(date +%s) - t0)) -ge 900 ]; then
+			echo "# bpftrace not attached after 900 s"
+			kill -KILL $bpf
+			return 1
+		fi
+		sleep 1
+	done
+	echo "# bpftrace attached after $(($(date +%s) - t0)) s"
+}
+
+# bpf_stop: SIGINT (bpftrace prints its maps and detaches); its status.
+bpf_stop() {
+	kill -INT $bpf 2>/dev/null
+	wait $bpf
+}
+
+# bpf_map NAME: the value of map @NAME as bpftrace printed it
+bpf_map() { sed -n "s/^@$1: //p" /tmp/bpf.out; }
+
+# The reads of one dd of N single bytes, counted by bpftrace and by the
+# entry dd, whose filter makes it fprobe or kretprobe.
+KFUNC='kfunc:vfs_read /comm == "dd"/ { @in = count(); }
+kretfunc:vfs_read /comm == "dd"/ { @out = count(); }'
+dd_reads() { dd if=/dev/zero of=/dev/null bs=1 count=$N 2>/dev/null; }
+if kernel_has fprobe; then OTHER=fprobe; else OTHER=kretprobe; fi
+FTRACE=/sys/kernel/debug/tracing/enabled_functions
+
+# site_free: wait until nothing is on vfs_read's fentry site; a BPF
+# trampoline goes some time after bpftrace has exited.
+site_free() {
+	t0=$(date +%s)
+	while grep -q '^vfs_read ' $FTRACE; do
+		[ $(($(date +%s) - t0)) -lt 600 ] || return 1
+		sleep 1
+	done
+	echo "# vfs_read's site free after $(($(date +%s) - t0)) s"
+}
+
+# 1. BPF first: kstats takes another way, and says why.
+if bpf_start 2 "$KFUNC"; then
+	ok "bpftrace kfunc+kretfunc attached"
+	log_mark
+	is "$(ctl "trace vfs_read")" OK "trace vfs_read beside BPF fentry/fexit"
+	is "$(field vfs_read mechanism)" $OTHER "it took $OTHER"
+	check "the log says why it is not direct" \
+		logged "vfs_read: not direct (direct: vfs_read already has a direct caller"
+	is "$(ctl "trace vfs_read as dd comm dd")" OK "trace dd's reads"
+	dd_reads
+	all=$(samples vfs_read)
+	got=$(samples dd)
+	bpf_stop
+	is "$(bpf_map in) $(bpf_map out)" "$got $got" "bpftrace counted dd's reads as kstats did"
+	check "dd's reads: at least $N" test "$got" -ge $N
+	check "vfs_read: all reads, at least dd's" test "$all" -ge "$got"
+	is "$(ctl remove vfs_read)" OK "remove vfs_read"
+	is "$(ctl remove dd)" OK "remove dd"
+else
+	not_ok "bpftrace kfunc+kretfunc attached"
+	sed 's/^/# bpftrace: /' /tmp/bpf.out
+fi
+
+# 2. kstats first: BPF's trampoline is refused, kstats counts on.
+check "the BPF trampoline has left vfs_read" site_free
+is "$(ctl "trace vfs_read")" OK "trace vfs_read"
+is "$(field vfs_read mechanism)" direct "it is direct"
+if bpf_start 2 "$KFUNC"; then
+	not_ok "bpftrace kfunc+kretfunc refused"
+	bpf_stop
+else
+	wait $bpf
+	check "bpftrace kfunc+kretfunc refused" test $? -ne 0
+fi
+sed 's/^/# bpftrace: /' /tmp/bpf.out
+check "bpftrace says it cannot attach" grep -Eq "Error attaching probe: (kfunc|kretfunc):" /tmp/bpf.out
+before=$(samples vfs_read)
+dd_reads
+check "kstats counts on: $N reads and more" \
+	test $(($(samples vfs_read) - before)) -ge $N
+
+# 3. A BPF kprobe and kretprobe beside the direct trace: all count.
+if bpf_start 2 'kprobe:vfs_read /comm == "dd"/ { @in = count(); }
+kretprobe:vfs_read /comm == "dd"/ { @out = count(); }'; then
+	ok "bpftrace kprobe+kretprobe attached beside the direct trace"
+	is "$(ctl "trace vfs_read as dd comm dd")" OK "trace dd's reads"
+	before=$(samples vfs_read)
+	dd_reads
+	all=$(($(samples vfs_read) - before))
+	got=$(samples dd)
+	bpf_stop
+	is "$(bpf_map in) $(bpf_map out)" "$got $got" "bpftrace counted dd's reads as kstats did"
+	check "dd's reads: at least $N" test "$got" -ge $N
+	check "the direct entry: all reads, at least dd's" test "$all" -ge "$got"
+	is "$(field vfs_read mechanism)" direct "vfs_read is still direct"
+	is "$(ctl remove dd)" OK "remove dd"
+else
+	not_ok "bpftrace kprobe+kretprobe attached beside the direct trace"
+	sed 's/^/# bpftrace: /' /tmp/bpf.out
+fi
+
+is "$(ctl remove vfs_read)" OK "remove the direct trace"
+check "rmmod kstats" rmmod_drained kstats
