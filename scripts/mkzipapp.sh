@@ -1,0 +1,21 @@
+#!/bin/sh
+# SPDX-License-Identifier: GPL-2.0
+# The kstats command as one file: a zipapp (python3 -m zipapp) of the
+# package tool/kstats, with its __main__.py at the top so that an early
+# Ctrl-C is quiet before any module loads. make install, the guests'
+# initramfs and the host tests run this file; from the checkout,
+# "PYTHONPATH=tool python3 -m kstats" runs the same code.
+#
+# Usage: mkzipapp.sh OUT
+set -eu
+[ $# -eq 1 ] || { echo "usage: ${0##*/} OUT" >&2; exit 2; }
+out=$1
+pkg=$(cd "$(dirname "$0")/../tool/kstats" && pwd)
+stage=$(mktemp -d)
+trap 'rm -rf "$stage"' EXIT
+mkdir "$stage/kstats"
+cp "$pkg"/*.py "$stage/kstats/"
+cp "$pkg/__main__.py" "$stage/__main__.py"
+python3 -m zipapp "$stage" -p '/usr/bin/env python3' -o "$out.tmp"
+chmod 0755 "$out.tmp"
+mv "$out.tmp" "$out"

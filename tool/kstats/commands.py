@@ -1,0 +1,608 @@
+# SPDX-License-Identifier: GPL-2.0
+"""commands."""
+
+import fractions
+import json
+import math
+import os
+import signal
+import stat
+import subprocess
+import sys
+import time
+
+from .capture import CALIBRATION_KEYS, CONTROL, STDIN, Source, check_cpu, load_in_dir, open_entry, parse_calibrations, parse_control, parse_header, read_text, ssh_host
+from .errors import Error
+from .export import EXPORT_BITS, export_every, export_once
+from .live import control_names, control_path, require_live, write_command
+from .model import bias_of, summary, timeless
+from .plot import find_gnuplot, gnuplot_png, heatmap_grid, heatmap_json, heatmap_script, plot_entries, plot_once, plot_script
+from .recording import Recorded, record_loop, record_output, recording_hists, save_header, write_atomic
+from .render import UNIT_NS, VALUE_UNIT, boxline, calibration_table, entry_json, entry_unit, fmt_range, fmt_t, hist_lines, scale_times, show_text, table, typed_info
+from .stats import diff_per_run, diff_per_sample, half, pooled
+
+
+def cmd_list(args):
+    src = Source(args.dir)
+    ctl = src.control()
+    rows = []
+    if ctl is None:
+        ctl = [{'name': n} for n in src.names()]
+    for d in ctl:
+        r = dict((k, v) for k, v in d.items() if not k.startswith('_'))
+        if not args.no_count:
+            path = os.path.join(args.dir, d['name'])
+            if ssh_host() or os.path.isfile(path):
+                try:
+                    e = load_in_dir(d['name'], path, d, args.bits, CONTROL)
+                    r['samples'] = str(e.total.count)
+                except Error as err:
+                    sys.stderr.write('kstats: warning: %s\n' % err)
+                    r['samples'] = '?'
+            else:
+                r['samples'] = 'no file'
+        rows.append(r)
+    if args.json:
+        docs = [typed_info(r) for r in rows]
+        for d in docs:
+            if not isinstance(d.get('samples', 0), int):
+                d['samples'] = None     # unreadable, or no file
+        print(json.dumps(docs, indent=2))
+        return 0
+    if not rows:
+        print('no entries in %s' % args.dir)
+        return 0
+    keys = []
+    for r in rows:
+        for k in r:
+            if k not in keys:
+                keys.append(k)
+    print(table([keys] + [[r.get(k, '-') for k in keys] for r in rows]))
+    return 0
+
+
+def cmd_show(args):
+    percentiles = args.percentiles
+    docs = []
+    for name in args.names:
+        e = open_entry(name, args)
+        check_cpu(e, args.cpu)
+        args.bias = bias_of(e) if args.subtract_bias else None
+        h = e.cpu_hist(args.cpu)
+        if args.json:
+            docs.append(entry_json(e, h, args, percentiles))
+        else:
+            if len(docs):
+                print()
+            print('\n'.join(show_text(e, h, args, percentiles)))
+            docs.append(None)
+    if args.json:
+        print(json.dumps(docs[0] if len(docs) == 1 else docs, indent=2))
+    return 0
+
+
+def clear_screen():
+    sys.stdout.write('\033[H\033[2J')
+
+
+def rereadable(arg):
+    """Why watch cannot read arg again (a pipe gives one snapshot, then
+    nothing, which would look like a reset), or None."""
+    if arg == STDIN:
+        return 'standard input is read once'
+    if '/' in arg or os.path.exists(arg):
+        try:
+            mode = os.stat(arg).st_mode
+        except OSError:
+            return None
+        if stat.S_ISFIFO(mode) or stat.S_ISCHR(mode) or stat.S_ISSOCK(mode):
+            return '%s is a pipe, read once' % arg
+    return None
+
+
+def watch_json(e, h, d, dt, args, percentiles, reset):
+    unit = entry_unit(e, args) or 'ns'
+    doc = {'time': time.strftime('%Y-%m-%dT%H:%M:%S%z'), 'name': e.name, 'cpu': args.cpu,
+           'unit': e.info.get('counter', unit), 'reset': reset,
+           'interval': None if d is None else dict(
+               seconds=dt, rate=d.count / dt if dt > 0 else None,
+               **summary(d, percentiles)),
+           'total': summary(h, percentiles)}
+    return scale_times(doc, UNIT_NS.get(unit, 1))
+
+
+def cmd_watch(args):
+    percentiles = args.percentiles
+    why = None if ssh_host() else rereadable(args.name)
+    if why:
+        raise Error('watch rereads its entry every interval, and %s: give an entry, a '
+                    'file, or --ssh HOST for a remote one' % why)
+    unit = args.unit
+    tty = sys.stdout.isatty() and not args.no_clear and not args.json
+    prev, prev_t = None, None
+    n = 0
+    try:
+        while True:
+            e = open_entry(args.name, args)
+            if n == 0:
+                check_cpu(e, args.cpu)
+                unit = entry_unit(e, args)
+            now = time.monotonic()
+            h = e.cpu_hist(args.cpu)
+            note = ''
+            d = None
+            reset = False
+            if prev is not None:
+                d = h.delta(prev)
+                if d is None:
+                    note = ' (counters went down: reset; interval is since then)'
+                    d = h
+                    reset = True
+            if args.json:
+                sys.stdout.write(json.dumps(watch_json(e, h, d, now - prev_t if prev_t else 0,
+                                                       args, percentiles, reset)) + '\n')
+                sys.stdout.flush()
+                prev, prev_t = h, now
+                n += 1
+                if args.count is not None and n >= args.count:
+                    break
+                time.sleep(args.interval)
+                continue
+            lines = []
+            lines.append('kstats watch %s%s  every %g s, %s  %s' % (
+                e.name, '' if args.cpu is None else ' CPU %d' % args.cpu, args.interval,
+                'Ctrl-C to stop' if args.count is None else '%d of %d' % (n + 1, args.count),
+                time.strftime('%H:%M:%S')))
+            head = ['', 'samples', 'rate/s', 'mean'] + ['p' + w for w, _ in percentiles] + ['max']
+            rows = [head]
+
+            def row(label, hh, rate):
+                if not hh.count:
+                    return [label, '0', rate, '-'] + ['-'] * len(percentiles) + ['-']
+                return [label, str(hh.count), rate, fmt_t(hh.mean(), unit)] + \
+                    [fmt_t(hh.quantile(q)[0], unit) for _, q in percentiles] + \
+                    [fmt_t(hh.max()['value'], unit)]
+            if d is not None:
+                dt = now - prev_t
+                rows.append(row('last %.2f s' % dt, d, '%.1f' % (d.count / dt if dt > 0 else 0)))
+            else:
+                rows.append(['last -', '-', '-', '-'] + ['-'] * len(percentiles) + ['-'])
+            rows.append(row('total', h, '-'))
+            lines.append(table(rows, 'l' + 'r' * (len(head) - 1)) + note)
+            if args.hist and d is not None and d.count:
+                lines.append('last interval:')
+                lines.extend(hist_lines(d, max_rows=args.rows, unit=unit)[0])
+            if tty:
+                clear_screen()
+            elif n:
+                lines.insert(0, '')
+            sys.stdout.write('\n'.join(lines) + '\n')
+            sys.stdout.flush()
+            prev, prev_t = h, now
+            n += 1
+            if args.count is not None and n >= args.count:
+                break
+            time.sleep(args.interval)
+    except KeyboardInterrupt:
+        sys.stdout.write('\n')
+    return 0
+
+
+def cmd_plot(args):
+    if args.live and not ssh_host():
+        for arg in [args.name] + ([args.other] if args.other else []):
+            why = rereadable(arg)
+            if why:
+                raise Error('plot --live rereads its entries, and %s' % why)
+    plots = plot_entries(args)
+    e, h = plots[0]
+    for pe, ph in plots:
+        if not ph.count and not args.live:
+            raise Error('%s has no samples to plot' % pe.name)
+    if args.script:
+        sys.stdout.write(plot_script(plots, args))
+        return 0
+    gp = find_gnuplot()
+    if not args.live:
+        plot_once(gp, plots, args)
+        if args.png:
+            print('%s: distribution and CDF of %s' % (args.png, e.name))
+        return 0
+    # A window terminal keeps one gnuplot, fed a fresh datablock each
+    # time; the dumb terminal and PNG files get one gnuplot run each.
+    proc = None
+    if args.term and not args.png:
+        proc = subprocess.Popen([gp], stdin=subprocess.PIPE)
+    tty = sys.stdout.isatty()
+    n = 0
+    try:
+        while True:
+            if n:
+                plots = plot_entries(args)
+                e, h = plots[0]
+            if not all(ph.count for _, ph in plots):
+                print('%s: no samples yet' % e.name)
+            elif proc:
+                proc.stdin.write(plot_script(plots, args, first=(n == 0)).encode())
+                proc.stdin.flush()
+            else:
+                if tty and not args.png:
+                    clear_screen()
+                    sys.stdout.flush()
+                plot_once(gp, plots, args)
+                if args.png:
+                    print('%s: %s, %d samples' % (args.png, time.strftime('%H:%M:%S'),
+                                                  h.count))
+            sys.stdout.flush()
+            n += 1
+            if args.count is not None and n >= args.count:
+                break
+            time.sleep(args.interval)
+    except KeyboardInterrupt:
+        sys.stdout.write('\n')
+    except BrokenPipeError:
+        raise Error('gnuplot exited')
+    finally:
+        if proc:
+            try:
+                proc.stdin.close()
+            except OSError:
+                pass
+            proc.wait()
+    return 0
+
+
+def cmd_save(args):
+    src = Source(args.dir, args.bits)
+    names = src.names() if args.all else args.names
+    dest = args.dest
+    if not names:
+        raise Error('nothing to save: no entries in %s' % args.dir)
+    as_dir = args.all or len(names) > 1 or os.path.isdir(dest) or dest.endswith('/')
+    if not as_dir:
+        e = src.entry(names[0])
+        text = read_text(e.path)
+        body = ''.join(line + '\n' for line in text.split('\n')[:-1]
+                       if not (line.startswith('#') and parse_header(line) is not None))
+        write_atomic(dest, save_header(e, args) + body)
+        print('saved %s (%d samples, bits %d) to %s' % (e.name, e.total.count, e.bits, dest))
+        return 0
+    # A capture directory laid out like debugfs: _control and entry files,
+    # each copied from one read of the source.
+    try:
+        os.makedirs(dest, exist_ok=True)
+    except OSError as err:
+        raise Error('cannot create %s: %s' % (dest, err.strerror))
+    if os.path.isdir(args.dir) and os.path.samefile(dest, args.dir):
+        raise Error('%s is the directory read from' % dest)
+    lines = []
+    for name in names:
+        e = src.entry(name)
+        text = read_text(e.path)
+        write_atomic(os.path.join(dest, name), text)
+        info = src.info(name)
+        if info is None:
+            info = {'name': name, 'bits': str(e.bits)}
+        lines.append(' '.join('%s %s' % (k, v) for k, v in info.items()
+                              if not k.startswith('_')))
+        print('saved %s (%d samples) to %s' % (name, e.total.count, os.path.join(dest, name)))
+    # Lines of entries saved there before stay, unless saved again now.
+    old = []
+    ctlpath = os.path.join(dest, CONTROL)
+    if os.path.isfile(ctlpath):
+        old = [' '.join('%s %s' % (k, v) for k, v in d.items() if not k.startswith('_'))
+               for d in parse_control(read_text(ctlpath), ctlpath) if d['name'] not in names]
+    # The calibration lines too, so that show --subtract-bias and
+    # calibrate --no-run read the capture as they read the live files.
+    cal = []
+    src_ctl = os.path.join(args.dir, CONTROL)
+    if ssh_host() or os.path.isfile(src_ctl):
+        cal = ['calibration ' + ' '.join('%s %s' % (k, d[k]) for k in CALIBRATION_KEYS)
+               for d in parse_calibrations(read_text(src_ctl), src_ctl).values()]
+    write_atomic(ctlpath, ''.join(line + '\n' for line in old + lines + cal))
+    return 0
+
+
+DIFF_SEP = '\0--'   # the '--' between diff's sides (argparse drops a plain '--')
+
+
+def split_runs(args):
+    runs = args.runs
+    if DIFF_SEP in runs:
+        i = runs.index(DIFF_SEP)
+        a, b = runs[:i], runs[i + 1:]
+    elif len(runs) == 2:
+        a, b = runs[:1], runs[1:]
+    else:
+        raise Error('diff takes A B, or A1 A2 ... -- B1 B2 ... (one capture per run)')
+    if not a or not b or DIFF_SEP in b:
+        raise Error('diff takes A B, or A1 A2 ... -- B1 B2 ... (one capture per run)')
+    return a, b
+
+
+def diff_warnings(ea, eb):
+    """Captures given more than once: their runs are one run counted
+    twice, which shrinks the variance across runs (df inf)."""
+    seen, out = {}, []
+    for side, es in (('A', ea), ('B', eb)):
+        for e in es:
+            key = e.path if e.path == '<stdin>' else os.path.realpath(e.path)
+            if key in seen:
+                out.append('%s is given twice (%s and %s): one run counted twice, so the '
+                           'test is not valid' % (e.path, seen[key], side))
+            else:
+                seen[key] = side
+    return out
+
+
+def diff_unit(entries, args):
+    """The printed unit: --unit, or VALUE_UNIT if the entries hold values
+    or counts (no times); the two kinds do not compare."""
+    kinds = set(bool(timeless(e)) for e in entries)
+    if len(kinds) > 1:
+        raise Error('diff compares times with times and values with values: %s' % ', '.join(
+            '%s is %s' % (e.name, timeless(e) or 'a time entry') for e in entries))
+    return entry_unit(entries[0], args)
+
+
+def cmd_diff(args):
+    conf = args.confidence / 100.0
+    names_a, names_b = split_runs(args)
+    ea = [open_entry(n, args, prefer_path=True) for n in names_a]
+    eb = [open_entry(n, args, prefer_path=True) for n in names_b]
+    warnings = diff_warnings(ea, eb)
+    for w in warnings:
+        sys.stderr.write('kstats: warning: %s\n' % w)
+    unit = diff_unit(ea + eb, args)
+    ra = [e.cpu_hist(args.cpu) for e in ea]
+    rb = [e.cpu_hist(args.cpu) for e in eb]
+    for e, h in zip(ea + eb, ra + rb):
+        check_cpu(e, args.cpu)
+        if h.count < 2:
+            raise Error('%s: %d sample%s, too few to compare' % (e.path, h.count,
+                                                                 '' if h.count == 1 else 's'))
+    per_run = not args.per_sample
+    if per_run and (len(ra) < 2 or len(rb) < 2):
+        if len(ra) > 1 or len(rb) > 1:
+            raise Error('the test across runs needs at least 2 captures on each side '
+                        '(or --per-sample)')
+        per_run = False
+    a, b = pooled(ra), pooled(rb)
+    percentiles = args.percentiles
+    # Two tests, one verdict: each at half the error rate (Bonferroni), so
+    # that "either says different" is wrong at most 1 - conf of the time.
+    conf2 = 1 - (1 - conf) / 2
+    if per_run:
+        res, prows, ptest = diff_per_run(ra, rb, a, b, conf2, percentiles)
+    else:
+        res, prows, ptest = diff_per_sample(a, b, conf2, percentiles)
+    different = res['mean']['different'] or res['median']['different']
+    rc = 3 if args.fail_if_different and different else 0
+    mode = 'per-run' if per_run else 'per-sample'
+    if args.json:
+        doc = {'confidence': args.confidence, 'mode': mode,
+               'unit': 'ns' if unit != VALUE_UNIT else VALUE_UNIT, 'warnings': warnings,
+               'each_test_confidence': 100 * conf2, 'different': different,
+               'a': dict(paths=[e.path for e in ea], bits=a.bits, runs=len(ra),
+                         **summary(a, percentiles)),
+               'b': dict(paths=[e.path for e in eb], bits=b.bits, runs=len(rb),
+                         **summary(b, percentiles)),
+               'mean': res['mean'], 'median': res['median'],
+               'percentiles': {'test': ptest, 'rows': prows}}
+        print(json.dumps(doc, indent=2))
+        return rc
+    out = []
+    for mark, es in (('x', ea), ('+', eb)):
+        for e in es:
+            out.append('%s %s  (%s, bits %d)' % (mark, e.name, e.path, e.bits))
+    lo_x = math.log(max(min(a.quantile(fractions.Fraction(1, 100))[0],
+                            b.quantile(fractions.Fraction(1, 100))[0]), 0.5))
+    hi_x = math.log(max(a.quantile(fractions.Fraction(99, 100))[0],
+                        b.quantile(fractions.Fraction(99, 100))[0], 1))
+    w = 70
+    out.append('  +' + '-' * (w + 2) + '+')
+    out.append(boxline(a, lo_x, hi_x, w, 'x'))
+    out.append(boxline(b, lo_x, hi_x, w, '+'))
+    out.append('  +' + '-' * (w + 2) + '+')
+    left, right = fmt_t(round(math.exp(lo_x)), unit), fmt_t(round(math.exp(hi_x)), unit)
+    out.append('    ' + left + ' ' * max(w - len(left) - len(right), 1) + right)
+    out.append('   log scale: |--- p1 to p99 ---|, [ p25 to p75 ], M median, A mean')
+    rows = [['', 'Runs', 'N', 'Min', 'Max', 'Median', 'Avg', 'Stddev']]
+    for mark, h, rr in (('x', a, ra), ('+', b, rb)):
+        rows.append([mark, str(len(rr)), str(h.count), fmt_t(h.min()['value'], unit),
+                     fmt_t(h.max()['value'], unit), fmt_t(half(h), unit),
+                     fmt_t(h.mean(), unit), fmt_t(h.stddev(), unit)])
+    out.append(table(rows, 'lrrrrrrr'))
+    if per_run:
+        out.append('Test across runs: one mean and one median per run (run-to-run noise '
+                   'included).')
+    else:
+        out.append('Per-sample test: every sample taken as independent, so run-to-run '
+                   'noise is NOT included;')
+        out.append('  with several captures per side (A1 A2 -- B1 B2) the test is across '
+                   'runs.')
+    out.append('Mean and median are each tested at %g%% (Bonferroni), so that "either '
+               'differs" is wrong at most %g%% of the time.' % (100 * conf2,
+                                                                 100 * (1 - conf)))
+
+    def verdict(label, r):
+        if 'interval' in r:
+            # An interval of order statistics is not symmetric: print it.
+            lo, hi = r['interval']
+            spread = '%s in [%s, %s]' % (fmt_t(r['difference'], unit), fmt_t(lo, unit),
+                                         fmt_t(hi, unit))
+            base = r['difference'] / r['percent'] if r['percent'] else None
+            pct = base and '%.3f%% in [%.3f%%, %.3f%%]' % (r['percent'], lo / base,
+                                                          hi / base)
+        else:
+            spread = '%s +/- %s' % (fmt_t(r['difference'], unit), fmt_t(r['ci'], unit))
+            pct = r['percent'] is not None and '%.3f%% +/- %.3f%%' % (r['percent'],
+                                                                     r['percent_ci'])
+        if r['different']:
+            out.append('%s: Difference at %.1f%% confidence' % (label, 100 * conf2))
+            out.append('        ' + spread)
+            if pct:
+                out.append('        ' + pct)
+        else:
+            out.append('%s: No difference proven at %.1f%% confidence' % (label, 100 * conf2))
+            out.append('        (difference %s)' % spread)
+        out.append('        (%s)' % r['test'])
+    verdict('Mean', res['mean'])
+    verdict('Median', res['median'])
+    out.append('Verdict: %s' % ('different' if different else 'no difference proven'))
+    out.append('Percentiles: %s:' % ptest)
+    if per_run:
+        prow = [['', 'x', '+', 'change', '+/-', '']]
+        for r in prows:
+            prow.append([r['p'], fmt_t(r['x'], unit), fmt_t(r['y'], unit),
+                         '%+.1f%%' % (100.0 * r['difference'] / r['x']) if r['x'] else '-',
+                         fmt_t(r['ci'], unit), 'different' if r['different'] else '-'])
+    else:
+        prow = [['', 'x', '+', 'change', 'x interval', '+ interval', '']]
+        for r in prows:
+            prow.append([r['p'], fmt_t(r['x'], unit), fmt_t(r['y'], unit),
+                         '%+.1f%%' % (100.0 * (r['y'] - r['x']) / r['x']) if r['x'] else '-',
+                         fmt_range(r['x_interval'][0], r['x_interval'][1], unit, True),
+                         fmt_range(r['y_interval'][0], r['y_interval'][1], unit, True),
+                         'different' if r['different'] else '-'])
+    out.append(table(prow, 'lrrrrrl'))
+    print('\n'.join(out))
+    return rc
+
+
+def cmd_export(args):
+    if not args.openmetrics:
+        raise Error('give the format: --openmetrics (the only one so far)')
+    if args.metric and not args.raw and not args.metric.endswith('_seconds'):
+        raise Error("--metric '%s': a metric in seconds must end in _seconds (or --raw "
+                    'for values as recorded)' % args.metric)
+    keys = [k for k, _ in args.labels or []]
+    if len(set(keys)) < len(keys):
+        raise Error('--label: a key given twice (%s)' % ', '.join(keys))
+    if args.out_bits is None:
+        args.out_bits = EXPORT_BITS
+    if args.every is None:
+        export_once(args)
+        return 0
+    if not args.output or args.output == STDIN:
+        raise Error('--every rewrites a file: give -o FILE')
+    if STDIN in args.names:
+        raise Error('--every rereads its entries, and standard input is read once')
+    return export_every(args)
+
+
+def cmd_record(args):
+    if not ssh_host():
+        for arg in args.entries:
+            why = rereadable(arg)
+            if why:
+                raise Error('record rereads its entries every interval, and %s' % why)
+    count = args.count
+    if count is None and args.duration is not None:
+        count = max(int(math.ceil(args.duration / args.interval - 1e-9)), 1)
+    recs = [Recorded(arg, args) for arg in args.entries]
+    names = [r.name for r in recs]
+    if len(set(names)) < len(names):
+        raise Error('record: an entry named twice (%s)' % ', '.join(names))
+    out = record_output(args)
+    stop = []
+    handlers = {}
+
+    def on_signal(signum, frame):
+        stop.append(signum)
+    for sig in (signal.SIGINT, signal.SIGTERM):
+        handlers[sig] = signal.signal(sig, on_signal)
+    try:
+        return record_loop(args, recs, out, count, stop)
+    finally:
+        for sig, h in handlers.items():
+            signal.signal(sig, h)
+
+
+def cmd_heatmap(args):
+    if not (args.output or args.json or args.script):
+        raise Error('heatmap writes a PNG (-o FILE.png), JSON (--json) or the gnuplot '
+                    'script (--script): give one')
+    header, name, series = recording_hists(args.recording, args.name, args)
+    grid = heatmap_grid(series, args.hist_bits)
+    if args.json:
+        print(json.dumps(heatmap_json(args.recording, header, name, series, grid, args),
+                         indent=2))
+    if not (args.output or args.script):
+        return 0
+    if not grid[1]:
+        raise Error('%s: no samples in any interval of %s to draw' % (args.recording, name))
+    if args.script:
+        sys.stdout.write(heatmap_script(args.recording, header, name, series, grid, args,
+                                        args.output or 'heatmap.png'))
+        return 0
+    gnuplot_png(find_gnuplot(), lambda out: heatmap_script(
+        args.recording, header, name, series, grid, args, out), args.output)
+    if not args.json:
+        print('%s: heatmap of %s, %d intervals' % (args.output, name, len(series)))
+    return 0
+
+
+def cmd_trace(args):
+    path = control_path(args)
+    line = 'trace %s\n' % ' '.join(args.words)
+    before = control_names(path)
+    rc = write_command(path, line)
+    if rc == 0:
+        print('ok: %s' % line.strip())
+        try:
+            # The new entry's line: the one whose name was not there before.
+            for d in parse_control(read_text(path), path):
+                if before is not None and d['name'] not in before:
+                    print(' '.join('%s %s' % (k, v) for k, v in d.items()
+                                   if not k.startswith('_')))
+        except Error:
+            pass
+    return rc
+
+
+def cmd_remove(args):
+    rc = 0
+    for name in args.names:
+        r = write_command(control_path(args), 'remove %s\n' % name)
+        if r == 0:
+            print('removed %s' % name)
+        rc = rc or r
+    return rc
+
+
+def cmd_entry_command(args):
+    require_live(args, args.command)
+    rc = 0
+    for name in args.names:
+        path = os.path.join(args.dir, name)
+        if '/' in name or not os.path.exists(path):
+            Source(args.dir).check_dir()
+            raise Error('no entry %s in %s' % (name, args.dir))
+        rc = write_command(path, '%s\n' % args.command) or rc
+    return rc
+
+
+def cmd_calibrate(args):
+    """Run the kernel's calibration (live only), or print the last one."""
+    if args.no_run:
+        Source(args.dir).check_dir()
+        path = os.path.join(args.dir, CONTROL)
+    else:
+        path = control_path(args)
+        sys.stderr.write('kstats: calibrating every mechanism of this kernel '
+                         '(a few seconds)\n')
+        rc = write_command(path, 'calibrate\n')
+        if rc:
+            return rc
+    cal = parse_calibrations(read_text(path), path)
+    if not cal:
+        raise Error('%s has no calibration lines%s' % (
+            path, ': run kstats calibrate on the live system first' if args.no_run else ''))
+    if args.json:
+        print(json.dumps(list(cal.values()), indent=2))
+        return 0
+    print(calibration_table(cal, args.unit))
+    print('bias: what an empty call measures as (p50, p99); cost: what the probe adds '
+          'to the traced call, as its caller sees it')
+    return 0
