@@ -1,6 +1,6 @@
 #!/bin/bash
 # Stage Debian's Python into a guest initramfs, so that the kstats command
-# (scripts/kstats, standard library only) runs inside the guest against the
+# (tool/kstats as a zipapp, standard library only) runs inside the guest against the
 # live debugfs files: busybox has no Python.
 #
 # Copies /usr/bin/python3.11, the shared libraries it and its extension

@@ -123,7 +123,8 @@ guest_python() {
 	fi
 	# The kstats command, run in the guest against the live files.
 	guest_python
-	echo "file /usr/bin/kstats $src/scripts/kstats 0755 0 0"
+	"$KSTATS_SCRIPTS/mkzipapp.sh" "$tmp/kstats" "$src/tool/kstats"
+	echo "file /usr/bin/kstats $tmp/kstats 0755 0 0"
 	# The tests' C programs, as /usr/bin/kstats-NAME: the fuzzer (busybox
 	# sh is far too slow for 100,000 writes) and what sh cannot do.
 	for c in "$src"/tests/user/kstats_*.c; do

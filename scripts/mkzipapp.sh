@@ -6,11 +6,12 @@
 # initramfs and the host tests run this file; from the checkout,
 # "PYTHONPATH=tool python3 -m kstats" runs the same code.
 #
-# Usage: mkzipapp.sh OUT
+# Usage: mkzipapp.sh OUT [PACKAGE_DIR]   (default: this tree's tool/kstats)
 set -eu
-[ $# -eq 1 ] || { echo "usage: ${0##*/} OUT" >&2; exit 2; }
+[ $# -eq 1 ] || [ $# -eq 2 ] || { echo "usage: ${0##*/} OUT [PACKAGE_DIR]" >&2; exit 2; }
 out=$1
-pkg=$(cd "$(dirname "$0")/../tool/kstats" && pwd)
+pkg=${2:-$(dirname "$0")/../tool/kstats}
+[ -e "$pkg/__main__.py" ] || { echo "${0##*/}: no package in $pkg" >&2; exit 1; }
 stage=$(mktemp -d)
 trap 'rm -rf "$stage"' EXIT
 mkdir "$stage/kstats"

@@ -4,7 +4,7 @@
 # busybox, the 6.12 source for the debug kernel, the static checkers,
 # debootstrap and curl for the pinned targets (deb618, deb7x: their
 # kernels and build chroots are made on first use into the cache), and
-# what the host tests of scripts/kstats use: pytest, gnuplot, promtool
+# what the host tests of the kstats command use: pytest, gnuplot, promtool
 # (from prometheus), prometheus and prometheus-node-exporter (started only
 # by the end-to-end test, on 127.0.0.1), rst2man (python3-docutils, for the
 # man page) and man-db (to render it), and dkms.

@@ -1,5 +1,7 @@
 # SPDX-License-Identifier: GPL-2.0
-"""capture."""
+"""Reading kstats files: live debugfs, saved captures and files, over
+ssh; parsing and checking entry files and _control, loading entries.
+Calls model and errors only."""
 
 import os
 import re
@@ -8,7 +10,7 @@ import subprocess
 import sys
 
 from .errors import Error, input_error
-from .model import Entry, Hist, MAX_BITS, nr_slots, slot_lo, slot_top, slot_width
+from .model import Entry, Hist, Line, MAX_BITS, nr_slots, slot_lo, slot_top, slot_width
 
 
 DEFAULT_DIR = '/sys/kernel/debug/kstats'
@@ -140,8 +142,7 @@ def parse_header(line):
 
 
 def parse_entry_text(text, path):
-    """Parse an entry file: returns (header pairs or None, rows) with rows
-    (lineno, slot, cpu or None for CPUS, count, avg, p, ncpus)."""
+    """Parse an entry file: returns (header pairs or None, [Line])."""
     rows = []
     header = None
     lines = text.split('\n')
@@ -185,8 +186,8 @@ def parse_entry_text(text, path):
         if count == 0:
             raise input_error(path, lineno, 'count is 0: kstats prints only slots with samples')
         total = t[2] == 'CPUS'
-        rows.append((lineno, slot, None if total else cpu, count, avg, p,
-                     cpu if total else None))
+        rows.append(Line(lineno, slot, None if total else cpu, count, avg, p,
+                         cpu if total else None))
     return header, rows
 
 
@@ -242,19 +243,19 @@ def check_structure(e):
                           '1.000000: truncated file?' % last_total[2])
     cpu_last = {}
     for r in e.rows:
-        if r[2] is not None:
-            cpu_last[r[2]] = r
+        if r.cpu is not None:
+            cpu_last[r.cpu] = r
     for cpu, r in sorted(cpu_last.items(), key=lambda x: x[1][0]):
-        if r[5] != 1.0:
-            raise input_error(path, r[0], 'the last line of CPU %d has p %.6f, not '
-                              '1.000000: truncated file?' % (cpu, r[5]))
+        if r.p != 1.0:
+            raise input_error(path, r.lineno, 'the last line of CPU %d has p %.6f, not '
+                              '1.000000: truncated file?' % (cpu, r.p))
     # Each CDF value against the counts (p is printed truncated).
     totals = {}
     for r in e.rows:
-        totals[r[2]] = totals.get(r[2], 0) + r[3]
+        totals[r.cpu] = totals.get(r.cpu, 0) + r.count
     cum = {}
     for r in e.rows:
-        lineno, cpu, count, p = r[0], r[2], r[3], r[5]
+        lineno, cpu, count, p = r.lineno, r.cpu, r.count, r.p
         cum[cpu] = cum.get(cpu, 0) + count
         want = cum[cpu] / totals[cpu]
         if abs(p - want) > 1.5e-6:
@@ -264,10 +265,10 @@ def check_structure(e):
 
 
 def fits(rows, bits):
-    """First row whose slot or avg does not fit `bits`, or None."""
+    """First Line whose slot or avg does not fit `bits`, or None."""
     n = nr_slots(bits)
     for r in rows:
-        lineno, slot, _, _, avg = r[:5]
+        slot, avg = r.slot, r.avg
         if slot >= n or not slot_lo(slot, bits) <= avg <= slot_top(slot, bits):
             return r
     return None
@@ -279,7 +280,7 @@ def resolve_bits(e, given, given_from):
     if given is not None:
         bad = fits(e.rows, given)
         if bad:
-            lineno, slot, _, _, avg = bad[:5]
+            lineno, slot, avg = bad.lineno, bad.slot, bad.avg
             if slot >= nr_slots(given):
                 why = 'slot %d does not exist at bits %d' % (slot, given)
             else:
@@ -295,7 +296,7 @@ def resolve_bits(e, given, given_from):
     if not cands:
         raise Error('%s: no bits 0..%d fits its slots and averages: not a kstats file?'
                     % (e.path, MAX_BITS))
-    slots = sorted(set(r[1] for r in e.rows))
+    slots = sorted(set(r.slot for r in e.rows))
     meanings = set(tuple((slot_lo(s, b), slot_width(s, b)) for s in slots) for b in cands)
     if len(meanings) > 1:
         raise Error('%s: cannot tell its bits from its slots and averages (%s fit); '
@@ -320,16 +321,16 @@ def load_entry(name, path, bits=None, bits_from=None, info=None, text=None):
             e.info.setdefault(k, v)
         if bits is None and 'bits' in header:
             bits, bits_from = header_bits(header['bits'], path), 'the save header'
-    e.has_totals = any(r[2] is None for r in rows)
-    e.has_cpus = any(r[2] is not None for r in rows)
+    e.has_totals = any(r.cpu is None for r in rows)
+    e.has_cpus = any(r.cpu is not None for r in rows)
     resolve_bits(e, bits, bits_from)
     check_structure(e)
     if e.has_totals:
-        e.total = Hist(e.bits, [(r[1], r[3], r[4]) for r in rows if r[2] is None])
+        e.total = Hist(e.bits, [(r.slot, r.count, r.avg) for r in rows if r.cpu is None])
     per = {}
     for r in rows:
-        if r[2] is not None:
-            per.setdefault(r[2], []).append((r[1], r[3], r[4]))
+        if r.cpu is not None:
+            per.setdefault(r.cpu, []).append((r.slot, r.count, r.avg))
     e.cpus = {c: Hist(e.bits, v) for c, v in per.items()}
     if not e.has_totals:
         acc = {}

@@ -1,5 +1,7 @@
 # SPDX-License-Identifier: GPL-2.0
-"""cli."""
+"""The command line: argparse parsers (one function per command), the
+checks argparse cannot make, main() and run() (exit statuses, one-line
+errors)."""
 
 import argparse
 import os
@@ -9,7 +11,9 @@ import sys
 
 from . import VERSION
 from .capture import DEFAULT_DIR, STDIN, set_ssh_host
-from .commands import DIFF_SEP, cmd_calibrate, cmd_diff, cmd_entry_command, cmd_export, cmd_heatmap, cmd_list, cmd_plot, cmd_record, cmd_remove, cmd_save, cmd_show, cmd_trace, cmd_watch
+from .commands import (
+    DIFF_SEP, cmd_calibrate, cmd_diff, cmd_entry_command, cmd_export, cmd_heatmap, cmd_list,
+    cmd_plot, cmd_record, cmd_remove, cmd_save, cmd_show, cmd_trace, cmd_watch)
 from .completion import completion_script
 from .errors import Error
 from .export import EXPORT_BITS, METRIC_RE, label_arg, range_arg
@@ -75,7 +79,8 @@ def metric_arg(text):
     return text
 
 
-def build_parser():
+def parent_parsers():
+    """The options that several commands share, as argparse parents."""
     common = argparse.ArgumentParser(add_help=False)
     common.add_argument('--dir', default=argparse.SUPPRESS, metavar='DIR',
                         help='kstats directory: live debugfs (default %s, or $KSTATS_DIR) '
@@ -97,7 +102,12 @@ def build_parser():
     label = argparse.ArgumentParser(add_help=False)
     label.add_argument('--label', metavar='NAME', help="the entry's name when read from "
                        "standard input ('-')")
+    return argparse.Namespace(common=common, bits=bits, cpu=cpu, pct=pct, unit=unit,
+                              label=label)
 
+
+def top_parser():
+    """kstats [--dir DIR] [--bits N] [--ssh HOST] COMMAND ..."""
     p = argparse.ArgumentParser(
         prog='kstats',
         description='Summarise, watch, plot, compare and export kstats histograms. '
@@ -111,15 +121,19 @@ def build_parser():
                    help="the entries' frac_bits, when neither _control nor the data tells")
     p.add_argument('--ssh', metavar='[USER@]HOST',
                    help="read HOST's live entries, one 'ssh HOST cat FILE' per read")
-    sub = p.add_subparsers(dest='command', metavar='COMMAND')
-    p.subparsers = {}
+    return p
 
-    s = sub.add_parser('list', parents=[common, bits], help='the entries and their state')
+
+def add_list(sub, par):
+    s = sub.add_parser('list', parents=[par.common, par.bits], help='the entries and their state')
     s.add_argument('--json', action='store_true', help='JSON output')
     s.add_argument('--no-count', action='store_true', help='do not read the entries')
     s.set_defaults(func=cmd_list)
 
-    s = sub.add_parser('show', parents=[common, bits, cpu, pct, unit, label],
+
+def add_show(sub, par):
+    s = sub.add_parser('show', parents=[par.common, par.bits, par.cpu, par.pct, par.unit,
+                                        par.label],
                        help='count, mean, percentiles with error bounds, histogram, per CPU')
     s.add_argument('names', nargs='+', metavar='NAME',
                    help="entry in --dir, a file path, or '-' for standard input")
@@ -132,7 +146,9 @@ def build_parser():
                    help='histogram resolution (default: the finest that fits --rows)')
     s.set_defaults(func=cmd_show)
 
-    s = sub.add_parser('watch', parents=[common, bits, cpu, pct, unit],
+
+def add_watch(sub, par):
+    s = sub.add_parser('watch', parents=[par.common, par.bits, par.cpu, par.pct, par.unit],
                        help='refresh: rate and percentiles since the last refresh, and totals')
     s.add_argument('--json', action='store_true',
                    help='one JSON object per interval, one per line')
@@ -145,7 +161,9 @@ def build_parser():
     s.add_argument('--no-clear', action='store_true', help='do not clear the screen')
     s.set_defaults(func=cmd_watch)
 
-    s = sub.add_parser('plot', parents=[common, bits, cpu, unit],
+
+def add_plot(sub, par):
+    s = sub.add_parser('plot', parents=[par.common, par.bits, par.cpu, par.unit],
                        help='distribution, CDF and tail on a log-x axis, through gnuplot')
     s.add_argument('name', metavar='NAME')
     s.add_argument('other', nargs='?', metavar='NAME2',
@@ -164,7 +182,9 @@ def build_parser():
                    help='print the gnuplot script (data included) instead of running it')
     s.set_defaults(func=cmd_plot)
 
-    s = sub.add_parser('save', parents=[common, bits],
+
+def add_save(sub, par):
+    s = sub.add_parser('save', parents=[par.common, par.bits],
                        help='copy entries: a file with a header, or a capture directory')
     s.add_argument('--all', action='store_true', help='every entry, into directory DEST')
     s.add_argument('names', nargs='*', metavar='NAME')
@@ -172,7 +192,9 @@ def build_parser():
                    help='a file (one NAME), or a directory (several, --all, or ending in /)')
     s.set_defaults(func=cmd_save)
 
-    s = sub.add_parser('diff', parents=[common, bits, cpu, pct, unit],
+
+def add_diff(sub, par):
+    s = sub.add_parser('diff', parents=[par.common, par.bits, par.cpu, par.pct, par.unit],
                        help='ministat-style comparison: two snapshots, or several runs '
                        'per side (A1 A2 ... -- B1 B2 ...)')
     s.add_argument('runs', nargs='+', metavar='A|B',
@@ -188,7 +210,9 @@ def build_parser():
                    help='exit status 3 if a test finds a difference (for CI)')
     s.set_defaults(func=cmd_diff)
 
-    s = sub.add_parser('export', parents=[common], help='OpenMetrics text, for Prometheus')
+
+def add_export(sub, par):
+    s = sub.add_parser('export', parents=[par.common], help='OpenMetrics text, for Prometheus')
     s.add_argument('--openmetrics', action='store_true', help='OpenMetrics text format')
     s.add_argument('names', nargs='*', metavar='NAME',
                    help='entries in --dir or entry files (default: every entry)')
@@ -219,7 +243,9 @@ def build_parser():
                    help='with -o: export again every TIME (such as 15s), until SIGTERM')
     s.set_defaults(func=cmd_export)
 
-    s = sub.add_parser('record', parents=[common, bits],
+
+def add_record(sub, par):
+    s = sub.add_parser('record', parents=[par.common, par.bits],
                        help='save interval histograms (deltas) every interval: a recording '
                        'directory of captures')
     s.add_argument('entries', nargs='+', metavar='ENTRY', help='entries in --dir, or entry '
@@ -234,7 +260,9 @@ def build_parser():
                    'empty (default kstats-record-DATE-TIME)')
     s.set_defaults(func=cmd_record)
 
-    s = sub.add_parser('heatmap', parents=[common, bits, cpu, unit],
+
+def add_heatmap(sub, par):
+    s = sub.add_parser('heatmap', parents=[par.common, par.bits, par.cpu, par.unit],
                        help='time x value heatmap of a recording: PNG through gnuplot, or '
                        'JSON')
     s.add_argument('recording', metavar='RECORDING', help='a directory of kstats record')
@@ -252,31 +280,56 @@ def build_parser():
                    help='print the gnuplot script (data included) instead of running it')
     s.set_defaults(func=cmd_heatmap)
 
-    s = sub.add_parser('trace', parents=[common],
+
+def add_trace(sub, par):
+    s = sub.add_parser('trace', parents=[par.common],
                        help='write "trace ..." to _control (run-time attachment)')
     s.add_argument('words', nargs=argparse.REMAINDER, metavar='ARGS',
                    help='e.g. vfs_read bits 4')
     s.set_defaults(func=cmd_trace)
 
-    s = sub.add_parser('calibrate', parents=[common, unit],
+
+def add_calibrate(sub, par):
+    s = sub.add_parser('calibrate', parents=[par.common, par.unit],
                        help='measure the bias and cost of every probe mechanism (live only)')
     s.add_argument('--no-run', action='store_true',
                    help='print the last calibration from _control (a capture too)')
     s.add_argument('--json', action='store_true', help='JSON output')
     s.set_defaults(func=cmd_calibrate)
 
-    s = sub.add_parser('remove', parents=[common], help='write "remove NAME" to _control')
+
+def add_remove(sub, par):
+    s = sub.add_parser('remove', parents=[par.common], help='write "remove NAME" to _control')
     s.add_argument('names', nargs='+', metavar='NAME')
     s.set_defaults(func=cmd_remove)
 
+
+def add_entry_commands(sub, par):
     for c in ('start', 'stop', 'reset'):
-        s = sub.add_parser(c, parents=[common], help='write "%s" to entries' % c)
+        s = sub.add_parser(c, parents=[par.common], help='write "%s" to entries' % c)
         s.add_argument('names', nargs='+', metavar='NAME')
         s.set_defaults(func=cmd_entry_command)
 
+
+def add_completion(sub, par):
     s = sub.add_parser('completion', help='print the bash completion script')
     s.add_argument('shell', choices=['bash'], metavar='SHELL', help='bash')
     s.set_defaults(func=cmd_completion)
+
+
+# In the order of "kstats --help".
+COMMAND_PARSERS = (add_list, add_show, add_watch, add_plot, add_save, add_diff, add_export,
+                   add_record, add_heatmap, add_trace, add_calibrate, add_remove,
+                   add_entry_commands, add_completion)
+
+
+def build_parser():
+    """The parser of kstats and its commands; .subparsers: by name."""
+    p = top_parser()
+    sub = p.add_subparsers(dest='command', metavar='COMMAND')
+    par = parent_parsers()
+    for add in COMMAND_PARSERS:
+        add(sub, par)
     p.subparsers = sub.choices
     return p
 

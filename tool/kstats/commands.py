@@ -1,7 +1,8 @@
 # SPDX-License-Identifier: GPL-2.0
-"""commands."""
+"""One function per subcommand (cmd_NAME(args) -> exit status): each
+reads through capture, computes through model and stats, and prints
+through render, plot or export."""
 
-import fractions
 import json
 import math
 import os
@@ -11,15 +12,22 @@ import subprocess
 import sys
 import time
 
-from .capture import CALIBRATION_KEYS, CONTROL, STDIN, Source, check_cpu, load_in_dir, open_entry, parse_calibrations, parse_control, parse_header, read_text, ssh_host
+from .capture import (
+    CALIBRATION_KEYS, CONTROL, STDIN, Source, check_cpu, load_in_dir, open_entry,
+    parse_calibrations, parse_control, parse_header, read_text, ssh_host)
 from .errors import Error
 from .export import EXPORT_BITS, export_every, export_once
 from .live import control_names, control_path, require_live, write_command
 from .model import bias_of, summary, timeless
-from .plot import find_gnuplot, gnuplot_png, heatmap_grid, heatmap_json, heatmap_script, plot_entries, plot_once, plot_script
-from .recording import Recorded, record_loop, record_output, recording_hists, save_header, write_atomic
-from .render import UNIT_NS, VALUE_UNIT, boxline, calibration_table, entry_json, entry_unit, fmt_range, fmt_t, hist_lines, scale_times, show_text, table, typed_info
-from .stats import diff_per_run, diff_per_sample, half, pooled
+from .plot import (
+    find_gnuplot, gnuplot_png, heatmap_grid, heatmap_json, heatmap_script, plot_entries,
+    plot_once, plot_script)
+from .recording import (
+    Recorded, record_loop, record_output, recording_hists, save_header, write_atomic)
+from .render import (
+    UNIT_NS, calibration_table, diff_json, diff_text, entry_json, entry_unit, fmt_t,
+    hist_lines, scale_times, show_text, table, typed_info)
+from .stats import compare
 
 
 def cmd_list(args):
@@ -361,113 +369,13 @@ def cmd_diff(args):
         if h.count < 2:
             raise Error('%s: %d sample%s, too few to compare' % (e.path, h.count,
                                                                  '' if h.count == 1 else 's'))
-    per_run = not args.per_sample
-    if per_run and (len(ra) < 2 or len(rb) < 2):
-        if len(ra) > 1 or len(rb) > 1:
-            raise Error('the test across runs needs at least 2 captures on each side '
-                        '(or --per-sample)')
-        per_run = False
-    a, b = pooled(ra), pooled(rb)
-    percentiles = args.percentiles
-    # Two tests, one verdict: each at half the error rate (Bonferroni), so
-    # that "either says different" is wrong at most 1 - conf of the time.
-    conf2 = 1 - (1 - conf) / 2
-    if per_run:
-        res, prows, ptest = diff_per_run(ra, rb, a, b, conf2, percentiles)
-    else:
-        res, prows, ptest = diff_per_sample(a, b, conf2, percentiles)
-    different = res['mean']['different'] or res['median']['different']
-    rc = 3 if args.fail_if_different and different else 0
-    mode = 'per-run' if per_run else 'per-sample'
+    c = compare(ra, rb, conf, args.percentiles, args.per_sample)
     if args.json:
-        doc = {'confidence': args.confidence, 'mode': mode,
-               'unit': 'ns' if unit != VALUE_UNIT else VALUE_UNIT, 'warnings': warnings,
-               'each_test_confidence': 100 * conf2, 'different': different,
-               'a': dict(paths=[e.path for e in ea], bits=a.bits, runs=len(ra),
-                         **summary(a, percentiles)),
-               'b': dict(paths=[e.path for e in eb], bits=b.bits, runs=len(rb),
-                         **summary(b, percentiles)),
-               'mean': res['mean'], 'median': res['median'],
-               'percentiles': {'test': ptest, 'rows': prows}}
-        print(json.dumps(doc, indent=2))
-        return rc
-    out = []
-    for mark, es in (('x', ea), ('+', eb)):
-        for e in es:
-            out.append('%s %s  (%s, bits %d)' % (mark, e.name, e.path, e.bits))
-    lo_x = math.log(max(min(a.quantile(fractions.Fraction(1, 100))[0],
-                            b.quantile(fractions.Fraction(1, 100))[0]), 0.5))
-    hi_x = math.log(max(a.quantile(fractions.Fraction(99, 100))[0],
-                        b.quantile(fractions.Fraction(99, 100))[0], 1))
-    w = 70
-    out.append('  +' + '-' * (w + 2) + '+')
-    out.append(boxline(a, lo_x, hi_x, w, 'x'))
-    out.append(boxline(b, lo_x, hi_x, w, '+'))
-    out.append('  +' + '-' * (w + 2) + '+')
-    left, right = fmt_t(round(math.exp(lo_x)), unit), fmt_t(round(math.exp(hi_x)), unit)
-    out.append('    ' + left + ' ' * max(w - len(left) - len(right), 1) + right)
-    out.append('   log scale: |--- p1 to p99 ---|, [ p25 to p75 ], M median, A mean')
-    rows = [['', 'Runs', 'N', 'Min', 'Max', 'Median', 'Avg', 'Stddev']]
-    for mark, h, rr in (('x', a, ra), ('+', b, rb)):
-        rows.append([mark, str(len(rr)), str(h.count), fmt_t(h.min()['value'], unit),
-                     fmt_t(h.max()['value'], unit), fmt_t(half(h), unit),
-                     fmt_t(h.mean(), unit), fmt_t(h.stddev(), unit)])
-    out.append(table(rows, 'lrrrrrrr'))
-    if per_run:
-        out.append('Test across runs: one mean and one median per run (run-to-run noise '
-                   'included).')
+        print(json.dumps(diff_json(c, ea, eb, args.confidence, unit, warnings,
+                                   args.percentiles), indent=2))
     else:
-        out.append('Per-sample test: every sample taken as independent, so run-to-run '
-                   'noise is NOT included;')
-        out.append('  with several captures per side (A1 A2 -- B1 B2) the test is across '
-                   'runs.')
-    out.append('Mean and median are each tested at %g%% (Bonferroni), so that "either '
-               'differs" is wrong at most %g%% of the time.' % (100 * conf2,
-                                                                 100 * (1 - conf)))
-
-    def verdict(label, r):
-        if 'interval' in r:
-            # An interval of order statistics is not symmetric: print it.
-            lo, hi = r['interval']
-            spread = '%s in [%s, %s]' % (fmt_t(r['difference'], unit), fmt_t(lo, unit),
-                                         fmt_t(hi, unit))
-            base = r['difference'] / r['percent'] if r['percent'] else None
-            pct = base and '%.3f%% in [%.3f%%, %.3f%%]' % (r['percent'], lo / base,
-                                                          hi / base)
-        else:
-            spread = '%s +/- %s' % (fmt_t(r['difference'], unit), fmt_t(r['ci'], unit))
-            pct = r['percent'] is not None and '%.3f%% +/- %.3f%%' % (r['percent'],
-                                                                     r['percent_ci'])
-        if r['different']:
-            out.append('%s: Difference at %.1f%% confidence' % (label, 100 * conf2))
-            out.append('        ' + spread)
-            if pct:
-                out.append('        ' + pct)
-        else:
-            out.append('%s: No difference proven at %.1f%% confidence' % (label, 100 * conf2))
-            out.append('        (difference %s)' % spread)
-        out.append('        (%s)' % r['test'])
-    verdict('Mean', res['mean'])
-    verdict('Median', res['median'])
-    out.append('Verdict: %s' % ('different' if different else 'no difference proven'))
-    out.append('Percentiles: %s:' % ptest)
-    if per_run:
-        prow = [['', 'x', '+', 'change', '+/-', '']]
-        for r in prows:
-            prow.append([r['p'], fmt_t(r['x'], unit), fmt_t(r['y'], unit),
-                         '%+.1f%%' % (100.0 * r['difference'] / r['x']) if r['x'] else '-',
-                         fmt_t(r['ci'], unit), 'different' if r['different'] else '-'])
-    else:
-        prow = [['', 'x', '+', 'change', 'x interval', '+ interval', '']]
-        for r in prows:
-            prow.append([r['p'], fmt_t(r['x'], unit), fmt_t(r['y'], unit),
-                         '%+.1f%%' % (100.0 * (r['y'] - r['x']) / r['x']) if r['x'] else '-',
-                         fmt_range(r['x_interval'][0], r['x_interval'][1], unit, True),
-                         fmt_range(r['y_interval'][0], r['y_interval'][1], unit, True),
-                         'different' if r['different'] else '-'])
-    out.append(table(prow, 'lrrrrrl'))
-    print('\n'.join(out))
-    return rc
+        print(diff_text(c, ea, eb, unit, conf))
+    return 3 if args.fail_if_different and c.different else 0
 
 
 def cmd_export(args):

@@ -1,7 +1,5 @@
 # SPDX-License-Identifier: GPL-2.0
-"""completion."""
-
-
+"""The bash completion script, made from the parser."""
 
 # Options whose value is a file or a directory; commands that take entry
 # names (from _control of --dir, $KSTATS_DIR or the live directory).

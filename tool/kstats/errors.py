@@ -1,7 +1,5 @@
 # SPDX-License-Identifier: GPL-2.0
-"""errors."""
-
-
+"""The error that kstats reports as one line, without a traceback."""
 
 class Error(Exception):
     """A failure to report as one line, without a traceback."""

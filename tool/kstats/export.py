@@ -1,5 +1,6 @@
 # SPDX-License-Identifier: GPL-2.0
-"""export."""
+"""OpenMetrics text (Prometheus histograms) of entries, once or every
+interval into a file."""
 
 import argparse
 import fractions
@@ -121,12 +122,12 @@ def cumulative_at(h, edges):
     rows = h.rows
     i, cum = 0, 0
     for edge in edges:
-        while i < len(rows) and slot_top(rows[i][0], h.bits) <= edge:
-            cum += rows[i][1]
+        while i < len(rows) and slot_top(rows[i].slot, h.bits) <= edge:
+            cum += rows[i].count
             i += 1
         inner = 0
-        if i < len(rows) and slot_lo(rows[i][0], h.bits) <= edge:
-            inner = model_le(h, rows[i][0], edge)
+        if i < len(rows) and slot_lo(rows[i].slot, h.bits) <= edge:
+            inner = model_le(h, rows[i].slot, edge)
         out.append(cum + inner)
     return out
 

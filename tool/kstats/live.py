@@ -1,5 +1,7 @@
 # SPDX-License-Identifier: GPL-2.0
-"""live."""
+"""Writing to the live _control and entry files: the checks that the
+directory is the live debugfs one, the kernel's reason for a refusal.
+Calls capture."""
 
 import errno
 import os

@@ -1,8 +1,12 @@
 # SPDX-License-Identifier: GPL-2.0
-"""model."""
+"""The model: slot math (as kstats_record() maps a value to a slot), the
+histogram and its estimators, an entry's histograms and metadata, and
+the probe bias a control entry carries. No I/O; the layer at the bottom
+(with errors.py)."""
 
 import fractions
 import math
+from typing import NamedTuple, Optional
 
 from .errors import Error
 
@@ -53,8 +57,27 @@ def mean_error(slot, bits):
     return 1 << shift
 
 
+class Row(NamedTuple):
+    """One histogram row: a slot, its samples and their mean."""
+    slot: int
+    count: int
+    avg: float
+
+
+class Line(NamedTuple):
+    """One parsed line of an entry file: cpu None for a CPUS (all CPUs)
+    line, whose ncpus is the number of possible CPUs (None on CPU lines)."""
+    lineno: int
+    slot: int
+    cpu: Optional[int]
+    count: int
+    avg: int
+    p: float
+    ncpus: Optional[int]
+
+
 class Hist(object):
-    """A histogram: ascending (slot, count, avg) rows, all at `bits`.
+    """A histogram: ascending Rows (slot, count, avg), all at `bits`.
 
     Estimates use one model of the samples inside a slot: `count` points
     evenly spread over the widest interval centred on the slot's mean that
@@ -65,8 +88,8 @@ class Hist(object):
 
     def __init__(self, bits, rows):
         self.bits = bits
-        self.rows = [r for r in rows if r[1] > 0]
-        self.count = sum(r[1] for r in self.rows)
+        self.rows = [Row(*r) for r in rows if r[1] > 0]
+        self.count = sum(r.count for r in self.rows)
 
     # -- summary numbers
     def total(self):
@@ -193,7 +216,7 @@ class Entry(object):
         self.ncpus = None       # possible CPUs, from the CPUS lines
         self.has_totals = False
         self.has_cpus = False
-        self.rows = []          # parsed lines, see parse_entry_text()
+        self.rows = []          # Lines, see parse_entry_text()
         self.total = None       # Hist
         self.cpus = {}          # cpu -> Hist
 

@@ -1,5 +1,6 @@
 # SPDX-License-Identifier: GPL-2.0
-"""plot."""
+"""gnuplot: the plot command's script and data, the heatmap of a
+recording, running gnuplot."""
 
 import fractions
 import math
@@ -24,7 +25,7 @@ def plot_data(h, div=1):
     [0.5, 1). Drawn 'with steps', each row's level holds from its lo to
     the next row's lo, which is its own hi: the slot's own interval."""
     counts = {s: c for s, c, _ in h.rows}
-    first, last = h.rows[0][0], h.rows[-1][0]
+    first, last = h.rows[0].slot, h.rows[-1].slot
     # Start the CDF at 0 at the first slot's lower edge.
     start = repr(float(max(slot_lo(first, h.bits), 0.5)) / div)
     out = ['%s %s 0 0 0' % (start, start)]

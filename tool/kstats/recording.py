@@ -1,5 +1,7 @@
 # SPDX-License-Identifier: GPL-2.0
-"""recording."""
+"""Writing captures and recordings: save files, atomic writes, the
+recording format (kstats record) and its reading back. Calls capture
+and model."""
 
 import os
 import socket
@@ -7,7 +9,9 @@ import sys
 import tempfile
 import time
 
-from .capture import CONTROL, Missing, SAVE_MAGIC, check_cpu, decode_text, load_entry, open_entry, read_bytes, read_text, ssh_host
+from .capture import (
+    CONTROL, Missing, SAVE_MAGIC, check_cpu, decode_text, load_entry, open_entry,
+    read_bytes, read_text, ssh_host)
 from .errors import Error, input_error
 from .model import Hist, MAX_BITS, slot_lo, slot_top
 

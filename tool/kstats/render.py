@@ -1,11 +1,14 @@
 # SPDX-License-Identifier: GPL-2.0
-"""render."""
+"""Text and JSON output: units and times, tables, bpftrace-style
+histograms, show's and diff's reports. Computes nothing it does not
+print; calls model and stats for the numbers."""
 
 import fractions
 import math
 
 from .errors import Error
 from .model import shift_summary, slot_lo, slot_top, summary, timeless
+from .stats import half
 
 
 DEFAULT_PERCENTILES = '50,90,99,99.9'
@@ -108,7 +111,7 @@ def hist_rows(m):
     non-empty slot; each run of empty slots is one row of count 0."""
     counts = {s: c for s, c, _ in m.rows}
     out = []
-    for s in range(m.rows[0][0], m.rows[-1][0] + 1):
+    for s in range(m.rows[0].slot, m.rows[-1].slot + 1):
         lo, top, c = slot_lo(s, m.bits), slot_top(s, m.bits), counts.get(s, 0)
         if not c and out and not out[-1][2]:
             out[-1] = (out[-1][0], top, 0)
@@ -350,3 +353,104 @@ def calibration_table(cal, unit):
         rows.append([d['mechanism'], fmt_t(d['bias_ns'], unit), fmt_t(d['bias_p99_ns'], unit),
                      fmt_t(d['cost_ns'], unit), str(d['samples'])])
     return table(rows)
+
+
+def diff_json(c, ea, eb, confidence, unit, warnings, percentiles):
+    """diff --json: the Comparison c of entries ea against eb."""
+    return {'confidence': confidence, 'mode': 'per-run' if c.per_run else 'per-sample',
+            'unit': 'ns' if unit != VALUE_UNIT else VALUE_UNIT, 'warnings': warnings,
+            'each_test_confidence': 100 * c.conf2, 'different': c.different,
+            'a': dict(paths=[e.path for e in ea], bits=c.a.bits, runs=len(ea),
+                      **summary(c.a, percentiles)),
+            'b': dict(paths=[e.path for e in eb], bits=c.b.bits, runs=len(eb),
+                      **summary(c.b, percentiles)),
+            'mean': c.res['mean'], 'median': c.res['median'],
+            'percentiles': {'test': c.ptest, 'rows': c.rows}}
+
+
+def diff_verdict(label, r, unit, conf2):
+    """The lines of one verdict (mean or median) of diff."""
+    if 'interval' in r:
+        # An interval of order statistics is not symmetric: print it.
+        lo, hi = r['interval']
+        spread = '%s in [%s, %s]' % (fmt_t(r['difference'], unit), fmt_t(lo, unit),
+                                     fmt_t(hi, unit))
+        base = r['difference'] / r['percent'] if r['percent'] else None
+        pct = base and '%.3f%% in [%.3f%%, %.3f%%]' % (r['percent'], lo / base, hi / base)
+    else:
+        spread = '%s +/- %s' % (fmt_t(r['difference'], unit), fmt_t(r['ci'], unit))
+        pct = r['percent'] is not None and '%.3f%% +/- %.3f%%' % (r['percent'],
+                                                                 r['percent_ci'])
+    if r['different']:
+        out = ['%s: Difference at %.1f%% confidence' % (label, 100 * conf2),
+               '        ' + spread]
+        if pct:
+            out.append('        ' + pct)
+    else:
+        out = ['%s: No difference proven at %.1f%% confidence' % (label, 100 * conf2),
+               '        (difference %s)' % spread]
+    return out + ['        (%s)' % r['test']]
+
+
+def diff_plot(a, b, unit, w=70):
+    """Both sides' boxlines on one log axis from the lower p1 to the
+    higher p99."""
+    p1, p99 = fractions.Fraction(1, 100), fractions.Fraction(99, 100)
+    lo_x = math.log(max(min(a.quantile(p1)[0], b.quantile(p1)[0]), 0.5))
+    hi_x = math.log(max(a.quantile(p99)[0], b.quantile(p99)[0], 1))
+    left, right = fmt_t(round(math.exp(lo_x)), unit), fmt_t(round(math.exp(hi_x)), unit)
+    return ['  +' + '-' * (w + 2) + '+', boxline(a, lo_x, hi_x, w, 'x'),
+            boxline(b, lo_x, hi_x, w, '+'), '  +' + '-' * (w + 2) + '+',
+            '    ' + left + ' ' * max(w - len(left) - len(right), 1) + right,
+            '   log scale: |--- p1 to p99 ---|, [ p25 to p75 ], M median, A mean']
+
+
+def diff_percentile_table(c, unit):
+    if c.per_run:
+        prow = [['', 'x', '+', 'change', '+/-', '']]
+        for r in c.rows:
+            prow.append([r['p'], fmt_t(r['x'], unit), fmt_t(r['y'], unit),
+                         '%+.1f%%' % (100.0 * r['difference'] / r['x']) if r['x'] else '-',
+                         fmt_t(r['ci'], unit), 'different' if r['different'] else '-'])
+    else:
+        prow = [['', 'x', '+', 'change', 'x interval', '+ interval', '']]
+        for r in c.rows:
+            prow.append([r['p'], fmt_t(r['x'], unit), fmt_t(r['y'], unit),
+                         '%+.1f%%' % (100.0 * (r['y'] - r['x']) / r['x']) if r['x'] else '-',
+                         fmt_range(r['x_interval'][0], r['x_interval'][1], unit, True),
+                         fmt_range(r['y_interval'][0], r['y_interval'][1], unit, True),
+                         'different' if r['different'] else '-'])
+    return table(prow, 'lrrrrrl')
+
+
+def diff_text(c, ea, eb, unit, conf):
+    """diff's report: the entries, the plot, the sides' numbers, how they
+    were tested, the verdicts and the percentiles."""
+    out = []
+    for mark, es in (('x', ea), ('+', eb)):
+        for e in es:
+            out.append('%s %s  (%s, bits %d)' % (mark, e.name, e.path, e.bits))
+    out += diff_plot(c.a, c.b, unit)
+    rows = [['', 'Runs', 'N', 'Min', 'Max', 'Median', 'Avg', 'Stddev']]
+    for mark, h, es in (('x', c.a, ea), ('+', c.b, eb)):
+        rows.append([mark, str(len(es)), str(h.count), fmt_t(h.min()['value'], unit),
+                     fmt_t(h.max()['value'], unit), fmt_t(half(h), unit),
+                     fmt_t(h.mean(), unit), fmt_t(h.stddev(), unit)])
+    out.append(table(rows, 'lrrrrrrr'))
+    if c.per_run:
+        out.append('Test across runs: one mean and one median per run (run-to-run noise '
+                   'included).')
+    else:
+        out.append('Per-sample test: every sample taken as independent, so run-to-run '
+                   'noise is NOT included;')
+        out.append('  with several captures per side (A1 A2 -- B1 B2) the test is across '
+                   'runs.')
+    out.append('Mean and median are each tested at %g%% (Bonferroni), so that "either '
+               'differs" is wrong at most %g%% of the time.' % (100 * c.conf2,
+                                                                 100 * (1 - conf)))
+    out += diff_verdict('Mean', c.res['mean'], unit, c.conf2)
+    out += diff_verdict('Median', c.res['median'], unit, c.conf2)
+    out.append('Verdict: %s' % ('different' if c.different else 'no difference proven'))
+    out.append('Percentiles: %s:' % c.ptest)
+    out.append(diff_percentile_table(c, unit))
+    return '\n'.join(out)

@@ -1,9 +1,13 @@
 # SPDX-License-Identifier: GPL-2.0
-"""stats."""
+"""Statistics of diff: Student's t and normal quantiles, Welch's t
+(per sample, and across runs), distribution-free intervals of quantiles,
+and the comparison of two sets of runs."""
 
 import fractions
 import math
+from typing import Dict, List, NamedTuple
 
+from .errors import Error
 from .model import Hist, slot_lo, slot_top
 
 
@@ -183,3 +187,40 @@ def diff_per_sample(a, b, conf, percentiles):
                      'different': ia[1] < ib[0] or ib[1] < ia[0]})
     return res, rows, ('distribution-free %g%% intervals (binomial order statistics, '
                        'to slot edges); different if they do not overlap' % (100 * conf))
+
+
+class Comparison(NamedTuple):
+    """diff's result: the pooled sides, the mean and median verdicts, the
+    percentile rows and their test, at conf2 per test."""
+    per_run: bool
+    conf2: float
+    a: Hist
+    b: Hist
+    res: Dict[str, dict]
+    rows: List[dict]
+    ptest: str
+
+    @property
+    def different(self) -> bool:
+        return self.res['mean']['different'] or self.res['median']['different']
+
+
+def compare(ra: List[Hist], rb: List[Hist], conf: float, percentiles: list,
+            per_sample: bool) -> Comparison:
+    """Runs A against runs B: across runs with 2 or more captures a side
+    (unless per_sample), else every sample taken as independent."""
+    per_run = not per_sample
+    if per_run and (len(ra) < 2 or len(rb) < 2):
+        if len(ra) > 1 or len(rb) > 1:
+            raise Error('the test across runs needs at least 2 captures on each side '
+                        '(or --per-sample)')
+        per_run = False
+    a, b = pooled(ra), pooled(rb)
+    # Two tests, one verdict: each at half the error rate (Bonferroni), so
+    # that "either says different" is wrong at most 1 - conf of the time.
+    conf2 = 1 - (1 - conf) / 2
+    if per_run:
+        res, rows, ptest = diff_per_run(ra, rb, a, b, conf2, percentiles)
+    else:
+        res, rows, ptest = diff_per_sample(a, b, conf2, percentiles)
+    return Comparison(per_run, conf2, a, b, res, rows, ptest)
