@@ -121,6 +121,15 @@ else
 	show "$log"
 fi
 
+# The tool's Python and its tests (config: tool/pyproject.toml).
+log=$build/ruff.log
+if (cd "$src" && "$KSTATS_RUFF" check --no-cache tool tests/host) >"$log" 2>&1; then
+	pass "all ruff"
+else
+	fail "all ruff ($log)"
+	show "$log"
+fi
+
 # The table "Kernels and mechanisms" of Documentation/kstats.rst must say
 # what tests/guest/lib.sh's MECH_TABLE has the guests assert.
 mech_rows() {
