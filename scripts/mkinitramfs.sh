@@ -123,7 +123,7 @@ guest_python() {
 	fi
 	# The kstats command, run in the guest against the live files.
 	guest_python
-	"$KSTATS_SCRIPTS/mkzipapp.sh" "$tmp/kstats" "$src/tool/kstats"
+	PYTHON=/usr/bin/python3.11 "$KSTATS_SCRIPTS/mkzipapp.sh" "$tmp/kstats" "$src/tool/kstats" >&2
 	echo "file /usr/bin/kstats $tmp/kstats 0755 0 0"
 	# The tests' C programs, as /usr/bin/kstats-NAME: the fuzzer (busybox
 	# sh is far too slow for 100,000 writes) and what sh cannot do.

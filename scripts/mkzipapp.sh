@@ -7,7 +7,10 @@
 # "PYTHONPATH=tool python3 -m kstats" runs the same code.
 #
 # Usage: mkzipapp.sh OUT [PACKAGE_DIR]   (default: this tree's tool/kstats)
+#   PYTHON: the interpreter that compiles it (default python3); best the
+#   one that will run it.
 set -eu
+py=${PYTHON:-python3}
 [ $# -eq 1 ] || [ $# -eq 2 ] || { echo "usage: ${0##*/} OUT [PACKAGE_DIR]" >&2; exit 2; }
 out=$1
 pkg=${2:-$(dirname "$0")/../tool/kstats}
@@ -20,7 +23,7 @@ cp "$pkg/__main__.py" "$stage/__main__.py"
 # Byte code beside the sources (zipimport reads X.pyc before X.py): the
 # command starts as fast as the one-file script did. Another Python
 # version ignores it and compiles the sources.
-python3 -m compileall -q -b --invalidation-mode unchecked-hash "$stage/kstats"
-python3 -m zipapp "$stage" -p '/usr/bin/env python3' -o "$out.tmp"
+"$py" -m compileall -q -b --invalidation-mode unchecked-hash "$stage/kstats"
+"$py" -m zipapp "$stage" -p '/usr/bin/env python3' -o "$out.tmp"
 chmod 0755 "$out.tmp"
 mv "$out.tmp" "$out"
