@@ -18,15 +18,15 @@ from .capture import (
 from .errors import Error
 from .export import EXPORT_BITS, export_every, export_once
 from .live import control_names, control_path, require_live, write_command
-from .model import bias_of, summary, timeless
+from .model import bias_of, timeless
 from .plot import (
     find_gnuplot, gnuplot_png, heatmap_grid, heatmap_json, heatmap_script, plot_entries,
     plot_once, plot_script)
 from .recording import (
     Recorded, record_loop, record_output, recording_hists, save_header, write_atomic)
 from .render import (
-    UNIT_NS, calibration_table, diff_json, diff_text, entry_json, entry_unit, fmt_t,
-    hist_lines, scale_times, show_text, table, typed_info)
+    calibration_table, diff_json, diff_text, entry_json, entry_unit, show_text, table,
+    typed_info, watch_json, watch_text)
 from .stats import compare
 
 
@@ -108,91 +108,55 @@ def rereadable(arg):
     return None
 
 
-def watch_json(e, h, d, dt, args, percentiles, reset):
-    unit = entry_unit(e, args) or 'ns'
-    doc = {'time': time.strftime('%Y-%m-%dT%H:%M:%S%z'), 'name': e.name, 'cpu': args.cpu,
-           'unit': e.info.get('counter', unit), 'reset': reset,
-           'interval': None if d is None else dict(
-               seconds=dt, rate=d.count / dt if dt > 0 else None,
-               **summary(d, percentiles)),
-           'total': summary(h, percentiles)}
-    return scale_times(doc, UNIT_NS.get(unit, 1))
-
-
-def cmd_watch(args):
-    percentiles = args.percentiles
-    why = None if ssh_host() else rereadable(args.name)
-    if why:
-        raise Error('watch rereads its entry every interval, and %s: give an entry, a '
-                    'file, or --ssh HOST for a remote one' % why)
-    unit = args.unit
-    tty = sys.stdout.isatty() and not args.no_clear and not args.json
-    prev, prev_t = None, None
+def every_interval(args, step):
+    """step(n) for n = 0, 1, ... every --interval, until -n (or Ctrl-C,
+    which ends the line)."""
     n = 0
     try:
         while True:
-            e = open_entry(args.name, args)
-            if n == 0:
-                check_cpu(e, args.cpu)
-                unit = entry_unit(e, args)
-            now = time.monotonic()
-            h = e.cpu_hist(args.cpu)
-            note = ''
-            d = None
-            reset = False
-            if prev is not None:
-                d = h.delta(prev)
-                if d is None:
-                    note = ' (counters went down: reset; interval is since then)'
-                    d = h
-                    reset = True
-            if args.json:
-                sys.stdout.write(json.dumps(watch_json(e, h, d, now - prev_t if prev_t else 0,
-                                                       args, percentiles, reset)) + '\n')
-                sys.stdout.flush()
-                prev, prev_t = h, now
-                n += 1
-                if args.count is not None and n >= args.count:
-                    break
-                time.sleep(args.interval)
-                continue
-            lines = []
-            lines.append('kstats watch %s%s  every %g s, %s  %s' % (
-                e.name, '' if args.cpu is None else ' CPU %d' % args.cpu, args.interval,
-                'Ctrl-C to stop' if args.count is None else '%d of %d' % (n + 1, args.count),
-                time.strftime('%H:%M:%S')))
-            head = ['', 'samples', 'rate/s', 'mean'] + ['p' + w for w, _ in percentiles] + ['max']
-            rows = [head]
-
-            def row(label, hh, rate):
-                if not hh.count:
-                    return [label, '0', rate, '-'] + ['-'] * len(percentiles) + ['-']
-                return [label, str(hh.count), rate, fmt_t(hh.mean(), unit)] + \
-                    [fmt_t(hh.quantile(q)[0], unit) for _, q in percentiles] + \
-                    [fmt_t(hh.max()['value'], unit)]
-            if d is not None:
-                dt = now - prev_t
-                rows.append(row('last %.2f s' % dt, d, '%.1f' % (d.count / dt if dt > 0 else 0)))
-            else:
-                rows.append(['last -', '-', '-', '-'] + ['-'] * len(percentiles) + ['-'])
-            rows.append(row('total', h, '-'))
-            lines.append(table(rows, 'l' + 'r' * (len(head) - 1)) + note)
-            if args.hist and d is not None and d.count:
-                lines.append('last interval:')
-                lines.extend(hist_lines(d, max_rows=args.rows, unit=unit)[0])
-            if tty:
-                clear_screen()
-            elif n:
-                lines.insert(0, '')
-            sys.stdout.write('\n'.join(lines) + '\n')
-            sys.stdout.flush()
-            prev, prev_t = h, now
+            step(n)
             n += 1
             if args.count is not None and n >= args.count:
                 break
             time.sleep(args.interval)
     except KeyboardInterrupt:
         sys.stdout.write('\n')
+
+
+def cmd_watch(args):
+    why = None if ssh_host() else rereadable(args.name)
+    if why:
+        raise Error('watch rereads its entry every interval, and %s: give an entry, a '
+                    'file, or --ssh HOST for a remote one' % why)
+    tty = sys.stdout.isatty() and not args.no_clear and not args.json
+    last = {'h': None, 't': None, 'unit': args.unit}
+
+    def step(n):
+        e = open_entry(args.name, args)
+        if n == 0:
+            check_cpu(e, args.cpu)
+            last['unit'] = entry_unit(e, args)
+        now = time.monotonic()
+        h = e.cpu_hist(args.cpu)
+        d, reset = None, False
+        if last['h'] is not None:
+            d = h.delta(last['h'])
+            if d is None:           # counters went down: since the reset
+                d, reset = h, True
+        dt = now - last['t'] if last['t'] else 0
+        if args.json:
+            out = json.dumps(watch_json(e, h, d, dt, args, args.percentiles, reset))
+        else:
+            lines = watch_text(e, h, d, dt, args, n, last['unit'], reset)
+            if tty:
+                clear_screen()
+            elif n:
+                lines.insert(0, '')
+            out = '\n'.join(lines)
+        sys.stdout.write(out + '\n')
+        sys.stdout.flush()
+        last.update(h=h, t=now)
+    every_interval(args, step)
     return 0
 
 
@@ -222,32 +186,25 @@ def cmd_plot(args):
     if args.term and not args.png:
         proc = subprocess.Popen([gp], stdin=subprocess.PIPE)
     tty = sys.stdout.isatty()
-    n = 0
+
+    def step(n):
+        ps = plot_entries(args) if n else plots
+        e, h = ps[0]
+        if not all(ph.count for _, ph in ps):
+            print('%s: no samples yet' % e.name)
+        elif proc:
+            proc.stdin.write(plot_script(ps, args, first=(n == 0)).encode())
+            proc.stdin.flush()
+        else:
+            if tty and not args.png:
+                clear_screen()
+                sys.stdout.flush()
+            plot_once(gp, ps, args)
+            if args.png:
+                print('%s: %s, %d samples' % (args.png, time.strftime('%H:%M:%S'), h.count))
+        sys.stdout.flush()
     try:
-        while True:
-            if n:
-                plots = plot_entries(args)
-                e, h = plots[0]
-            if not all(ph.count for _, ph in plots):
-                print('%s: no samples yet' % e.name)
-            elif proc:
-                proc.stdin.write(plot_script(plots, args, first=(n == 0)).encode())
-                proc.stdin.flush()
-            else:
-                if tty and not args.png:
-                    clear_screen()
-                    sys.stdout.flush()
-                plot_once(gp, plots, args)
-                if args.png:
-                    print('%s: %s, %d samples' % (args.png, time.strftime('%H:%M:%S'),
-                                                  h.count))
-            sys.stdout.flush()
-            n += 1
-            if args.count is not None and n >= args.count:
-                break
-            time.sleep(args.interval)
-    except KeyboardInterrupt:
-        sys.stdout.write('\n')
+        every_interval(args, step)
     except BrokenPipeError:
         raise Error('gnuplot exited')
     finally:

@@ -6,10 +6,12 @@ the probe bias a control entry carries. No I/O; the layer at the bottom
 
 import fractions
 import math
-from typing import NamedTuple, Optional
+from typing import Iterable, List, NamedTuple, Optional, Sequence, Tuple, Union
 
 from .errors import Error
 
+# An estimate: a float, or an int where a float would lose the slot.
+Number = Union[int, float, fractions.Fraction]
 
 MAX_BITS = 5
 
@@ -17,11 +19,11 @@ MAX_BITS = 5
 SUM_BITS = 20           # KSTATS_SUM_BITS in kstats_internal.h
 
 
-def nr_slots(bits):
+def nr_slots(bits: int) -> int:
     return (65 - bits) << bits
 
 
-def slot_lo(slot, bits):
+def slot_lo(slot: int, bits: int) -> int:
     """Smallest value that maps to slot."""
     bucket = slot >> bits
     if bucket == 0:
@@ -29,18 +31,18 @@ def slot_lo(slot, bits):
     return ((1 << bits) | (slot & ((1 << bits) - 1))) << (bucket - 1)
 
 
-def slot_width(slot, bits):
+def slot_width(slot: int, bits: int) -> int:
     """Number of distinct integer values in slot."""
     bucket = slot >> bits
     return 1 if bucket == 0 else 1 << (bucket - 1)
 
 
-def slot_top(slot, bits):
+def slot_top(slot: int, bits: int) -> int:
     """Largest value that maps to slot (slots hold integers)."""
     return slot_lo(slot, bits) + slot_width(slot, bits) - 1
 
 
-def slot_of(value, bits):
+def slot_of(value: int, bits: int) -> int:
     """Slot of an integer value >= 0, exactly as kstats_record() does."""
     bucket = (value >> bits).bit_length()
     if bucket == 0:
@@ -48,7 +50,7 @@ def slot_of(value, bits):
     return (bucket << bits) | ((value >> (bucket - 1)) & ((1 << bits) - 1))
 
 
-def mean_error(slot, bits):
+def mean_error(slot: int, bits: int) -> int:
     """Bound on how far below the true slot mean the printed avg can be:
     avg truncates, and above 2^(21+bits) the kernel drops the low bits of
     each sample's offset (KSTATS_SUM_BITS)."""
@@ -86,19 +88,19 @@ class Hist(object):
     truth than the slot width minus one; single-value slots are exact.
     """
 
-    def __init__(self, bits, rows):
+    def __init__(self, bits: Optional[int], rows: Iterable[Sequence]):
         self.bits = bits
         self.rows = [Row(*r) for r in rows if r[1] > 0]
         self.count = sum(r.count for r in self.rows)
 
     # -- summary numbers
-    def total(self):
+    def total(self) -> float:
         return sum(c * a for _, c, a in self.rows)
 
-    def mean(self):
+    def mean(self) -> Optional[float]:
         return self.total() / self.count if self.count else None
 
-    def mean_bound(self):
+    def mean_bound(self) -> Optional[float]:
         """The true mean lies in [mean, mean + bound)."""
         if not self.count or self.bits is None:
             return None
@@ -110,7 +112,7 @@ class Hist(object):
         d = min(avg - lo, top - avg)
         return avg - d, avg + d
 
-    def variance(self):
+    def variance(self) -> float:
         """Sample variance under the in-slot model."""
         n = self.count
         if n < 2:
@@ -124,10 +126,10 @@ class Hist(object):
                 acc += c * (hi - lo) ** 2 * (c + 1) / (12.0 * (c - 1))
         return acc / (n - 1)
 
-    def stddev(self):
+    def stddev(self) -> float:
         return math.sqrt(self.variance())
 
-    def rank(self, k):
+    def rank(self, k: int) -> Optional[Tuple[Number, int]]:
         """Estimate of the k-th smallest sample (1-based): (value, slot)."""
         if not self.count:
             return None
@@ -144,7 +146,7 @@ class Hist(object):
             cum += c
         raise AssertionError('rank beyond count')
 
-    def quantile(self, q):
+    def quantile(self, q: Number) -> Optional[Tuple[Number, int]]:
         """Nearest-rank quantile: the ceil(q*N)-th smallest sample.
         q is a fractions.Fraction (or int) in [0, 1]."""
         if not self.count:
@@ -152,7 +154,7 @@ class Hist(object):
         k = math.ceil(fractions.Fraction(q) * self.count)
         return self.rank(max(k, 1))
 
-    def estimate(self, q):
+    def estimate(self, q: Number) -> Optional[dict]:
         """Quantile with its slot and error bound, as a dict."""
         r = self.quantile(q)
         if r is None:
@@ -161,13 +163,13 @@ class Hist(object):
         lo, top = slot_lo(s, self.bits), slot_top(s, self.bits)
         return {'value': v, 'bound': top - lo, 'slot': s, 'lo': lo, 'hi': top}
 
-    def min(self):
+    def min(self) -> Optional[dict]:
         return self.estimate(0)
 
-    def max(self):
+    def max(self) -> Optional[dict]:
         return self.estimate(1)
 
-    def cdf_rows(self):
+    def cdf_rows(self) -> List[Tuple[int, int, float, int]]:
         """(slot, count, avg, cum) with cum the count up to the slot."""
         cum = 0
         out = []
@@ -176,7 +178,7 @@ class Hist(object):
             out.append((s, c, a, cum))
         return out
 
-    def merged(self, bits):
+    def merged(self, bits: Optional[int]) -> 'Hist':
         """The same samples at fewer bits: slots nest exactly."""
         if bits is None or self.bits is None or bits >= self.bits:
             return self
@@ -187,7 +189,7 @@ class Hist(object):
             acc[t] = (n + c, tot + c * a)
         return Hist(bits, [(t, n, tot / n) for t, (n, tot) in sorted(acc.items())])
 
-    def delta(self, old):
+    def delta(self, old: 'Hist') -> Optional['Hist']:
         """Samples added since `old` (None if some count went down: reset)."""
         prev = {s: (c, a) for s, c, a in old.rows}
         rows = []
@@ -207,7 +209,7 @@ class Hist(object):
 class Entry(object):
     """One entry file (live or saved) and its metadata."""
 
-    def __init__(self, name, path):
+    def __init__(self, name: str, path: str):
         self.name = name
         self.path = path
         self.bits = None
@@ -220,7 +222,7 @@ class Entry(object):
         self.total = None       # Hist
         self.cpus = {}          # cpu -> Hist
 
-    def cpu_hist(self, cpu):
+    def cpu_hist(self, cpu: Optional[int]) -> Hist:
         if cpu is None:
             return self.total
         if self.has_totals and not self.has_cpus:
@@ -228,7 +230,7 @@ class Entry(object):
         return self.cpus.get(cpu, Hist(self.bits, []))
 
 
-def summary(h, percentiles):
+def summary(h: Hist, percentiles: List[Tuple[str, Number]]) -> dict:
     """Dict of the summary numbers of a histogram."""
     d = {'count': h.count}
     if not h.count:
@@ -246,7 +248,7 @@ def summary(h, percentiles):
     return d
 
 
-def timeless(e):
+def timeless(e: Entry) -> Optional[str]:
     """'a value entry (value arg3)' or 'a counter entry (counter
     page-faults)' if e's samples are no times, else None."""
     for k in ('value', 'counter'):
@@ -255,7 +257,7 @@ def timeless(e):
     return None
 
 
-def bias_of(e):
+def bias_of(e: Entry) -> Tuple[int, int, str]:
     """(bias_ns, bias_p99_ns, mechanism) of a control entry, from its
     _control line (or save header); an Error says why there is none."""
     info = e.info
@@ -280,7 +282,7 @@ def bias_of(e):
     return int(b), max(int(q), int(b)), info.get('mechanism', '?')
 
 
-def shift_estimate(est, b, spread):
+def shift_estimate(est: Optional[dict], b: int, spread: int) -> Optional[dict]:
     if est is None:
         return None
     est = dict(est)
@@ -291,7 +293,7 @@ def shift_estimate(est, b, spread):
     return est
 
 
-def shift_summary(d, b, spread):
+def shift_summary(d: dict, b: int, spread: int) -> dict:
     """A summary() with the bias b subtracted (clamped at 0) and every
     bound widened by the bias spread."""
     if not d['count']:

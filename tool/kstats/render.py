@@ -5,6 +5,7 @@ print; calls model and stats for the numbers."""
 
 import fractions
 import math
+import time
 
 from .errors import Error
 from .model import shift_summary, slot_lo, slot_top, summary, timeless
@@ -454,3 +455,44 @@ def diff_text(c, ea, eb, unit, conf):
     out.append('Percentiles: %s:' % c.ptest)
     out.append(diff_percentile_table(c, unit))
     return '\n'.join(out)
+
+
+def watch_json(e, h, d, dt, args, percentiles, reset):
+    unit = entry_unit(e, args) or 'ns'
+    doc = {'time': time.strftime('%Y-%m-%dT%H:%M:%S%z'), 'name': e.name, 'cpu': args.cpu,
+           'unit': e.info.get('counter', unit), 'reset': reset,
+           'interval': None if d is None else dict(
+               seconds=dt, rate=d.count / dt if dt > 0 else None,
+               **summary(d, percentiles)),
+           'total': summary(h, percentiles)}
+    return scale_times(doc, UNIT_NS.get(unit, 1))
+
+
+def watch_text(e, h, d, dt, args, n, unit, reset):
+    """watch's screen n: a header, the last interval (d, dt seconds) and
+    the total h, and with --hist the last interval's histogram."""
+    percentiles = args.percentiles
+    lines = ['kstats watch %s%s  every %g s, %s  %s' % (
+        e.name, '' if args.cpu is None else ' CPU %d' % args.cpu, args.interval,
+        'Ctrl-C to stop' if args.count is None else '%d of %d' % (n + 1, args.count),
+        time.strftime('%H:%M:%S'))]
+    head = ['', 'samples', 'rate/s', 'mean'] + ['p' + w for w, _ in percentiles] + ['max']
+    rows = [head]
+
+    def row(label, hh, rate):
+        if not hh.count:
+            return [label, '0', rate, '-'] + ['-'] * len(percentiles) + ['-']
+        return [label, str(hh.count), rate, fmt_t(hh.mean(), unit)] + \
+            [fmt_t(hh.quantile(q)[0], unit) for _, q in percentiles] + \
+            [fmt_t(hh.max()['value'], unit)]
+    if d is not None:
+        rows.append(row('last %.2f s' % dt, d, '%.1f' % (d.count / dt if dt > 0 else 0)))
+    else:
+        rows.append(['last -', '-', '-', '-'] + ['-'] * len(percentiles) + ['-'])
+    rows.append(row('total', h, '-'))
+    note = ' (counters went down: reset; interval is since then)' if reset else ''
+    lines.append(table(rows, 'l' + 'r' * (len(head) - 1)) + note)
+    if args.hist and d is not None and d.count:
+        lines.append('last interval:')
+        lines.extend(hist_lines(d, max_rows=args.rows, unit=unit)[0])
+    return lines

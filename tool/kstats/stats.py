@@ -5,13 +5,13 @@ and the comparison of two sets of runs."""
 
 import fractions
 import math
-from typing import Dict, List, NamedTuple
+from typing import Dict, List, NamedTuple, Optional, Tuple
 
 from .errors import Error
 from .model import Hist, slot_lo, slot_top
 
 
-def t_cdf_upper(t, df):
+def t_cdf_upper(t: float, df: float) -> float:
     """P(T > t) for Student's t with df degrees of freedom (t >= 0)."""
     if math.isinf(df):
         return 0.5 * math.erfc(t / math.sqrt(2))
@@ -19,7 +19,7 @@ def t_cdf_upper(t, df):
     return 0.5 * betainc(df / 2.0, 0.5, x)
 
 
-def betainc(a, b, x):
+def betainc(a: float, b: float, x: float) -> float:
     """Regularized incomplete beta I_x(a, b), by its continued fraction."""
     if x <= 0:
         return 0.0
@@ -32,7 +32,7 @@ def betainc(a, b, x):
     return 1 - front * betacf(b, a, 1 - x) / b
 
 
-def betacf(a, b, x):
+def betacf(a: float, b: float, x: float) -> float:
     tiny = 1e-300
     c, d = 1.0, 1 - (a + b) * x / (a + 1)
     d = 1 / (d if abs(d) > tiny else tiny)
@@ -52,7 +52,7 @@ def betacf(a, b, x):
     return h
 
 
-def t_quantile(p, df):
+def t_quantile(p: float, df: float) -> float:
     """t such that P(T <= t) = p (p > 0.5), by bisection on the CDF."""
     lo, hi = 0.0, 1.0
     while t_cdf_upper(hi, df) > 1 - p:
@@ -68,11 +68,11 @@ def t_quantile(p, df):
     return (lo + hi) / 2
 
 
-def z_quantile(p):
+def z_quantile(p: float) -> float:
     return t_quantile(p, float('inf'))
 
 
-def welch(a, b, conf):
+def welch(a: Hist, b: Hist, conf: float) -> Tuple[float, float, float]:
     """Welch's t on binned means and variances: (diff, half-width, df)."""
     na, nb = a.count, b.count
     va, vb = a.variance() / na, b.variance() / nb
@@ -87,7 +87,7 @@ def welch(a, b, conf):
     return diff, t * se, df
 
 
-def pooled(hists):
+def pooled(hists: List[Hist]) -> Hist:
     """One histogram of every run's samples (runs at the same bits, or
     merged to the coarsest)."""
     bits = min(h.bits for h in hists)
@@ -99,7 +99,8 @@ def pooled(hists):
     return Hist(bits, [(s, n, t / n) for s, (n, t) in sorted(acc.items())])
 
 
-def welch_values(xs, ys, conf):
+def welch_values(xs: List[float], ys: List[float],
+                 conf: float) -> Tuple[float, float, float]:
     """Welch's t on two lists of per-run numbers: (diff, half-width, df)."""
     na, nb = len(xs), len(ys)
     ma, mb = sum(xs) / na, sum(ys) / nb
@@ -112,7 +113,7 @@ def welch_values(xs, ys, conf):
     return mb - ma, t_quantile(1 - (1 - conf) / 2, df) * se, df
 
 
-def order_interval(h, q, conf):
+def order_interval(h: Hist, q, conf: float) -> Tuple[int, int]:
     """Distribution-free interval of the q quantile: the order statistics
     j and k with P(X_(j) <= x_q <= X_(k)) >= conf (normal approximation of
     the binomial), widened to the edges of their slots (the in-slot model's
@@ -126,17 +127,18 @@ def order_interval(h, q, conf):
     return slot_lo(h.rank(j)[1], h.bits), slot_top(h.rank(k)[1], h.bits)
 
 
-def verdict_dict(diff, ci, base, test):
+def verdict_dict(diff: float, ci: float, base: Optional[float], test: str) -> dict:
     return {'difference': diff, 'ci': ci, 'different': abs(diff) > ci,
             'percent': 100 * diff / base if base else None,
             'percent_ci': 100 * ci / base if base else None, 'test': test}
 
 
-def half(h):
+def half(h: Hist) -> float:
     return h.quantile(fractions.Fraction(1, 2))[0]
 
 
-def diff_per_run(ra, rb, a, b, conf, percentiles):
+def diff_per_run(ra: List[Hist], rb: List[Hist], a: Hist, b: Hist, conf: float,
+                 percentiles: list) -> Tuple[dict, List[dict], str]:
     """Mean and median: Welch's t across runs, one number per run."""
     res = {}
     for key, f in (('mean', lambda h: h.mean()), ('median', half)):
@@ -157,7 +159,8 @@ def diff_per_run(ra, rb, a, b, conf, percentiles):
                        '%g%%' % (100 * conf))
 
 
-def diff_per_sample(a, b, conf, percentiles):
+def diff_per_sample(a: Hist, b: Hist, conf: float,
+                    percentiles: list) -> Tuple[dict, List[dict], str]:
     """Every sample independent: Welch's t and the medians' order
     statistics, each interval widened by the binning's error bound."""
     res = {}
