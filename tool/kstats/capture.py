@@ -15,17 +15,13 @@ from .model import Entry, Hist, Line, MAX_BITS, nr_slots, slot_lo, slot_top, slo
 
 DEFAULT_DIR = '/sys/kernel/debug/kstats'
 
-
 CONTROL = '_control'
-
 
 SAVE_MAGIC = 'kstats-save'
 
-
 STDIN = '-'
 
-
-# Set by main(): the remote host of --ssh, or None to read local files.
+# The remote host of --ssh (cli.main() sets it), or None: local files.
 SSH_HOST = None
 
 
@@ -35,6 +31,7 @@ def ssh_host():
 
 
 def set_ssh_host(host):
+    """Every read from now on through 'ssh HOST' (None: local files)."""
     global SSH_HOST
     SSH_HOST = host
 
@@ -126,9 +123,7 @@ def read_text(path):
 
 LINE_FORMAT = "'slot S CPU C count N avg A p P' or 'slot S CPUS C count N avg A p P'"
 
-
 COLUMN_NAMES = {2: 'slot', 4: 'CPU', 6: 'count', 8: 'avg', 10: 'p'}
-
 
 P_RE = re.compile(r'^[01]\.[0-9]{6}$')
 

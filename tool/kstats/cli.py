@@ -21,12 +21,8 @@ from .model import MAX_BITS
 from .render import DEFAULT_PERCENTILES, UNITS, parse_percentiles
 
 
-
-
-
 TIME_SUFFIXES = (('ns', 1e-9), ('us', 1e-6), ('ms', 1e-3), ('s', 1.0), ('m', 60.0),
                  ('h', 3600.0))
-
 
 TIME_RE = re.compile(r'^([0-9]+\.?[0-9]*|\.[0-9]+)(ns|us|ms|s|m|h)?$')
 

@@ -21,7 +21,6 @@ from .render import UNIT_NS
 # sum over series (CPUs, entries, hosts) adds counts of the same intervals.
 EXPORT_BITS = 2
 
-
 # _control counts exported as counters: key, what it counts.
 EXPORT_COUNTS = (
     ('missed', 'calls or hits that the probes did not report'),
@@ -29,15 +28,11 @@ EXPORT_COUNTS = (
     ('filtered', 'hits left out by the filters'),
     ('errors', 'error returns of a value retval entry, not binned'))
 
-
 LABEL_NAME_RE = re.compile(r'^[a-zA-Z_][a-zA-Z0-9_]*$')
-
 
 METRIC_RE = LABEL_NAME_RE
 
-
 RESERVED_LABELS = ('entry', 'cpu', 'le', 'quantile')
-
 
 RANGE_RE = re.compile(r'^([0-9]+\.?[0-9]*|\.[0-9]+)(ns|us|ms|s)?$')
 

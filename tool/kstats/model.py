@@ -15,7 +15,6 @@ Number = Union[int, float, fractions.Fraction]
 
 MAX_BITS = 5
 
-
 SUM_BITS = 20           # KSTATS_SUM_BITS in kstats_internal.h
 
 

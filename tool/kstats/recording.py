@@ -51,9 +51,7 @@ def write_atomic(path, data):
 
 RECORD_MAGIC = 'kstats-record'
 
-
 RECORD_VERSION = '1'
-
 
 RECORD_INDEX = '_record'
 

@@ -14,13 +14,10 @@ from .stats import half
 
 DEFAULT_PERCENTILES = '50,90,99,99.9'
 
-
 # Time units for --unit: nanoseconds per unit. kstats entries hold ns.
 UNITS = (('ns', 1), ('us', 1000), ('ms', 1000000), ('s', 1000000000))
 
-
 UNIT_NS = dict(UNITS)
-
 
 # The unit of value entries ("trace FUNC value argN|retval") and counter
 # entries ("trace ... counter EVENT"): no time.
