@@ -33,12 +33,13 @@ install: install-tool
 SYSTEMD_DIR ?= $(PREFIX)/lib/systemd/system
 MAN1 = $(DESTDIR)$(PREFIX)/share/man/man1
 install-tool:
-	install -D -m 0755 scripts/kstats $(DESTDIR)$(PREFIX)/bin/kstats
+	install -d $(DESTDIR)$(PREFIX)/bin
+	scripts/mkzipapp.sh $(DESTDIR)$(PREFIX)/bin/kstats
 	install -d $(MAN1) \
 		$(DESTDIR)$(PREFIX)/share/bash-completion/completions $(DESTDIR)$(SYSTEMD_DIR)
 	scripts/mkman.sh >$(MAN1)/kstats.1.tmp || { rm -f $(MAN1)/kstats.1.tmp; exit 1; }
 	mv $(MAN1)/kstats.1.tmp $(MAN1)/kstats.1
-	python3 scripts/kstats completion bash \
+	python3 $(DESTDIR)$(PREFIX)/bin/kstats completion bash \
 		>$(DESTDIR)$(PREFIX)/share/bash-completion/completions/kstats
 	sed 's|@BINDIR@|$(PREFIX)/bin|' scripts/systemd/kstats-export.service \
 		>$(DESTDIR)$(SYSTEMD_DIR)/kstats-export.service
@@ -49,6 +50,12 @@ install-tool:
 dkms:
 	scripts/dkms-sources.sh /usr/src/kstats-$(DKMS_VERSION)
 	dkms install kstats/$(DKMS_VERSION)
+
+# The kstats command as one file (a zipapp of tool/kstats), to copy onto a
+# host: build/kstats. From the checkout: PYTHONPATH=tool python3 -m kstats.
+tool:
+	mkdir -p build
+	scripts/mkzipapp.sh build/kstats
 
 # Boot the stock Debian kernel in QEMU and show a histogram.
 demo:
@@ -73,4 +80,4 @@ bench-record:
 check:
 	scripts/check.sh
 
-.PHONY: all modules clean install install-tool dkms demo bench bench-record check
+.PHONY: all modules clean install install-tool tool dkms demo bench bench-record check

@@ -123,6 +123,15 @@ else
 	show "$log"
 fi
 
+# The tool's Python and its tests (config: tool/pyproject.toml).
+log=$build/ruff.log
+if (cd "$src" && "$KSTATS_RUFF" check --no-cache tool tests/host) >"$log" 2>&1; then
+	pass "all ruff"
+else
+	fail "all ruff ($log)"
+	show "$log"
+fi
+
 # The table "Kernels and mechanisms" of Documentation/kstats.rst must say
 # what tests/guest/lib.sh's MECH_TABLE has the guests assert.
 mech_rows() {
@@ -352,7 +361,7 @@ fi
 # KSTATS_HOST=0: the guests only (to iterate faster; not for CI).
 [ "${KSTATS_HOST:-1}" = 0 ] && finish
 
-# The host side: the kstats command (scripts/kstats) on a capture that a
+# The host side: the kstats command (tool/kstats) on a capture that a
 # guest records now and on the fixtures of tests/fixtures, one check per
 # pytest test; then "dkms build" for the stock kernels.
 hostdir=$build/host
@@ -466,8 +475,9 @@ for t in $stock; do
 	rm -rf "$stage"
 	mkdir -p "$stage/src/scripts" "$stage/src/Documentation"
 	if "$KSTATS_SCRIPTS/dkms-sources.sh" "$stage/src" >"$log" 2>&1 &&
-		cp -r "$src/scripts/kstats" "$src/scripts/mkman.sh" "$src/scripts/systemd" \
+		cp -r "$src/scripts/mkzipapp.sh" "$src/scripts/mkman.sh" "$src/scripts/systemd" \
 			"$stage/src/scripts/" &&
+		cp -r "$src/tool" "$stage/src/" &&
 		cp "$src/Documentation/kstats-tool.rst" "$stage/src/Documentation/" &&
 		make -C "$stage/src" install KDIR="$(target_kdir "$t")" \
 			DESTDIR="$stage/root" >>"$log" 2>&1; then

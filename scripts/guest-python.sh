@@ -1,7 +1,7 @@
 #!/bin/bash
 # Stage Debian's Python into a guest initramfs, so that the kstats command
-# (scripts/kstats, standard library only) runs inside the guest against the
-# live debugfs files: busybox has no Python.
+# (the zipapp of tool/kstats, standard library only) runs inside the guest
+# against the live debugfs files: busybox has no Python.
 #
 # Copies /usr/bin/python3.11, the shared libraries it and its extension
 # modules need, and the part of the standard library a command-line tool

@@ -141,7 +141,8 @@ guest_python() {
 	# The kstats command, run in the guest against the live files.
 	if [ -z "$rootfs" ]; then
 		guest_python
-		echo "file /usr/bin/kstats $src/scripts/kstats 0755 0 0"
+		PYTHON=/usr/bin/python3.11 "$KSTATS_SCRIPTS/mkzipapp.sh" "$tmp/kstats" "$src/tool/kstats" >&2
+		echo "file /usr/bin/kstats $tmp/kstats 0755 0 0"
 	fi
 	# The tests' C programs, as /usr/bin/kstats-NAME: the fuzzer (busybox
 	# sh is far too slow for 100,000 writes) and what sh cannot do.

@@ -5,7 +5,7 @@
 # the manual's title becomes the NAME line, its introduction DESCRIPTION.
 set -eu
 rst=${1:-$(dirname "$0")/../Documentation/kstats-tool.rst}
-version=$(sed -n "s/^VERSION = '\(.*\)'/\1/p" "$(dirname "$0")/kstats")
+version=$(sed -n "s/^VERSION = '\(.*\)'/\1/p" "$(dirname "$0")/../tool/kstats/__init__.py")
 if ! command -v rst2man >/dev/null; then
 	echo "mkman.sh: rst2man not found (Debian: apt-get install python3-docutils)" >&2
 	exit 1

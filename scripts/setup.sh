@@ -4,10 +4,11 @@
 # busybox, the 6.12 source for the debug kernel, the static checkers,
 # debootstrap and curl for the pinned targets (deb618, deb7x: their
 # kernels and build chroots are made on first use into the cache), and
-# what the host tests of scripts/kstats use: pytest, gnuplot, promtool
+# what the host tests of the kstats command use: pytest, gnuplot, promtool
 # (from prometheus), prometheus and prometheus-node-exporter (started only
 # by the end-to-end test, on 127.0.0.1), rst2man (python3-docutils, for the
-# man page) and man-db (to render it), and dkms.
+# man page) and man-db (to render it), and dkms; and ruff, the linter of
+# the tool's Python (not in Debian 12: from PyPI into a venv of the cache).
 #
 # Usage: setup.sh [--demo]
 #   --demo  only what "make demo" needs on Debian's stock kernel: its headers
@@ -41,6 +42,7 @@ else
 		sparse shellcheck gnuplot-nox dwarves
 		debootstrap curl
 		python3-pytest prometheus prometheus-node-exporter python3-docutils man-db dkms
+		python3-venv
 	)
 fi
 
@@ -96,5 +98,15 @@ if [ $demo = 1 ]; then
 		[ -s "$tmp/vmlinuz" ] || die "no /boot/vmlinuz-$rel in linux-image-$rel"
 		mv -f "$tmp/vmlinuz" "$vmlinuz"
 	fi
+fi
+
+# ruff, pinned, in $KSTATS_RUFF's venv (check.sh runs it from there).
+if [ $demo = 0 ] &&
+	! "$KSTATS_RUFF" --version 2>/dev/null | grep -qx "ruff $KSTATS_RUFF_VERSION"; then
+	venv=${KSTATS_RUFF%/bin/ruff}
+	rm -rf "$venv"
+	/usr/bin/python3 -m venv "$venv"
+	"$venv/bin/pip" install -q --disable-pip-version-check "ruff==$KSTATS_RUFF_VERSION" ||
+		die "cannot install ruff $KSTATS_RUFF_VERSION from PyPI into $venv"
 fi
 echo "setup: all packages present"

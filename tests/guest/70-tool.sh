@@ -1,5 +1,5 @@
 #!/bin/sh
-# The kstats command (scripts/kstats, /usr/bin/kstats in the guest) against
+# The kstats command (tool/kstats, /usr/bin/kstats in the guest: its zipapp) against
 # the live debugfs files: trace, list, show, stop/start/reset, watch, save,
 # diff, export and remove, and how it reports a command the kernel refuses.
 # timeout: 900

@@ -1,21 +1,27 @@
 # SPDX-License-Identifier: GPL-2.0
-"""Shared helpers of the host tests of scripts/kstats.
+"""Shared helpers of the host tests of the kstats command.
+
+The tests import the package tool/kstats (pytest.ini puts tool/ on
+sys.path) and run the command as it is installed: the zipapp that
+scripts/mkzipapp.sh builds, once per run (KSTATS_TOOL: an existing one).
 
 The captures are directories laid out like /sys/kernel/debug/kstats,
 recorded in QEMU guests by tests/capture.sh from the raw sample lists of
 tests/fixtures/samples/: tests/fixtures/ keeps one run, and make check
 records a fresh one (KSTATS_LIVE_CAPTURE=DIR, holding DIR/helper/).
 """
-import importlib.machinery
-import importlib.util
+import atexit
 import os
+import shutil
 import subprocess
 import sys
+import tempfile
 
 import pytest
 
+from kstats import model
+
 REPO = os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
-TOOL = os.path.join(REPO, 'scripts', 'kstats')
 FIXTURES = os.path.join(REPO, 'tests', 'fixtures')
 SAMPLES = os.path.join(FIXTURES, 'samples')
 U64_MAX = (1 << 64) - 1
@@ -38,19 +44,20 @@ CAPTURE_IDS = [c[0] for c in CAPTURES]
 CAPTURE_DIRS = [c[1] for c in CAPTURES]
 
 
-# No __pycache__ beside scripts/kstats.
+# No __pycache__ in tool/kstats.
 sys.dont_write_bytecode = True
 
 
-def load_tool():
-    loader = importlib.machinery.SourceFileLoader('kstats_tool', TOOL)
-    spec = importlib.util.spec_from_loader('kstats_tool', loader)
-    mod = importlib.util.module_from_spec(spec)
-    loader.exec_module(mod)
-    return mod
+def build_tool():
+    """The zipapp, built into a directory removed at exit."""
+    tmp = tempfile.mkdtemp(prefix='kstats-tool.')
+    atexit.register(shutil.rmtree, tmp, True)
+    out = os.path.join(tmp, 'kstats')
+    subprocess.run([os.path.join(REPO, 'scripts', 'mkzipapp.sh'), out], check=True)
+    return out
 
 
-kstats = load_tool()
+TOOL = os.environ.get('KSTATS_TOOL') or build_tool()
 
 
 def run(*args, check=True, env=None, timeout=60, input=None):
@@ -122,7 +129,7 @@ def entry_text(samples, bits):
     truncated slot mean; p the CDF truncated to 6 decimals."""
     slots = {}
     for cpu, v in samples:
-        slots.setdefault(kstats.slot_of(v, bits), {}).setdefault(cpu, []).append(v)
+        slots.setdefault(model.slot_of(v, bits), {}).setdefault(cpu, []).append(v)
     ncpus = max(c for c, _ in samples) + 1
     total = len(samples)
     per_cpu_total = {}

@@ -11,7 +11,7 @@ import shutil
 
 import pytest
 
-from conftest import FIXTURES, kstats, live_env, nearest_rank, run, write_capture
+from conftest import FIXTURES, live_env, nearest_rank, run, write_capture
 
 CAL = os.path.join(FIXTURES, 'calibrated')
 B, Q = 812, 1530        # vfs_read's bias_ns and bias_p99_ns (fprobe)

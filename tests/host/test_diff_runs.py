@@ -6,9 +6,9 @@ interval, and --fail-if-different."""
 import json
 import random
 
-import pytest
 
-from conftest import kstats, run, write_capture
+from conftest import run, write_capture
+from kstats import model, stats
 
 
 def runs(tmp_path, side, factors, seed, n=20000):
@@ -74,10 +74,10 @@ def test_needs_two_runs_per_side(tmp_path):
 def hist(vals, bits=4):
     acc = {}
     for v in vals:
-        s = kstats.slot_of(v, bits)
+        s = model.slot_of(v, bits)
         n, t = acc.get(s, (0, 0))
         acc[s] = (n + 1, t + v)
-    return kstats.Hist(bits, [(s, n, t // n) for s, (n, t) in sorted(acc.items())])
+    return model.Hist(bits, [(s, n, t // n) for s, (n, t) in sorted(acc.items())])
 
 
 def test_false_positive_rate_of_the_verdict():
@@ -90,8 +90,8 @@ def test_false_positive_rate_of_the_verdict():
     for _ in range(trials):
         sides = [[hist([int(rng.lognormvariate(7.6, 0.4) * f) for _ in range(200)])
                   for f in [rng.gauss(1, 0.03) for _ in range(5)]] for _ in range(2)]
-        r95 = kstats.diff_per_run(sides[0], sides[1], None, None, 0.95, [])[0]
-        r975 = kstats.diff_per_run(sides[0], sides[1], None, None, 0.975, [])[0]
+        r95 = stats.diff_per_run(sides[0], sides[1], None, None, 0.95, [])[0]
+        r975 = stats.diff_per_run(sides[0], sides[1], None, None, 0.975, [])[0]
         naive += r95['mean']['different'] or r95['median']['different']
         verdict += r975['mean']['different'] or r975['median']['different']
     print('false positives: either at 95%%: %.1f%%, diff\'s verdict: %.1f%%'

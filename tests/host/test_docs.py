@@ -5,7 +5,8 @@ which names every command of the parser, before any input-file detail."""
 import os
 import re
 
-from conftest import REPO, kstats
+from conftest import REPO
+from kstats import cli
 
 README = open(os.path.join(REPO, 'README.md')).read()
 MANUAL = open(os.path.join(REPO, 'Documentation', 'kstats-tool.rst')).read()
@@ -25,7 +26,7 @@ def test_manual_command_table():
     assert heads.index('Input files') > heads.index('Commands')
     table = MANUAL[MANUAL.index('Commands at a glance'):MANUAL.index('Where it reads')]
     listed = re.findall(r'^    kstats ([a-z]+)', table, re.M)
-    assert sorted(listed) == sorted(kstats.build_parser().subparsers), listed
+    assert sorted(listed) == sorted(cli.build_parser().subparsers), listed
 
 
 def test_no_change_history():

@@ -11,7 +11,9 @@ import subprocess
 
 import pytest
 
-from conftest import FIXTURES, NONEMPTY, Samples, kstats, run
+from conftest import FIXTURES, NONEMPTY, Samples, run
+from kstats import model
+from kstats.export import EXPORT_BITS
 
 SAMPLE_RE = re.compile(r'^([a-zA-Z_][a-zA-Z0-9_]*)\{([^}]*)\} (\S+)$')
 LABEL_RE = re.compile(r'([a-zA-Z_][a-zA-Z0-9_]*)="((?:[^"\\]|\\.)*)"')
@@ -103,7 +105,7 @@ def test_buckets_count_raw_samples(capture, bits):
     inside one of its slots (an entry of fewer bits than the layout) the
     count lies between those of the slot's edges."""
     args = [] if bits is None else ['--bits', str(bits)]
-    layout = kstats.EXPORT_BITS if bits is None else bits
+    layout = EXPORT_BITS if bits is None else bits
     hists, _ = parse(export(capture, *args))
     for name in NONEMPTY:
         raw = Samples(name).values()
@@ -111,8 +113,8 @@ def test_buckets_count_raw_samples(capture, bits):
         h = hists[(('entry', name),)]
         assert h['count'] == len(raw)
         for le, n in h['buckets'][:-1]:
-            s = kstats.slot_of(le, own)
-            lo, top = kstats.slot_lo(s, own), kstats.slot_top(s, own)
+            s = model.slot_of(le, own)
+            lo, top = model.slot_lo(s, own), model.slot_top(s, own)
             if le == top:
                 # le is the largest value of a slot: exact for integer samples.
                 assert n == sum(1 for v in raw if v <= le), (name, le)
@@ -163,11 +165,11 @@ def test_fixed_layout(capture, args):
     here) and samples: every slot edge of the layout's bits, the same le
     list for every entry and CPU."""
     hists, _ = parse(export(capture, *args))
-    bits = 4 if '--bucket-bits' in args else kstats.EXPORT_BITS
-    slots = range(kstats.nr_slots(bits) - 1)
+    bits = 4 if '--bucket-bits' in args else EXPORT_BITS
+    slots = range(model.nr_slots(bits) - 1)
     if '--range' in args:
-        slots = range(kstats.slot_of(100, bits), kstats.slot_of(10 ** 6, bits) + 1)
-    want = [kstats.slot_top(s, bits) for s in slots] + [float('inf')]
+        slots = range(model.slot_of(100, bits), model.slot_of(10 ** 6, bits) + 1)
+    want = [model.slot_top(s, bits) for s in slots] + [float('inf')]
     assert len(hists) >= 9
     for key, h in hists.items():
         assert [le for le, _ in h['buckets']] == want, key
@@ -180,8 +182,8 @@ def test_range_folds(capture):
     raw = Samples('lat_base').values()
     h = hists[(('entry', 'lat_base'),)]
     les = [le for le, _ in h['buckets']]
-    assert les[0] == kstats.slot_top(kstats.slot_of(1000, 2), 2) == 1023
-    assert les[-2] == kstats.slot_top(kstats.slot_of(8000, 2), 2) == 8191
+    assert les[0] == model.slot_top(model.slot_of(1000, 2), 2) == 1023
+    assert les[-2] == model.slot_top(model.slot_of(8000, 2), 2) == 8191
     assert len(les) == 4 * 3 + 1 + 1
     for le, n in h['buckets']:
         assert n == sum(1 for v in raw if v <= le), le

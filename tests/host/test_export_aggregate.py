@@ -12,7 +12,8 @@ import subprocess
 
 import pytest
 
-from conftest import kstats, nearest_rank, run, write_capture
+from conftest import nearest_rank, run, write_capture
+from kstats import model
 
 BITS = 4
 
@@ -41,9 +42,9 @@ def slot_window(values, q):
     """(lo, hi) in seconds where a bucket-interpolated quantile of the
     exact q quantile's slot can lie."""
     exact = nearest_rank(sorted(values), fractions.Fraction(q))
-    s = kstats.slot_of(exact, BITS)
-    lo = kstats.slot_lo(s, BITS) - 1 if s else 0
-    return exact, lo / 1e9, kstats.slot_top(s, BITS) / 1e9
+    s = model.slot_of(exact, BITS)
+    lo = model.slot_lo(s, BITS) - 1 if s else 0
+    return exact, lo / 1e9, model.slot_top(s, BITS) / 1e9
 
 
 def promtool_check(tmp_path, inputs, expr, labels):

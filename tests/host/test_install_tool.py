@@ -11,7 +11,9 @@ import subprocess
 
 import pytest
 
-from conftest import FIXTURES, REPO, kstats
+from conftest import FIXTURES, REPO
+from kstats import cli
+from kstats import VERSION
 
 HELPER = os.path.join(FIXTURES, 'helper')
 
@@ -38,7 +40,7 @@ def test_installed_files(prefix):
 def test_man_page(prefix):
     page = os.path.join(prefix, 'share/man/man1/kstats.1')
     text = open(page).read()
-    assert '.TH "KSTATS" 1 "" "%s" "kstats"' % kstats.VERSION in text
+    assert '.TH "KSTATS" 1 "" "%s" "kstats"' % VERSION in text
     r = subprocess.run(['man', '--warnings', '-l', page], stdout=subprocess.PIPE,
                        stderr=subprocess.PIPE, universal_newlines=True,
                        env=dict(os.environ, MANWIDTH='80', MAN_KEEP_FORMATTING='0'))
@@ -48,7 +50,7 @@ def test_man_page(prefix):
     for head in ('NAME', 'DESCRIPTION', 'COMMANDS', 'FLEET EXPORT'):
         assert '\n%s\n' % head in out, head
     # Every command of the parser has its section.
-    for cmd in kstats.build_parser().subparsers:
+    for cmd in cli.build_parser().subparsers:
         assert 'kstats %s' % cmd in out, cmd
 
 
@@ -79,7 +81,7 @@ def test_bash_completion(prefix, tmp_path):
     assert complete(prefix, ['kstats', 'export', '-o', 'lat'], cwd) == ['lat_x.txt']
     assert complete(prefix, ['kstats', '--v'], cwd) == ['--version']
     # Each command's options are its parser's.
-    parser = kstats.build_parser()
+    parser = cli.build_parser()
     for name, sub in parser.subparsers.items():
         want = sorted(o for a in sub._actions for o in a.option_strings)
         assert complete(prefix, ['kstats', name, '-'], cwd) == want, name

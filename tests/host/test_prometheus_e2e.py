@@ -27,7 +27,9 @@ import urllib.request
 
 import pytest
 
-from conftest import FIXTURES, Samples, entry_text, kstats, nearest_rank, run
+from conftest import FIXTURES, Samples, entry_text, nearest_rank, run
+from kstats import export, model, stats
+from kstats.capture import Source
 
 HELPER = os.path.join(FIXTURES, 'helper')
 EXAMPLE = os.path.join(FIXTURES, 'example')
@@ -62,7 +64,7 @@ def host_b_capture(d):
     lines = []
     for name, (src, orig) in HOST_B.items():
         shutil.copy(os.path.join(src, orig), os.path.join(d, name))
-        info = kstats.Source(src).info(orig)
+        info = Source(src).info(orig)
         lines.append(' '.join('%s %s' % (k, name if k == 'name' else v)
                               for k, v in info.items() if not k.startswith('_')))
     for name, (keys, samples) in KINDS.items():
@@ -149,7 +151,7 @@ def prom(tmp_path_factory):
                      '--storage.tsdb.path=' + os.path.join(tmp, 'data'),
                      '--web.listen-address=127.0.0.1:%d' % port, '--log.level=warn'],
                     'prometheus.log')
-        want = len(kstats.Source(HELPER).names()) + len(HOST_B)
+        want = len(Source(HELPER).names()) + len(HOST_B)
         deadline = time.monotonic() + 90
         while True:
             try:
@@ -174,20 +176,20 @@ def reference(entries, bits):
     (exact: slots of fewer bits are unions of finer ones)."""
     raw, hists = [], []
     for cap, name, orig in entries:
-        hists.append(kstats.Source(cap).entry(orig).total.merged(bits))
+        hists.append(Source(cap).entry(orig).total.merged(bits))
         if raw is not None and os.path.exists(os.path.join(FIXTURES, 'samples',
                                                            orig + '.txt')):
             raw += Samples(orig).values()
         else:
             raw = None
-    pooled = kstats.pooled(hists)
+    pooled = stats.pooled(hists)
     out = {}
     for q in QS:
         slot = pooled.quantile(fractions.Fraction(q))[1]
         exact = None
         if raw is not None:
             exact = nearest_rank(sorted(raw), fractions.Fraction(q))
-            assert kstats.slot_of(exact, bits) == slot
+            assert model.slot_of(exact, bits) == slot
         out[q] = (exact, slot)
     return out
 
@@ -195,7 +197,7 @@ def reference(entries, bits):
 def groups(caps):
     """{(host or None, entry or None): [(capture, entry, file)]}: the
     series that each aggregation sums."""
-    files = {'a': {n: (HELPER, n, n) for n in kstats.Source(HELPER).names()},
+    files = {'a': {n: (HELPER, n, n) for n in Source(HELPER).names()},
              'b': {n: (caps['b'], n, orig) for n, (_, orig) in HOST_B.items()}}
     for n, (src, orig) in HOST_B.items():
         files['b'][n] = (src, n, orig)
@@ -208,7 +210,7 @@ def groups(caps):
 
 
 def entry_bits(f):
-    return kstats.Source(f[0]).entry(f[2]).bits
+    return Source(f[0]).entry(f[2]).bits
 
 
 # Aggregations: sum by, and the entries left out. Without the entries of
@@ -224,7 +226,7 @@ AGGS = [('le, host, entry', ()), ('le, host', ()), ('le, entry', ()), ('le', ())
                                                   'across-entries-fine', 'everything-fine'])
 def test_histogram_quantile(prom, by, without):
     port, caps = prom
-    layout = kstats.EXPORT_BITS
+    layout = export.EXPORT_BITS
     keys = [k.strip() for k in by.split(',')][1:]
     sel = '{entry!~"%s"}' % '|'.join(without) if without else ''
     report = []
@@ -236,12 +238,12 @@ def test_histogram_quantile(prom, by, without):
             key = (metric.get('host') if 'host' in keys else None,
                    metric.get('entry') if 'entry' in keys else None)
             ents = [f for f in groups(caps)[key] if f[1] not in without]
-            if not sum(kstats.Source(f[0]).entry(f[2]).total.count for f in ents):
+            if not sum(Source(f[0]).entry(f[2]).total.count for f in ents):
                 assert v != v, key      # NaN: no samples
                 continue
             bits = min([layout] + [entry_bits(f) for f in ents])
             exact, slot = reference(ents, bits)[q]
-            lo, hi = kstats.slot_lo(slot, bits) - 1 if slot else 0, kstats.slot_top(slot, bits)
+            lo, hi = model.slot_lo(slot, bits) - 1 if slot else 0, model.slot_top(slot, bits)
             ns = v * 1e9
             assert lo * (1 - 1e-12) - 1e-6 <= ns <= hi * (1 + 1e-12) + 1e-6, (
                 'p%s of %s: %r ns, exact %s, window [%d, %d] (bits %d)'
@@ -259,13 +261,13 @@ def test_counts_and_scrape_errors(prom):
     counts = {(m['host'], m['entry']): v for m, v in query(port, '%s_count' % FAMILY)}
     for (host, name), ents in groups(caps).items():
         if host and name:
-            assert counts[(host, name)] == kstats.Source(ents[0][0]).entry(
+            assert counts[(host, name)] == Source(ents[0][0]).entry(
                 ents[0][2]).total.count
     # One le set for the whole family, whatever the entries' bits: every
     # le is in every series.
     les = query(port, 'count by (le) (%s_bucket)' % FAMILY)
     assert set(v for _, v in les) == {len(counts)}, sorted(set(v for _, v in les))
-    assert len(les) == kstats.nr_slots(kstats.EXPORT_BITS)
+    assert len(les) == model.nr_slots(export.EXPORT_BITS)
 
 
 def test_kinds_through_prometheus(prom):
@@ -288,7 +290,7 @@ def test_kinds_through_prometheus(prom):
     assert one('kstats_bias_p99_seconds') == {'vfs_read': 1530e-9}
     v, = query(port, 'histogram_quantile(0.5, sum by (le) (kstats_value_bucket))')
     assert 383 <= v[1] <= 447      # the median, 397, in its slot of bits 2 (384..447)
-    assert query(port, 'count(kstats_running)')[0][1] == len(kstats.Source(HELPER).names()) \
+    assert query(port, 'count(kstats_running)')[0][1] == len(Source(HELPER).names()) \
         + len(HOST_B) + len(KINDS)
 
 
@@ -298,7 +300,7 @@ def test_issue_sum_over_entries(prom):
     -0.06%, +1.43%, -0.59% (p50, p90, p99); with a layout per bits, the
     same query gave +3.3%, +27.8%, +64.2%."""
     port, caps = prom
-    raw = sorted(v for n in kstats.Source(HELPER).names() for v in Samples(n).values())
+    raw = sorted(v for n in Source(HELPER).names() for v in Samples(n).values())
     for q in QS:
         (_, v), = query(port, 'histogram_quantile(%s, sum by (le) (%s_bucket{host="a"}))'
                         % (q, FAMILY))

@@ -15,7 +15,8 @@ import textwrap
 
 import pytest
 
-from conftest import FIXTURES, REPO, Samples, kstats, nearest_rank, run
+from conftest import FIXTURES, REPO, Samples, nearest_rank, run
+from kstats import model
 
 MANUAL = os.path.join(REPO, 'Documentation', 'kstats-tool.rst')
 MARK = '(``kstats-rules.yml``)::'
@@ -70,8 +71,8 @@ def test_rules_of_the_manual(tmp_path):
     inputs += series(run('export', '--openmetrics', '--dir', str(b)).stdout, 'b')
     # lat_base of both hosts at bits 2 (host b's): the slot of bits 2.
     exact = nearest_rank(Samples('lat_base').values(), fractions.Fraction(99, 100))
-    s = kstats.slot_of(exact, 2)
-    lo, hi = (kstats.slot_lo(s, 2) - 1) / 1e9, kstats.slot_top(s, 2) / 1e9
+    s = model.slot_of(exact, 2)
+    lo, hi = (model.slot_lo(s, 2) - 1) / 1e9, model.slot_top(s, 2) / 1e9
     rec = 'entry:kstats_duration_seconds:p99_rate5m{entry="lat_base"}'
     test = {'rule_files': [str(rules)], 'evaluation_interval': '1m', 'tests': [{
         'interval': '1m', 'input_series': inputs,

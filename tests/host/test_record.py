@@ -15,7 +15,9 @@ import subprocess
 
 import pytest
 
-from conftest import PYTHON, TOOL, entry_text, kstats, run
+from conftest import PYTHON, TOOL, entry_text, run
+from kstats import model
+from kstats.capture import read_bytes
 from test_plot import gnuplot, png_size
 
 BITS = 3
@@ -31,7 +33,7 @@ def counts(samples, bits=BITS):
     """{(slot, cpu): n} and {(slot, 'CPUS'): n} of raw samples."""
     out = {}
     for cpu, v in samples:
-        s = kstats.slot_of(v, bits)
+        s = model.slot_of(v, bits)
         out[(s, cpu)] = out.get((s, cpu), 0) + 1
         out[(s, 'CPUS')] = out.get((s, 'CPUS'), 0) + 1
     return out
@@ -177,13 +179,13 @@ def test_reset_new_file_missing_and_bits(tmp_path):
                                                     'reset', 'ok']
     slots = [x['slot'] for x in h['slots']]
     per = [b, c, d, e, [], f, g]
-    used = sorted(set(kstats.slot_of(v, 2) for s in per for _, v in s))
+    used = sorted(set(model.slot_of(v, 2) for s in per for _, v in s))
     assert slots == list(range(used[0], used[-1] + 1))
     for row, samples in zip(h['counts'], per):
-        want = [sum(1 for _, v in samples if kstats.slot_of(v, 2) == s) for s in slots]
+        want = [sum(1 for _, v in samples if model.slot_of(v, 2) == s) for s in slots]
         assert row == want
-    assert h['slots'][0]['lo'] == kstats.slot_lo(slots[0], 2)
-    assert h['slots'][0]['hi'] == kstats.slot_top(slots[0], 2)
+    assert h['slots'][0]['lo'] == model.slot_lo(slots[0], 2)
+    assert h['slots'][0]['hi'] == model.slot_top(slots[0], 2)
     # One CPU's cells; microseconds.
     h1 = json.loads(run('heatmap', rec, '--json', '--cpu', '1', '--unit', 'us').stdout)
     assert [sum(r) for r in h1['counts']] == [sum(1 for x, _ in s if x == 1) for s in per]
@@ -203,12 +205,12 @@ def test_heatmap_png_and_script(tmp_path):
     rows = [r.split() for r in s.split('$heatmap << EOD\n')[1].split('EOD\n')[0].splitlines()]
     # Interval 2's cell of the slot of 150000 ns: its time span and the
     # slot's [lo, hi) in us, with its exact count.
-    slot = kstats.slot_of(150000, BITS)
-    lo, hi = kstats.slot_lo(slot, BITS), kstats.slot_top(slot, BITS) + 1
+    slot = model.slot_of(150000, BITS)
+    lo, hi = model.slot_lo(slot, BITS), model.slot_top(slot, BITS) + 1
     cell = [r for r in rows if r[0] == idx[1]['from'] and float(r[2]) == lo / 1000]
     assert len(cell) == 1, rows
     assert cell[0][1] == idx[1]['to'] and float(cell[0][3]) == hi / 1000
-    assert int(cell[0][4]) == sum(1 for _, v in b2 if kstats.slot_of(v, BITS) == slot)
+    assert int(cell[0][4]) == sum(1 for _, v in b2 if model.slot_of(v, BITS) == slot)
     assert sum(int(r[4]) for r in rows) == 680
     # No cell of interval 1 reaches 100 us; none of interval 2 is below it.
     assert all(float(r[3]) <= 2.5 for r in rows if r[0] == idx[0]['from'])
@@ -281,12 +283,12 @@ def test_sigterm_ends_cleanly(capture, tmp_path):
 def test_identity_of_local_files(tmp_path):
     f = tmp_path / 'e'
     f.write_text('x\n')
-    _, i1 = kstats.read_bytes(str(f), identify=True)
+    _, i1 = read_bytes(str(f), identify=True)
     f.write_text('y\n')
-    _, i2 = kstats.read_bytes(str(f), identify=True)
+    _, i2 = read_bytes(str(f), identify=True)
     (tmp_path / 'n').write_text('z\n')
     os.replace(str(tmp_path / 'n'), str(f))
-    _, i3 = kstats.read_bytes(str(f), identify=True)
+    _, i3 = read_bytes(str(f), identify=True)
     assert i1 == i2 and i3 != i1
 
 

@@ -9,7 +9,8 @@ import shutil
 
 import pytest
 
-from conftest import NONEMPTY, Samples, kstats, nearest_rank, run
+from conftest import NONEMPTY, Samples, nearest_rank, run
+from kstats import model
 
 QS = [('p50', '0.5'), ('p90', '0.9'), ('p99', '0.99'), ('p99.9', '0.999')]
 
@@ -21,7 +22,7 @@ def show_json(capture, name, *more):
 def check_estimate(est, exact, bits):
     """est is within its bound of the exact value, the bound is below the
     slot width, and the exact value is in the stated slot range."""
-    width = kstats.slot_width(est['slot'], bits)
+    width = model.slot_width(est['slot'], bits)
     assert est['bound'] == width - 1
     assert est['lo'] <= exact <= est['hi'], (est, exact)
     assert abs(est['value'] - exact) <= est['bound'], (est, exact)

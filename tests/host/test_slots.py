@@ -7,32 +7,34 @@ import os
 
 import pytest
 
-from conftest import CAPTURE_DIRS, CAPTURE_IDS, NONEMPTY, U64_MAX, Samples, kstats
+from conftest import CAPTURE_DIRS, CAPTURE_IDS, NONEMPTY, U64_MAX, Samples
+from kstats import model
+from kstats.capture import load_path, parse_control
 
 
 @pytest.mark.parametrize('bits', range(6))
 def test_slot_edges_tile_the_u64_range(bits):
-    n = kstats.nr_slots(bits)
+    n = model.nr_slots(bits)
     assert n == (65 - bits) << bits
     nxt = 0
     for s in range(n):
-        lo, top = kstats.slot_lo(s, bits), kstats.slot_top(s, bits)
+        lo, top = model.slot_lo(s, bits), model.slot_top(s, bits)
         assert lo == nxt, 'slot %d starts where slot %d ends' % (s, s - 1)
-        assert kstats.slot_of(lo, bits) == s
-        assert kstats.slot_of(top, bits) == s
+        assert model.slot_of(lo, bits) == s
+        assert model.slot_of(top, bits) == s
         if s >> bits > 1:
             # Above the linear region, at most 2^-bits of the lower edge.
-            assert kstats.slot_width(s, bits) * (1 << bits) <= lo
+            assert model.slot_width(s, bits) * (1 << bits) <= lo
         nxt = top + 1
     assert nxt - 1 == U64_MAX
-    assert kstats.slot_of(U64_MAX, bits) == n - 1
+    assert model.slot_of(U64_MAX, bits) == n - 1
 
 
 def test_documented_examples():
     # Documentation/kstats.rst, frac_bits 3: 5 -> slot 5, 100 -> 36, 1000 -> 63.
-    assert [kstats.slot_of(v, 3) for v in (5, 100, 1000)] == [5, 36, 63]
+    assert [model.slot_of(v, 3) for v in (5, 100, 1000)] == [5, 36, 63]
     # The issue's formula: lo = ((1 << bits) | (slot & mask)) << (bucket - 1).
-    assert kstats.slot_lo(36, 3) == 96 and kstats.slot_width(36, 3) == 8
+    assert model.slot_lo(36, 3) == 96 and model.slot_width(36, 3) == 8
 
 
 @pytest.mark.parametrize('capture', CAPTURE_DIRS, ids=CAPTURE_IDS)
@@ -41,11 +43,11 @@ def test_kernel_slots_match_raw_samples(capture, name):
     """Every (slot, CPU) count of the capture is what slot_of() of the raw
     samples gives, and every avg is the kernel's mean of them."""
     raw = Samples(name)
-    e = kstats.load_path(os.path.join(capture, name))
+    e = load_path(os.path.join(capture, name))
     assert e.bits == raw.bits
     want = {}
     for cpu, v in raw.samples:
-        key = (kstats.slot_of(v, raw.bits), cpu)
+        key = (model.slot_of(v, raw.bits), cpu)
         want.setdefault(key, []).append(v)
     got = {(r[1], r[2]): (r[3], r[4]) for r in e.rows if r[2] is not None}
     assert sorted(got) == sorted(want)
@@ -54,7 +56,7 @@ def test_kernel_slots_match_raw_samples(capture, name):
         assert count == len(vals)
         exact = fractions.Fraction(sum(vals), len(vals))
         # avg truncates, and drops low bits above 2^(21 + bits).
-        assert exact - kstats.mean_error(key[0], raw.bits) < avg <= exact
+        assert exact - model.mean_error(key[0], raw.bits) < avg <= exact
 
 
 LIVE = [c for c in CAPTURE_IDS if c != 'fixture']
@@ -72,7 +74,7 @@ def test_live_capture_matches_fixture():
             continue
         with open(os.path.join(fixture, name)) as a, open(os.path.join(live, name)) as b:
             assert a.read() == b.read(), name
-    ctl = [kstats.parse_control(open(os.path.join(d, '_control')).read(), d)
+    ctl = [parse_control(open(os.path.join(d, '_control')).read(), d)
            for d in (fixture, live)]
     keep = ('name', 'bits', 'state')
     assert [[x[k] for k in keep] for x in ctl[0]] == [[x[k] for k in keep] for x in ctl[1]]

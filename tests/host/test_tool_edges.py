@@ -14,7 +14,7 @@ import time
 
 import pytest
 
-from conftest import FIXTURES, PYTHON, TOOL, run, write_capture
+from conftest import FIXTURES, PYTHON, REPO, TOOL, run, write_capture
 
 HELPER = os.path.join(FIXTURES, 'helper')
 CALIBRATED = os.path.join(FIXTURES, 'calibrated')
@@ -80,15 +80,19 @@ def wait_reader(fifo, proc):
             time.sleep(0.01)
 
 
-def test_ctrl_c_while_loading(tmp_path):
-    """Ctrl-C while the tool loads its modules: the process ends as the
-    signal ends it, without a traceback. A stand-in for a module it
+@pytest.mark.parametrize('how', ['zipapp', 'module'])
+def test_ctrl_c_while_loading(tmp_path, how):
+    """Ctrl-C while the tool loads its modules, run as installed (the
+    zipapp) or as "python3 -m kstats" from the checkout: the process ends
+    as the signal ends it, without a traceback. A stand-in for a module it
     imports blocks on a FIFO, so the signal comes at that point."""
     fifo = str(tmp_path / 'fifo')
     os.mkfifo(fifo)
     (tmp_path / 'argparse.py').write_text('open(%r).read()\n' % fifo)
-    env = dict(os.environ, PYTHONPATH=str(tmp_path))
-    p = subprocess.Popen([PYTHON, TOOL, '--dir', HELPER, 'diff', 'lat_base', 'lat_shift'],
+    path = [str(tmp_path)] + ([os.path.join(REPO, 'tool')] if how == 'module' else [])
+    env = dict(os.environ, PYTHONPATH=os.pathsep.join(path), PYTHONDONTWRITEBYTECODE='1')
+    cmd = [PYTHON, TOOL] if how == 'zipapp' else [PYTHON, '-m', 'kstats']
+    p = subprocess.Popen(cmd + ['--dir', HELPER, 'diff', 'lat_base', 'lat_shift'],
                          stdout=subprocess.PIPE, stderr=subprocess.PIPE, env=env,
                          universal_newlines=True)
     fd = wait_reader(fifo, p)

@@ -10,7 +10,9 @@ import time
 
 import pytest
 
-from conftest import FIXTURES, PYTHON, TOOL, kstats, run
+from conftest import FIXTURES, PYTHON, TOOL, run
+from kstats import model
+from kstats.capture import load_path
 
 GOOD = os.path.join(FIXTURES, 'helper', 'lat_base')
 
@@ -63,8 +65,8 @@ def test_rate_since_previous_refresh(tmp_path):
 
 
 def test_reset_detected():
-    e = kstats.load_path(GOOD)
-    empty = kstats.Hist(e.bits, [])
+    e = load_path(GOOD)
+    empty = model.Hist(e.bits, [])
     assert e.total.delta(empty).count == 5000
     assert empty.delta(e.total) is None          # counts went down: reset
     d = e.total.delta(e.total)

@@ -12,6 +12,7 @@ import stat
 import pytest
 
 from conftest import FIXTURES, Samples, live_env, nearest_rank, run, write_capture
+from kstats import live, render
 
 HELPER = os.path.join(FIXTURES, 'helper')
 
@@ -55,10 +56,9 @@ def test_writes_need_control(tmp_path):
 
 
 def test_statfs_sees_debugfs_and_not_tmp(tmp_path):
-    from conftest import kstats
-    assert kstats.statfs_type(str(tmp_path)) != kstats.DEBUGFS_MAGIC
+    assert live.statfs_type(str(tmp_path)) != live.DEBUGFS_MAGIC
     if os.path.isdir('/sys/kernel/debug') and os.path.ismount('/sys/kernel/debug'):
-        assert kstats.statfs_type('/sys/kernel/debug') == kstats.DEBUGFS_MAGIC
+        assert live.statfs_type('/sys/kernel/debug') == live.DEBUGFS_MAGIC
 
 
 def test_writes_refused_over_ssh():
@@ -98,7 +98,6 @@ def test_rows_at_most(tmp_path):
 
 def test_units_in_show(capture):
     out = run('show', '--dir', capture, 'lat_base').stdout.splitlines()
-    raw = Samples('lat_base').values()
     # The summary line, like perf ftrace latency's.
     assert out[3].startswith('count 5000  min ')
     words = out[3].split()
@@ -126,12 +125,11 @@ def test_units_in_json(capture):
 
 
 def test_range_labels():
-    from conftest import kstats
-    assert kstats.fmt_range(1048576, 1572864) == '[1.05ms, 1.57ms)'
-    assert kstats.fmt_range(512, 768) == '[512ns, 768ns)'
-    assert kstats.fmt_range(5, 6) == '[5ns]'
-    assert kstats.fmt_t(7441) == '7.44us' and kstats.fmt_t(125088) == '125us'
-    assert kstats.fmt_t(7441, 'ns') == '7441ns' and kstats.fmt_t(600, 'us') == '0.600us'
+    assert render.fmt_range(1048576, 1572864) == '[1.05ms, 1.57ms)'
+    assert render.fmt_range(512, 768) == '[512ns, 768ns)'
+    assert render.fmt_range(5, 6) == '[5ns]'
+    assert render.fmt_t(7441) == '7.44us' and render.fmt_t(125088) == '125us'
+    assert render.fmt_t(7441, 'ns') == '7441ns' and render.fmt_t(600, 'us') == '0.600us'
 
 
 def test_units_in_watch_and_diff(capture):
@@ -241,8 +239,8 @@ def test_watch_json(capture):
     for d in docs[1:]:
         assert d['interval']['count'] == 0 and d['reset'] is False and d['unit'] == 'ns'
         assert d['interval']['seconds'] > 0
-    raw = Samples('lat_base').values()
     import fractions
+    raw = Samples('lat_base').values()
     p99 = docs[0]['total']['percentiles']['p99']
     assert p99['lo'] <= nearest_rank(raw, fractions.Fraction(99, 100)) <= p99['hi']
 
@@ -254,10 +252,8 @@ def test_mountinfo_fallback_without_ctypes(tmp_path):
     from conftest import TOOL, PYTHON
     import subprocess
     code = ('import sys; sys.modules["ctypes"] = None\n'
-            'import importlib.machinery, importlib.util\n'
-            'l = importlib.machinery.SourceFileLoader("k", %r)\n'
-            'm = importlib.util.module_from_spec(importlib.util.spec_from_loader("k", l))\n'
-            'l.exec_module(m)\n'
+            'sys.path.insert(0, %r)\n'
+            'from kstats import live as m\n'
             'print(m.statfs_type(%r), m.statfs_type("/proc") == m.DEBUGFS_MAGIC)\n'
             % (TOOL, str(tmp_path)))
     r = subprocess.run([PYTHON, '-c', code], stdout=subprocess.PIPE, universal_newlines=True)
