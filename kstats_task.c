@@ -33,6 +33,7 @@
 #include <linux/tracepoint.h>
 #include "kstats_internal.h"
 #include "kstats_probe.h"
+#include "kstats_target.h"
 
 /* Slots a task may use, its home and the ones after it. */
 #define KSTATS_TASK_PROBES	32
