@@ -1,5 +1,8 @@
 // SPDX-License-Identifier: GPL-2.0
 /*
+ * Layer: commands. Calls the mechanisms through their table
+ * (kstats_mech.c) and the record core.
+ *
  * kstats calibration: "calibrate" in _control times kstats's own empty
  * functions under every mechanism the kernel has, so that the listing can
  * say how much of a sample is the probe.

@@ -1,5 +1,10 @@
 // SPDX-License-Identifier: GPL-2.0
 /*
+ * Layer: record core. Calls the kernel only, and, to give a
+ * published entry its file, the front end (kstats_fs_add(),
+ * kstats_fs_remove()): the one documented circle, since kstats_new() of
+ * the public API makes the file with the entry.
+ *
  * kstats histogram core: entry lifetime and the recording hot path.
  *
  * Samples go into per-CPU log-linear slots: a power-of-two bucket given

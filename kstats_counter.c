@@ -1,5 +1,7 @@
 // SPDX-License-Identifier: GPL-2.0
 /*
+ * Layer: shared probe helpers. Calls the kernel only.
+ *
  * Counter entries: "trace ... counter EVENT" samples, per call or pair,
  * how much a perf counter of the CPU grew between start and end instead
  * of the time. Only where start and end run on one CPU: trace pcpu:FUNC,

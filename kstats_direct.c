@@ -1,5 +1,8 @@
 // SPDX-License-Identifier: GPL-2.0
 /*
+ * Layer: mechanisms. Calls the shared probe helpers, the
+ * BTF helpers and the record core.
+ *
  * kstats mechanism "direct", for trace FUNC with "via direct" on x86-64:
  * an ftrace direct call from FUNC's fentry site to one of the static
  * trampolines of kstats_direct_tramp.S, which calls FUNC's body itself

@@ -1,5 +1,8 @@
 // SPDX-License-Identifier: GPL-2.0
 /*
+ * Layer: mechanisms. Calls the shared probe helpers and the
+ * record core.
+ *
  * kstats mechanism: fprobes (an ftrace callback at the function entry and
  * a return hook), for trace FUNC and trace pcpu:FUNC on kernels with
  * CONFIG_FPROBE from 6.5 on. Built only there (Kbuild defines

@@ -1,5 +1,8 @@
 /* SPDX-License-Identifier: GPL-2.0 */
 /*
+ * Layer: record core (slot math, entry lifetime), with the
+ * prototypes by which the layers above reach each other.
+ *
  * kstats internals shared by the histogram core, the debugfs front end and
  * the KUnit test. Not part of the API.
  */

@@ -1,5 +1,8 @@
 // SPDX-License-Identifier: GPL-2.0
 /*
+ * Layer: mechanisms. Calls the shared probe helpers and the
+ * record core.
+ *
  * kstats mechanism: kretprobes, for trace FUNC and trace pcpu:FUNC on
  * kernels without a usable fprobe, or with "via kretprobe". The start time
  * lives in the kretprobe instance of each call. "value argN" needs no

@@ -1,5 +1,8 @@
 // SPDX-License-Identifier: GPL-2.0
 /*
+ * Layer: mechanisms. Calls the shared probe helpers (target,
+ * key task) and the record core.
+ *
  * kstats mechanism: pairs, trace NAME start X end Y. Each side is an
  * ftrace_ops callback without register saving (SYMBOL, at a function
  * entry that ftrace can trace), a kprobe pre-handler (SYMBOL+OFFSET, or a

@@ -1,5 +1,8 @@
 /* SPDX-License-Identifier: GPL-2.0 */
 /*
+ * Layer: shared probe helpers: the entry of a command as every
+ * layer from the commands down sees it.
+ *
  * kstats run-time attachment, shared by the control layer (kstats_control.c),
  * the mechanisms (kstats_kretprobe.c, kstats_fprobe.c, kstats_direct.c,
  * kstats_pair.c, kstats_gap.c), the key task table (kstats_task.c) and calibration

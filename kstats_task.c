@@ -1,5 +1,8 @@
 // SPDX-License-Identifier: GPL-2.0
 /*
+ * Layer: shared probe helpers. Calls the target helpers
+ * (kstats_target.c) and the kernel.
+ *
  * kstats key task: the pending starts of a pair, one per task, in a
  * lockless table.
  *
