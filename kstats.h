@@ -1,5 +1,8 @@
 /* SPDX-License-Identifier: GPL-2.0 */
 /*
+ * Layer: record core, public API. Calls nothing of kstats but the
+ * core (kstats_core.c).
+ *
  * kstats: per-CPU log-linear histograms of kernel-side values, typically
  * runtimes or latencies in nanoseconds, exported as text in debugfs.
  *

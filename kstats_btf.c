@@ -1,5 +1,7 @@
 // SPDX-License-Identifier: GPL-2.0
 /*
+ * Layer: shared probe helpers. Calls the kernel only.
+ *
  * The kernel's BTF, read by kstats: may a direct trampoline call FUNC,
  * and how wide and signed is a value entry's argument or return value?
  *
@@ -501,36 +503,67 @@ static u32 kstats_btf_next_func(const struct kstats_btf *btf, const char *func,
 	return 0;
 }
 
+/*
+ * A visit of every FUNC called @func in one BTF blob: @fn is called on
+ * each, @found counts them, until @fn fails.
+ */
+struct kstats_btf_visit {
+	const char *func;
+	int (*fn)(const struct kstats_btf *btf, const struct btf_type *t,
+		  struct kstats_btf_visit *v);
+	unsigned int found;
+	int btf_err;		/* the blob could not be had */
+	char *why;
+	size_t len;
+};
+
+/* Under kstats_btf_mutex: the blob stays while @v->fn looks at it. */
+static int kstats_btf_visit_funcs(const char *mod, struct kstats_btf_visit *v)
+{
+	struct kstats_btf btf;
+	u32 id = 0;
+	int ret;
+
+	mutex_lock(&kstats_btf_mutex);
+	v->found = 0;
+	ret = kstats_btf_get(&btf, mod);
+	v->btf_err = ret;
+	while (!ret && (id = kstats_btf_next_func(&btf, v->func, id))) {
+		v->found++;
+		ret = v->fn(&btf, kstats_btf_type(&btf, id), v);
+	}
+	mutex_unlock(&kstats_btf_mutex);
+	return ret;
+}
+
+static int kstats_btf_regs_cb(const struct kstats_btf *btf,
+			      const struct btf_type *t,
+			      struct kstats_btf_visit *v)
+{
+	return kstats_btf_check_func(btf, t, v->func, v->why, v->len);
+}
+
+/* Every FUNC of that name must qualify. */
 int kstats_btf_regs_only(const char *func, const char *mod, char *why,
 			 size_t len)
 {
-	struct kstats_btf btf;
-	int ret, found = 0;
-	u32 id = 0;
+	struct kstats_btf_visit v = {
+		.func = func, .fn = kstats_btf_regs_cb, .why = why, .len = len,
+	};
+	int ret = kstats_btf_visit_funcs(mod, &v);
 
-	mutex_lock(&kstats_btf_mutex);
-	ret = kstats_btf_get(&btf, mod);
-	if (ret) {
+	if (v.btf_err) {
 		snprintf(why, len, "no BTF for %s (/sys/kernel/btf/%s: error %d)",
-			 func, mod ?: "vmlinux", ret);
-		ret = -EOPNOTSUPP;
-		goto out;
+			 func, mod ?: "vmlinux", v.btf_err);
+		return -EOPNOTSUPP;
 	}
-	/* Every FUNC of that name must qualify. */
-	while ((id = kstats_btf_next_func(&btf, func, id))) {
-		found++;
-		ret = kstats_btf_check_func(&btf, kstats_btf_type(&btf, id),
-					    func, why, len);
-		if (ret)
-			goto out;
-	}
-	if (!found) {
+	if (ret)
+		return ret;
+	if (!v.found) {
 		snprintf(why, len, "no BTF prototype for %s", func);
-		ret = -EOPNOTSUPP;
+		return -EOPNOTSUPP;
 	}
-out:
-	mutex_unlock(&kstats_btf_mutex);
-	return ret;
+	return 0;
 }
 
 /* The integer that type @id is, or -EOPNOTSUPP with @why. */
@@ -621,40 +654,52 @@ static int kstats_btf_func_value(const struct kstats_btf *btf,
 	return kstats_btf_int_of(btf, args[arg - 1].type, what, type, why, len);
 }
 
+struct kstats_btf_value_visit {
+	struct kstats_btf_visit v;
+	unsigned int arg;
+	struct kstats_btf_int *type;
+};
+
+/* Static functions of one name must agree. */
+static int kstats_btf_value_cb(const struct kstats_btf *btf,
+			       const struct btf_type *t,
+			       struct kstats_btf_visit *v)
+{
+	struct kstats_btf_value_visit *vv =
+		container_of(v, struct kstats_btf_value_visit, v);
+	struct kstats_btf_int one;
+	int ret;
+
+	ret = kstats_btf_func_value(btf, t, v->func, vv->arg, &one, v->why,
+				    v->len);
+	if (ret)
+		return ret;
+	if (v->found > 1 && (one.bytes != vv->type->bytes ||
+			     one.is_signed != vv->type->is_signed)) {
+		snprintf(v->why, v->len, "%s has several prototypes that disagree",
+			 v->func);
+		return -EOPNOTSUPP;
+	}
+	*vv->type = one;
+	return 0;
+}
+
 int kstats_btf_value_type(const char *func, const char *mod, unsigned int arg,
 			  struct kstats_btf_int *type, char *why, size_t len)
 {
-	struct kstats_btf_int one;
-	struct kstats_btf btf;
-	int ret, found = 0;
-	u32 id = 0;
+	struct kstats_btf_value_visit vv = {
+		.v = { .func = func, .fn = kstats_btf_value_cb, .why = why,
+		       .len = len },
+		.arg = arg,
+		.type = type,
+	};
+	int ret = kstats_btf_visit_funcs(mod, &vv.v);
 
-	mutex_lock(&kstats_btf_mutex);
-	ret = kstats_btf_get(&btf, mod);
-	if (ret) {
-		ret = -ENOENT;
-		goto out;
-	}
-	/* Static functions of one name must agree. */
-	while ((id = kstats_btf_next_func(&btf, func, id))) {
-		ret = kstats_btf_func_value(&btf, kstats_btf_type(&btf, id),
-					    func, arg, &one, why, len);
-		if (ret)
-			goto out;
-		if (found++ && (one.bytes != type->bytes ||
-				one.is_signed != type->is_signed)) {
-			snprintf(why, len, "%s has several prototypes that disagree",
-				 func);
-			ret = -EOPNOTSUPP;
-			goto out;
-		}
-		*type = one;
-	}
-	if (!found)
-		ret = -ENOENT;
-out:
-	mutex_unlock(&kstats_btf_mutex);
-	return ret;
+	if (vv.v.btf_err)
+		return -ENOENT;
+	if (ret)
+		return ret;
+	return vv.v.found ? 0 : -ENOENT;
 }
 
 const char *kstats_btf_module_of(unsigned long addr, char *buf)

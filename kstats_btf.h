@@ -1,5 +1,7 @@
 /* SPDX-License-Identifier: GPL-2.0 */
 /*
+ * Layer: shared probe helpers.
+ *
  * The kernel's BTF as kstats reads it (kstats_btf.c): prototypes of
  * traced functions, for the direct mechanism (kstats_direct.h) and for
  * the width and signedness of value entries (kstats_value.c).

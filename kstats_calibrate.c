@@ -1,5 +1,8 @@
 // SPDX-License-Identifier: GPL-2.0
 /*
+ * Layer: commands. Calls the mechanisms through their table
+ * (kstats_mech.c) and the record core.
+ *
  * kstats calibration: "calibrate" in _control times kstats's own empty
  * functions under every mechanism the kernel has, so that the listing can
  * say how much of a sample is the probe.
@@ -30,31 +33,14 @@
 #include "kstats_compat.h"
 #include "kstats_handler.h"
 #include "kstats_internal.h"
+#include "kstats_mech.h"
 #include "kstats_probe.h"
+#include "kstats_target.h"
 
 /* Calls per stretch with interrupts off; then a chance to reschedule. */
 #define KSTATS_CAL_CHUNK	64
 /* frac_bits of the calibration entries: slots at most 3% wide. */
 #define KSTATS_CAL_BITS		5
-
-enum kstats_cal_mech {
-	KSTATS_CAL_CLOCK,
-	KSTATS_CAL_CLOCK_LOCAL,
-	KSTATS_CAL_CLOCK_TSC,	/* where the TSC is usable */
-	KSTATS_CAL_MANUAL,
-	KSTATS_CAL_KRETPROBE,
-	KSTATS_CAL_FPROBE,
-	KSTATS_CAL_PCPU_KRETPROBE,
-	KSTATS_CAL_PCPU_FPROBE,
-	KSTATS_CAL_FTRACE_CPU,
-	KSTATS_CAL_FTRACE_TASK,
-	KSTATS_CAL_KPROBE_CPU,
-	KSTATS_CAL_KPROBE_TASK,
-	KSTATS_CAL_TP_CPU,
-	KSTATS_CAL_TP_TASK,
-	KSTATS_CAL_DIRECT,	/* where the kernel has direct calls */
-	KSTATS_CAL_NR,
-};
 
 static const char * const kstats_cal_names[KSTATS_CAL_NR] = {
 	[KSTATS_CAL_CLOCK] = "clock",
@@ -520,22 +506,6 @@ void kstats_calibration_show(struct seq_file *m, unsigned int i)
 		   r->samples);
 }
 
-/* The calibration of one side of a pair: its kind and its key. */
-static enum kstats_cal_mech kstats_cal_side(const struct kstats_probe *p,
-					    const struct kstats_endpoint *ep)
-{
-	bool task = p->key == KSTATS_KEY_TASK;
-
-	switch (ep->hook) {
-	case KSTATS_HOOK_TRACEPOINT:
-		return task ? KSTATS_CAL_TP_TASK : KSTATS_CAL_TP_CPU;
-	case KSTATS_HOOK_FTRACE:
-		return task ? KSTATS_CAL_FTRACE_TASK : KSTATS_CAL_FTRACE_CPU;
-	default:
-		return task ? KSTATS_CAL_KPROBE_TASK : KSTATS_CAL_KPROBE_CPU;
-	}
-}
-
 /*
  * " bias_ns B bias_p99_ns Q" of an entry, from the calibration of its
  * mechanism; for a pair hooked two ways (ftrace, kprobe, tracepoint), the
@@ -544,28 +514,12 @@ static enum kstats_cal_mech kstats_cal_side(const struct kstats_probe *p,
 void kstats_show_bias(struct seq_file *m, const struct kstats_probe *p)
 {
 	const struct kstats_cal_result *a, *b;
+	enum kstats_cal_mech rows[2];
 
 	lockdep_assert_held(&kstats_mutex);
-	switch (p->mech) {
-	case KSTATS_MECH_KRETPROBE:
-		a = &kstats_cal[p->pcpu ? KSTATS_CAL_PCPU_KRETPROBE :
-					  KSTATS_CAL_KRETPROBE];
-		b = a;
-		break;
-	case KSTATS_MECH_FPROBE:
-		a = &kstats_cal[p->pcpu ? KSTATS_CAL_PCPU_FPROBE :
-					  KSTATS_CAL_FPROBE];
-		b = a;
-		break;
-	case KSTATS_MECH_DIRECT:
-		a = &kstats_cal[KSTATS_CAL_DIRECT];
-		b = a;
-		break;
-	default:
-		a = &kstats_cal[kstats_cal_side(p, &p->start)];
-		b = &kstats_cal[kstats_cal_side(p, &p->end)];
-		break;
-	}
+	p->ops->cal_rows(p, rows);
+	a = &kstats_cal[rows[0]];
+	b = &kstats_cal[rows[1]];
 	/* Another clock than the calibration's has another bias. */
 	if (!a->valid || !b->valid || a->clock != p->clock ||
 	    b->clock != p->clock) {

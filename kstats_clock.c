@@ -1,5 +1,7 @@
 // SPDX-License-Identifier: GPL-2.0
 /*
+ * Layer: shared probe helpers. Calls the kernel only.
+ *
  * kstats clocks: the clock an entry reads ("clock mono|local|tsc", or the
  * default) and the scale of raw TSC readings. The handlers read them in
  * kstats_handler.h. See "Clock" in Documentation/kstats.rst.

@@ -1,5 +1,7 @@
 /* SPDX-License-Identifier: GPL-2.0 */
 /*
+ * Layer: none; included by any layer.
+ *
  * kstats: the differences between the kernels kstats builds on, in one
  * place. Each names the upstream change behind it; a feature test where
  * the headers offer one, a version number only where they do not. Kbuild

@@ -1,5 +1,10 @@
 // SPDX-License-Identifier: GPL-2.0
 /*
+ * Layer: record core. Calls the kernel only, and, to give a
+ * published entry its file, the front end (kstats_fs_add(),
+ * kstats_fs_remove()): the one documented circle, since kstats_new() of
+ * the public API makes the file with the entry.
+ *
  * kstats histogram core: entry lifetime and the recording hot path.
  *
  * Samples go into per-CPU log-linear slots: a power-of-two bucket given
@@ -243,35 +248,13 @@ void kstats_show_extremes(struct seq_file *m, const struct kstats *ks)
 		seq_printf(m, " min %llu max %llu", lo, hi);
 }
 
-static int __init kstats_init(void)
-{
-	int ret;
-
-	ret = kstats_probe_init();
-	if (ret)
-		return ret;
-	ret = kstats_fs_init();
-	if (ret)
-		kstats_probe_exit();
-	return ret;
-}
-
-static void __exit kstats_exit(void)
+/* Module exit: API users hold a module reference; only leaks remain. */
+void kstats_core_exit(void)
 {
 	struct kstats *ks, *tmp;
 
-	/* Entries of _control: detach their probes, then delete them. */
-	kstats_probe_exit();
-	/* Users of the API hold a module reference; only leaks remain. */
 	list_for_each_entry_safe(ks, tmp, &kstats_list, list) {
 		pr_warn("%s: entry was not deleted by its creator\n", ks->name);
 		kstats_delete(ks);
 	}
-	kstats_fs_exit();
 }
-
-module_init(kstats_init);
-module_exit(kstats_exit);
-MODULE_DESCRIPTION("Per-CPU log-linear histograms of kernel code runtimes");
-MODULE_AUTHOR("The kstats developers");
-MODULE_LICENSE("GPL");

@@ -1,5 +1,7 @@
 // SPDX-License-Identifier: GPL-2.0
 /*
+ * Layer: shared probe helpers. Calls the kernel only.
+ *
  * Counter entries: "trace ... counter EVENT" samples, per call or pair,
  * how much a perf counter of the CPU grew between start and end instead
  * of the time. Only where start and end run on one CPU: trace pcpu:FUNC,
@@ -24,6 +26,7 @@
 #include <linux/string.h>
 #include "kstats_counter.h"
 #include "kstats_parse.h"
+#include "kstats_mech.h"
 #include "kstats_probe.h"
 
 struct kstats_counter_event {
@@ -185,7 +188,7 @@ void kstats_counter_show(struct seq_file *m, const struct kstats_probe *p)
 	}
 	seq_printf(m, " counter %s", kstats_counter_events[p->counter].name);
 	/* pcpu: counts the calls that leave their CPU in skipped. */
-	if (p->mech != KSTATS_MECH_PAIR && !p->pcpu)
+	if (!p->ops->paired && !p->pcpu)
 		seq_printf(m, " migrated %lu", migrated);
 	seq_printf(m, " uncounted %lu", uncounted);
 }

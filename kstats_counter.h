@@ -1,5 +1,7 @@
 /* SPDX-License-Identifier: GPL-2.0 */
 /*
+ * Layer: shared probe helpers (bodies inlined into handlers).
+ *
  * Counter entries, "trace ... counter EVENT": each sample is the
  * difference of a perf counter of the CPU between start and end instead
  * of the time. One pinned kernel counter per online CPU, counting every

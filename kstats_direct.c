@@ -1,5 +1,8 @@
 // SPDX-License-Identifier: GPL-2.0
 /*
+ * Layer: mechanisms. Calls the shared probe helpers, the
+ * BTF helpers and the record core.
+ *
  * kstats mechanism "direct", for trace FUNC with "via direct" on x86-64:
  * an ftrace direct call from FUNC's fentry site to one of the static
  * trampolines of kstats_direct_tramp.S, which calls FUNC's body itself
@@ -35,7 +38,9 @@
 #include "kstats_btf.h"
 #include "kstats_direct.h"
 #include "kstats_handler.h"
+#include "kstats_mech.h"
 #include "kstats_probe.h"
+#include "kstats_target.h"
 
 enum kstats_direct_state {
 	KSTATS_DIRECT_FREE,
@@ -271,8 +276,8 @@ static int kstats_direct_unregister(struct kstats_direct_slot *s,
 	return ret;
 }
 
-bool kstats_direct_may_serve(const struct kstats_probe *p,
-			     const struct kstats_cmd *cmd)
+static bool kstats_direct_may_serve(const struct kstats_probe *p,
+				    const struct kstats_cmd *cmd)
 {
 	return !p->pcpu && cmd->value == KSTATS_VALUE_TIME &&
 	       !cmd->filter.flags && !cmd->counter && !p->start.target.offset;
@@ -282,14 +287,14 @@ bool kstats_direct_may_serve(const struct kstats_probe *p,
  * Check FUNC's prototype, take a slot and register its trampoline on
  * FUNC's fentry site. The slot's probe is published by enable.
  */
-int kstats_direct_attach(struct kstats_probe *p, struct kstats_cmd *cmd)
+static int kstats_direct_attach(struct kstats_probe *p, struct kstats_cmd *cmd)
 {
 	char sym[KSYM_SYMBOL_LEN];
 	struct kstats_direct_slot *s;
 	const char *mod;
 	int ret, slot;
 
-	p->mech = KSTATS_MECH_DIRECT;
+	p->ops = &kstats_direct_ops;
 	if (p->pcpu)
 		return kstats_fail(cmd, -EOPNOTSUPP,
 				   "via direct is only for trace FUNC");
@@ -337,10 +342,11 @@ int kstats_direct_attach(struct kstats_probe *p, struct kstats_cmd *cmd)
 	return 0;
 }
 
-void kstats_direct_enable(struct kstats_probe *p)
+static int kstats_direct_enable(struct kstats_probe *p)
 {
 	WRITE_ONCE(kstats_direct_probes[p->direct_slot], p);
 	WRITE_ONCE(kstats_direct_active[p->direct_slot], &p->ks->active);
+	return 0;
 }
 
 /*
@@ -352,7 +358,7 @@ void kstats_direct_enable(struct kstats_probe *p)
  * kstats loaded until they have returned. A slot that cannot be
  * unregistered keeps its reference on kstats for good.
  */
-void kstats_direct_detach(struct kstats_probe *p)
+static void kstats_direct_detach(struct kstats_probe *p)
 {
 	unsigned int slot = p->direct_slot;
 	struct kstats_direct_slot *s = &kstats_direct_slots[slot];
@@ -386,7 +392,7 @@ void kstats_direct_detach(struct kstats_probe *p)
  * Module exit: every slot is free, since each in use holds a reference
  * on kstats; only the drain work may still be queued.
  */
-void kstats_direct_exit(void)
+static void kstats_direct_exit(void)
 {
 	unsigned int i;
 
@@ -394,3 +400,53 @@ void kstats_direct_exit(void)
 	for (i = 0; i < KSTATS_DIRECT_MAX; i++)
 		WARN_ON_ONCE(kstats_direct_slots[i].state != KSTATS_DIRECT_FREE);
 }
+
+/*
+ * trace FUNC without "via": 0 if direct serves; 1 to pass the command on
+ * (fprobe or kretprobe), with the reason logged; or the error of a FUNC
+ * that no mechanism traces (no such symbol, blacklisted).
+ */
+static int kstats_direct_take(struct kstats_probe *p, struct kstats_cmd *cmd)
+{
+	int ret;
+
+	if (cmd->via == KSTATS_VIA_DIRECT)
+		return kstats_direct_attach(p, cmd);
+	if (!kstats_direct_may_serve(p, cmd))
+		return 1;
+	if (!p->addr) {
+		ret = kstats_resolve(cmd, "trace", &p->start.target, &p->addr);
+		if (ret)
+			return ret;
+	}
+	if (!kstats_direct_attach(p, cmd))
+		return 0;
+	pr_info_ratelimited("%s: not direct (%s)\n", cmd->name, cmd->why);
+	cmd->why[0] = '\0';
+	return 1;
+}
+
+static const char *kstats_direct_name(const struct kstats_probe *p)
+{
+	return "direct";
+}
+
+static void kstats_direct_cal_rows(const struct kstats_probe *p,
+				   enum kstats_cal_mech rows[2])
+{
+	rows[0] = KSTATS_CAL_DIRECT;
+	rows[1] = rows[0];
+}
+
+/* Stopped, the trampoline returns into FUNC after one test: no disable. */
+const struct kstats_mech_ops kstats_direct_ops = {
+	.cmds = BIT(KSTATS_CMD_TRACE) | BIT(KSTATS_CMD_TRACE_PCPU),
+	.via = KSTATS_VIA_DIRECT,
+	.name = kstats_direct_name,
+	.attach = kstats_direct_take,
+	.enable = kstats_direct_enable,
+	.detach = kstats_direct_detach,
+	.cal_rows = kstats_direct_cal_rows,
+	.uses = kstats_func_uses,
+	.exit = kstats_direct_exit,
+};

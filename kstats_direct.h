@@ -1,5 +1,7 @@
 /* SPDX-License-Identifier: GPL-2.0 */
 /*
+ * Layer: mechanisms.
+ *
  * kstats mechanism "direct": the trampolines of kstats_direct_tramp.S and
  * the C functions they call, kstats_direct.c.
  */

@@ -1,5 +1,8 @@
 /* SPDX-License-Identifier: GPL-2.0 */
 /*
+ * Layer: mechanisms. Calls kstats_direct_begin() and
+ * kstats_direct_end() only.
+ *
  * kstats mechanism "direct": KSTATS_DIRECT_MAX trampolines, each reached
  * by an ftrace direct call from the fentry site of one traced function
  * (kstats_direct.c hands them out). On entry the stack holds the return

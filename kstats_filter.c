@@ -1,5 +1,7 @@
 // SPDX-License-Identifier: GPL-2.0
 /*
+ * Layer: shared probe helpers. Calls the kernel only.
+ *
  * Filters of an entry: "pid N", "tid N", "comm NAME" and "cpu N" in a
  * trace command, combined with AND. pid is the process (thread group) as
  * in perf's --pid, tid the thread as in perf's --tid, both in the initial

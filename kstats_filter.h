@@ -1,5 +1,7 @@
 /* SPDX-License-Identifier: GPL-2.0 */
 /*
+ * Layer: shared probe helpers (bodies inlined into handlers).
+ *
  * Filters of an entry (pid, tid, comm, cpu): the check that the handlers
  * make first, before any clock read, and the _control side in
  * kstats_filter.c.

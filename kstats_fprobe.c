@@ -1,5 +1,8 @@
 // SPDX-License-Identifier: GPL-2.0
 /*
+ * Layer: mechanisms. Calls the shared probe helpers and the
+ * record core.
+ *
  * kstats mechanism: fprobes (an ftrace callback at the function entry and
  * a return hook), for trace FUNC and trace pcpu:FUNC on kernels with
  * CONFIG_FPROBE from 6.5 on. Built only there (Kbuild defines
@@ -15,7 +18,9 @@
 #include "kstats_compat.h"
 #include "kstats_filter.h"
 #include "kstats_handler.h"
+#include "kstats_mech.h"
 #include "kstats_probe.h"
+#include "kstats_target.h"
 #include "kstats_value.h"
 
 static notrace int kstats_fp_entry(struct fprobe *fp, unsigned long ip,
@@ -159,12 +164,13 @@ static void kstats_fprobe_handlers(struct kstats_probe *p)
 }
 
 /* Register a disabled fprobe on FUNC at p->addr. */
-int kstats_fprobe_attach(struct kstats_probe *p, struct kstats_cmd *cmd)
+static int kstats_fprobe_register(struct kstats_probe *p,
+				  struct kstats_cmd *cmd)
 {
 	struct fprobe *fp = &p->fp;
 	int ret;
 
-	p->mech = KSTATS_MECH_FPROBE;
+	p->ops = &kstats_fprobe_ops;
 	if (!p->addr) {
 		ret = kstats_resolve(cmd, "trace", &p->start.target, &p->addr);
 		if (ret)
@@ -185,16 +191,29 @@ int kstats_fprobe_attach(struct kstats_probe *p, struct kstats_cmd *cmd)
 	return 0;
 }
 
-void kstats_fprobe_enable(struct kstats_probe *p)
+/* Without "via", a FUNC that ftrace cannot trace passes on to kprobes. */
+static int kstats_fprobe_attach(struct kstats_probe *p, struct kstats_cmd *cmd)
+{
+	int ret = kstats_fprobe_register(p, cmd);
+
+	if (ret == -EINVAL && cmd->via == KSTATS_VIA_AUTO && !p->registered) {
+		cmd->why[0] = '\0';
+		return 1;
+	}
+	return ret;
+}
+
+static int kstats_fprobe_enable(struct kstats_probe *p)
 {
 	enable_fprobe(&p->fp);
+	return 0;
 }
 
 /*
  * A flag that fprobe's own ftrace callback tests: the function still
  * calls it, but no entry handler, return hook or clock read runs.
  */
-void kstats_fprobe_disable(struct kstats_probe *p)
+static void kstats_fprobe_disable(struct kstats_probe *p)
 {
 	disable_fprobe(&p->fp);
 }
@@ -205,7 +224,7 @@ void kstats_fprobe_disable(struct kstats_probe *p)
  * fails, handlers may still run: the probe is kept (registered stays true,
  * and the caller must not free it).
  */
-void kstats_fprobe_detach(struct kstats_probe *p)
+static void kstats_fprobe_detach(struct kstats_probe *p)
 {
 	int ret;
 
@@ -221,7 +240,32 @@ void kstats_fprobe_detach(struct kstats_probe *p)
 	synchronize_rcu();
 }
 
-unsigned long kstats_fprobe_missed(const struct kstats_probe *p)
+static unsigned long kstats_fprobe_missed(const struct kstats_probe *p)
 {
 	return READ_ONCE(p->fp.nmissed);
 }
+
+static const char *kstats_fprobe_name(const struct kstats_probe *p)
+{
+	return p->pcpu ? "pcpu-fprobe" : "fprobe";
+}
+
+static void kstats_fprobe_cal_rows(const struct kstats_probe *p,
+				   enum kstats_cal_mech rows[2])
+{
+	rows[0] = p->pcpu ? KSTATS_CAL_PCPU_FPROBE : KSTATS_CAL_FPROBE;
+	rows[1] = rows[0];
+}
+
+const struct kstats_mech_ops kstats_fprobe_ops = {
+	.cmds = BIT(KSTATS_CMD_TRACE) | BIT(KSTATS_CMD_TRACE_PCPU),
+	.via = KSTATS_VIA_FPROBE,
+	.name = kstats_fprobe_name,
+	.attach = kstats_fprobe_attach,
+	.enable = kstats_fprobe_enable,
+	.disable = kstats_fprobe_disable,
+	.detach = kstats_fprobe_detach,
+	.missed = kstats_fprobe_missed,
+	.cal_rows = kstats_fprobe_cal_rows,
+	.uses = kstats_func_uses,
+};

@@ -1,5 +1,8 @@
 // SPDX-License-Identifier: GPL-2.0
 /*
+ * Layer: front end. Calls the parser, the commands
+ * (kstats_control.c, kstats_calibrate.c), the listing and the core.
+ *
  * kstats debugfs front end: one text file per entry, plus _control.
  *
  * Opening an entry copies its counters once; the whole read is then

@@ -1,5 +1,8 @@
 // SPDX-License-Identifier: GPL-2.0
 /*
+ * Layer: mechanisms. Calls the pair's hooks (kstats_pair.c),
+ * the shared probe helpers and the record core.
+ *
  * kstats mechanism: inter-arrival gaps, trace NAME gap X. X is hooked as
  * one side of a pair (kstats_pair.c: an ftrace_ops callback at a function
  * entry, a kprobe, or a tracepoint probe), with one handler: the time
@@ -9,12 +12,16 @@
  */
 #include <linux/irqflags.h>
 #include <linux/kprobes.h>
+#include <linux/module.h>
+#include <linux/seq_file.h>
 #include <linux/percpu.h>
 #include <linux/preempt.h>
 #include "kstats_filter.h"
 #include "kstats_gap.h"
 #include "kstats_handler.h"
+#include "kstats_mech.h"
 #include "kstats_probe.h"
+#include "kstats_target.h"
 
 /*
  * X was hit. The previous hit of the CPU is read and replaced with
@@ -78,11 +85,11 @@ static const struct kstats_hooks kstats_gap_hooks = {
 };
 
 /* Hook X; the previous hit of each CPU starts as none (zeroed). */
-int kstats_gap_attach(struct kstats_probe *p, struct kstats_cmd *cmd)
+static int kstats_gap_attach(struct kstats_probe *p, struct kstats_cmd *cmd)
 {
 	int ret;
 
-	p->mech = KSTATS_MECH_GAP;
+	p->ops = &kstats_gap_ops;
 	p->t0 = alloc_percpu(struct kstats_cpu_start);
 	if (!p->t0)
 		return kstats_fail(cmd, -ENOMEM, "out of memory");
@@ -92,3 +99,39 @@ int kstats_gap_attach(struct kstats_probe *p, struct kstats_cmd *cmd)
 	p->addr = p->start.addr;
 	return ret;
 }
+
+static const char *kstats_gap_name(const struct kstats_probe *p)
+{
+	return "gap";
+}
+
+static void kstats_gap_show(struct seq_file *m, const struct kstats_probe *p)
+{
+	seq_puts(m, " targets ");
+	kstats_show_target(m, &p->start.target);
+	seq_printf(m, " hooks %s", kstats_hook_name(&p->start));
+}
+
+static bool kstats_gap_uses(const struct kstats_probe *p, struct module *mod,
+			    bool tracepoints)
+{
+	if (tracepoints)
+		return p->start.tp_mod == mod;
+	return within_module(p->addr, mod);
+}
+
+/*
+ * Stop and start are a pair's. No calibration row: a gap is between two
+ * hits that the hook delays alike, with no bias.
+ */
+const struct kstats_mech_ops kstats_gap_ops = {
+	.cmds = BIT(KSTATS_CMD_TRACE_GAP),
+	.name = kstats_gap_name,
+	.attach = kstats_gap_attach,
+	.enable = kstats_pair_enable,
+	.disable = kstats_pair_disable,
+	.detach = kstats_pair_detach,
+	.missed = kstats_pair_missed,
+	.show = kstats_gap_show,
+	.uses = kstats_gap_uses,
+};

@@ -1,5 +1,7 @@
 /* SPDX-License-Identifier: GPL-2.0 */
 /*
+ * Layer: mechanisms.
+ *
  * Inter-arrival gaps, "trace NAME gap X": per CPU, the time from one hit
  * of X to the next. The step below is pure, for KUnit; the handlers and
  * the attachment are in kstats_gap.c.

@@ -1,5 +1,8 @@
 /* SPDX-License-Identifier: GPL-2.0 */
 /*
+ * Layer: mechanisms (inlined into their handlers). Calls the
+ * helpers (filters, values, counters, clocks) and the record core.
+ *
  * Handler bodies, one place each, shared by every mechanism and inlined
  * into each mechanism's handlers. They run with preemption disabled (the
  * pair bodies disable it themselves, for callers that do not), never

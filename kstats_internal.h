@@ -1,5 +1,8 @@
 /* SPDX-License-Identifier: GPL-2.0 */
 /*
+ * Layer: record core (slot math, entry lifetime), with the
+ * prototypes by which the layers above reach each other.
+ *
  * kstats internals shared by the histogram core, the debugfs front end and
  * the KUnit test. Not part of the API.
  */
@@ -203,6 +206,7 @@ struct kstats *kstats_find(const char *name);
 struct kstats *kstats_alloc(const char *name, u8 frac_bits);
 int kstats_publish(struct kstats *ks);
 void kstats_free(struct kstats *ks);
+void kstats_core_exit(void);
 
 /* Front end, in kstats_fs.c. */
 int kstats_fs_add(struct kstats *ks);
@@ -212,11 +216,12 @@ void kstats_fs_exit(void);
 
 /* Run-time attachment, in kstats_control.c. */
 struct kstats_cmd;
-int kstats_probe_init(void);
-void kstats_probe_exit(void);
+int kstats_control_init(void);
+void kstats_control_exit(void);
 int kstats_probe_command(struct kstats_cmd *cmd);
 int kstats_control_state(struct kstats *ks);
 void kstats_control_resume(struct kstats *ks);
+/* The _control line of an entry of a command, in kstats_listing.c. */
 void kstats_probe_show(struct seq_file *m, const struct kstats *ks);
 /* Calibration lines of _control, in kstats_calibrate.c; kstats_mutex held. */
 unsigned int kstats_calibration_lines(void);

@@ -1,5 +1,8 @@
 // SPDX-License-Identifier: GPL-2.0
 /*
+ * Layer: mechanisms. Calls the shared probe helpers and the
+ * record core.
+ *
  * kstats mechanism: kretprobes, for trace FUNC and trace pcpu:FUNC on
  * kernels without a usable fprobe, or with "via kretprobe". The start time
  * lives in the kretprobe instance of each call. "value argN" needs no
@@ -12,7 +15,9 @@
 #include <linux/ptrace.h>
 #include "kstats_filter.h"
 #include "kstats_handler.h"
+#include "kstats_mech.h"
 #include "kstats_probe.h"
+#include "kstats_target.h"
 #include "kstats_value.h"
 
 static __always_inline struct kstats_probe *
@@ -158,12 +163,12 @@ static void kstats_kretprobe_handlers(struct kstats_probe *p)
  * Register a disabled kretprobe on FUNC, at p->addr if it is known; for
  * value argN its kprobe alone.
  */
-int kstats_kretprobe_attach(struct kstats_probe *p, struct kstats_cmd *cmd)
+static int kstats_kretprobe_attach(struct kstats_probe *p, struct kstats_cmd *cmd)
 {
 	struct kretprobe *rp = &p->rp;
 	int ret;
 
-	p->mech = KSTATS_MECH_KRETPROBE;
+	p->ops = &kstats_kretprobe_ops;
 	memset(rp, 0, sizeof(*rp));
 	if (p->addr)
 		rp->kp.addr = (kprobe_opcode_t *)p->addr;
@@ -184,13 +189,13 @@ int kstats_kretprobe_attach(struct kstats_probe *p, struct kstats_cmd *cmd)
 }
 
 /* Fails if the kprobe cannot be armed (its ftrace or int3 site). */
-int kstats_kretprobe_enable(struct kstats_probe *p)
+static int kstats_kretprobe_enable(struct kstats_probe *p)
 {
 	return enable_kprobe(&p->rp.kp);
 }
 
 /* Calls in flight keep their return hook, which finds the entry stopped. */
-void kstats_kretprobe_disable(struct kstats_probe *p)
+static void kstats_kretprobe_disable(struct kstats_probe *p)
 {
 	disable_kprobe(&p->rp.kp);
 }
@@ -199,7 +204,7 @@ void kstats_kretprobe_disable(struct kstats_probe *p)
  * unregister_kretprobe() waits for handlers in flight; returns still
  * pending find their rethook stopped.
  */
-void kstats_kretprobe_detach(struct kstats_probe *p)
+static void kstats_kretprobe_detach(struct kstats_probe *p)
 {
 	if (!p->registered)
 		return;
@@ -210,7 +215,34 @@ void kstats_kretprobe_detach(struct kstats_probe *p)
 		unregister_kretprobe(&p->rp);
 }
 
-unsigned long kstats_kretprobe_missed(const struct kstats_probe *p)
+static unsigned long kstats_kretprobe_missed(const struct kstats_probe *p)
 {
 	return READ_ONCE(p->rp.nmissed) + READ_ONCE(p->rp.kp.nmissed);
 }
+
+static const char *kstats_kretprobe_name(const struct kstats_probe *p)
+{
+	if (p->value == KSTATS_VALUE_ARG)
+		return "kprobe";
+	return p->pcpu ? "pcpu-kretprobe" : "kretprobe";
+}
+
+static void kstats_kretprobe_cal_rows(const struct kstats_probe *p,
+				      enum kstats_cal_mech rows[2])
+{
+	rows[0] = p->pcpu ? KSTATS_CAL_PCPU_KRETPROBE : KSTATS_CAL_KRETPROBE;
+	rows[1] = rows[0];
+}
+
+const struct kstats_mech_ops kstats_kretprobe_ops = {
+	.cmds = BIT(KSTATS_CMD_TRACE) | BIT(KSTATS_CMD_TRACE_PCPU),
+	.via = KSTATS_VIA_KRETPROBE,
+	.name = kstats_kretprobe_name,
+	.attach = kstats_kretprobe_attach,
+	.enable = kstats_kretprobe_enable,
+	.disable = kstats_kretprobe_disable,
+	.detach = kstats_kretprobe_detach,
+	.missed = kstats_kretprobe_missed,
+	.cal_rows = kstats_kretprobe_cal_rows,
+	.uses = kstats_func_uses,
+};

@@ -1,5 +1,8 @@
 // SPDX-License-Identifier: GPL-2.0
 /*
+ * Layer: mechanisms. Calls the shared probe helpers (target,
+ * key task) and the record core.
+ *
  * kstats mechanism: pairs, trace NAME start X end Y. Each side is an
  * ftrace_ops callback without register saving (SYMBOL, at a function
  * entry that ftrace can trace), a kprobe pre-handler (SYMBOL+OFFSET, or a
@@ -9,10 +12,14 @@
 #define pr_fmt(fmt) KBUILD_MODNAME ": " fmt
 
 #include <linux/kprobes.h>
+#include <linux/module.h>
+#include <linux/seq_file.h>
 #include <linux/tracepoint.h>
 #include "kstats_filter.h"
 #include "kstats_handler.h"
+#include "kstats_mech.h"
 #include "kstats_probe.h"
+#include "kstats_target.h"
 
 /*
  * X or Y was hit, whatever hooks it. A stopped pair does nothing: starts
@@ -216,11 +223,11 @@ static bool kstats_detach_endpoint(struct kstats_probe *p,
 }
 
 /* Attach the probes of a pair; kprobes stay disabled. */
-int kstats_pair_attach(struct kstats_probe *p, struct kstats_cmd *cmd)
+static int kstats_pair_attach(struct kstats_probe *p, struct kstats_cmd *cmd)
 {
 	int ret;
 
-	p->mech = KSTATS_MECH_PAIR;
+	p->ops = &kstats_pair_ops;
 	if (p->key == KSTATS_KEY_TASK) {
 		ret = kstats_task_hook(p, cmd);
 		if (ret)
@@ -327,3 +334,88 @@ unsigned long kstats_pair_missed(const struct kstats_probe *p)
 		n += READ_ONCE(p->end.kp.nmissed);
 	return n;
 }
+
+const char *kstats_hook_name(const struct kstats_endpoint *ep)
+{
+	switch (ep->hook) {
+	case KSTATS_HOOK_FTRACE:
+		return "ftrace";
+	case KSTATS_HOOK_KPROBE:
+		return "kprobe";
+	default:
+		return "tracepoint";
+	}
+}
+
+static const char *kstats_pair_name(const struct kstats_probe *p)
+{
+	return "pair";
+}
+
+static void kstats_pair_show(struct seq_file *m, const struct kstats_probe *p)
+{
+	seq_printf(m, " key %s", p->key == KSTATS_KEY_TASK ? "task" : "cpu");
+	seq_puts(m, " targets ");
+	kstats_show_target(m, &p->start.target);
+	seq_putc(m, ',');
+	kstats_show_target(m, &p->end.target);
+	seq_printf(m, " hooks %s,%s", kstats_hook_name(&p->start),
+		   kstats_hook_name(&p->end));
+}
+
+static void kstats_pair_show_counts(struct seq_file *m,
+				    const struct kstats_probe *p,
+				    const struct kstats_probe_stats *sum)
+{
+	seq_printf(m, " dropped %lu unpaired %lu", sum->dropped, sum->unpaired);
+}
+
+/* The calibration of one side of a pair: its kind and its key. */
+static enum kstats_cal_mech kstats_cal_side(const struct kstats_probe *p,
+					    const struct kstats_endpoint *ep)
+{
+	bool task = p->key == KSTATS_KEY_TASK;
+
+	switch (ep->hook) {
+	case KSTATS_HOOK_TRACEPOINT:
+		return task ? KSTATS_CAL_TP_TASK : KSTATS_CAL_TP_CPU;
+	case KSTATS_HOOK_FTRACE:
+		return task ? KSTATS_CAL_FTRACE_TASK : KSTATS_CAL_FTRACE_CPU;
+	default:
+		return task ? KSTATS_CAL_KPROBE_TASK : KSTATS_CAL_KPROBE_CPU;
+	}
+}
+
+/* A pair hooked two ways (ftrace, kprobe, tracepoint): both kinds. */
+static void kstats_pair_cal_rows(const struct kstats_probe *p,
+				 enum kstats_cal_mech rows[2])
+{
+	rows[0] = kstats_cal_side(p, &p->start);
+	rows[1] = kstats_cal_side(p, &p->end);
+}
+
+static bool kstats_pair_uses(const struct kstats_probe *p, struct module *mod,
+			     bool tracepoints)
+{
+	if (tracepoints)
+		return p->start.tp_mod == mod || p->end.tp_mod == mod;
+	return (p->start.registered && !p->start.tp &&
+		within_module(p->start.addr, mod)) ||
+	       (p->end.registered && !p->end.tp &&
+		within_module(p->end.addr, mod));
+}
+
+const struct kstats_mech_ops kstats_pair_ops = {
+	.cmds = BIT(KSTATS_CMD_TRACE_PAIR),
+	.paired = true,
+	.name = kstats_pair_name,
+	.attach = kstats_pair_attach,
+	.enable = kstats_pair_enable,
+	.disable = kstats_pair_disable,
+	.detach = kstats_pair_detach,
+	.missed = kstats_pair_missed,
+	.show = kstats_pair_show,
+	.show_counts = kstats_pair_show_counts,
+	.cal_rows = kstats_pair_cal_rows,
+	.uses = kstats_pair_uses,
+};

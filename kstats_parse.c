@@ -1,5 +1,8 @@
 // SPDX-License-Identifier: GPL-2.0
 /*
+ * Layer: front end. Pure: calls nothing of kstats but the
+ * core's name check.
+ *
  * kstats _control parser: one command line into a struct kstats_cmd.
  *
  *   trace FUNC [bits N] [via kretprobe|fprobe|direct] [as NAME] [clock mono|tsc]

@@ -1,5 +1,8 @@
 /* SPDX-License-Identifier: GPL-2.0 */
 /*
+ * Layer: front end; struct kstats_cmd is the command that
+ * every layer below reads.
+ *
  * Parser of the commands written to /sys/kernel/debug/kstats/_control.
  * Pure: it reads one line and fills a struct kstats_cmd, without looking
  * up symbols or touching any entry, so that KUnit tests it on its own.

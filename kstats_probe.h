@@ -1,5 +1,8 @@
 /* SPDX-License-Identifier: GPL-2.0 */
 /*
+ * Layer: shared probe helpers: the entry of a command as every
+ * layer from the commands down sees it.
+ *
  * kstats run-time attachment, shared by the control layer (kstats_control.c),
  * the mechanisms (kstats_kretprobe.c, kstats_fprobe.c, kstats_direct.c,
  * kstats_pair.c, kstats_gap.c), the key task table (kstats_task.c) and calibration
@@ -40,20 +43,13 @@
 #endif
 
 struct kstats;
+struct kstats_mech_ops;
 struct kstats_task_table;
 struct module;
 struct perf_event;
 struct task_struct;
 struct seq_file;
 struct tracepoint;
-
-enum kstats_mech {
-	KSTATS_MECH_KRETPROBE,
-	KSTATS_MECH_FPROBE,
-	KSTATS_MECH_DIRECT,
-	KSTATS_MECH_PAIR,
-	KSTATS_MECH_GAP,	/* hooks and arming of a pair, its X only */
-};
 
 /* Handlers of a hit whose time is sampled for overhead_ns. */
 enum kstats_side {
@@ -148,7 +144,7 @@ struct kstats_endpoint {
 struct kstats_probe {
 	struct list_head node;		/* in the list of control entries */
 	struct kstats *ks;
-	enum kstats_mech mech;
+	const struct kstats_mech_ops *ops;	/* its mechanism, set by attach */
 	bool pcpu;			/* trace pcpu:FUNC */
 	enum kstats_cmd_clock clock;	/* never DEFAULT, see kstats_clock() */
 	u32 tsc_mult, tsc_shift;	/* clock tsc: ns = cycles * mult >> shift */
@@ -202,70 +198,16 @@ const char *kstats_clock_name(const struct kstats_probe *p);
 	})
 
 /*
- * The mechanisms. attach registers the probes disabled (an ftrace
- * callback or a tracepoint probe is live at once but finds the entry
- * stopped until it is published), enable lets them fire or fails,
- * disable disarms them while the entry is stopped (enable arms them
- * again), detach unregisters whatever attach registered
- * and returns only when no handler runs or will run; missed sums the
- * mechanism's own count of hits it did not report.
+ * The pair's operations that a gap (kstats_gap.c) shares: it hooks its X
+ * as a pair hooks a side.
  */
-int kstats_kretprobe_attach(struct kstats_probe *p, struct kstats_cmd *cmd);
-int kstats_kretprobe_enable(struct kstats_probe *p);
-void kstats_kretprobe_disable(struct kstats_probe *p);
-void kstats_kretprobe_detach(struct kstats_probe *p);
-unsigned long kstats_kretprobe_missed(const struct kstats_probe *p);
-
-#ifdef KSTATS_HAVE_FPROBE
-int kstats_fprobe_attach(struct kstats_probe *p, struct kstats_cmd *cmd);
-void kstats_fprobe_enable(struct kstats_probe *p);
-void kstats_fprobe_disable(struct kstats_probe *p);
-void kstats_fprobe_detach(struct kstats_probe *p);
-unsigned long kstats_fprobe_missed(const struct kstats_probe *p);
-#endif
-
-#ifdef KSTATS_HAVE_DIRECT
-/*
- * The direct mechanism misses no call it is reached for. may_serve: what
- * trace FUNC asks is what a trampoline does (no pcpu:, value, counter,
- * filter); attach then checks the prototype and takes a trampoline.
- */
-bool kstats_direct_may_serve(const struct kstats_probe *p,
-			     const struct kstats_cmd *cmd);
-int kstats_direct_attach(struct kstats_probe *p, struct kstats_cmd *cmd);
-void kstats_direct_enable(struct kstats_probe *p);
-void kstats_direct_detach(struct kstats_probe *p);
-void kstats_direct_exit(void);
-#endif
-
-/*
- * Pairs; a gap (kstats_gap.c) hooks its X as a pair hooks a side, and
- * uses the pair's enable, disable, detach and missed.
- */
-int kstats_pair_attach(struct kstats_probe *p, struct kstats_cmd *cmd);
 int kstats_endpoint_attach(struct kstats_probe *p, struct kstats_endpoint *ep,
 			   struct kstats_cmd *cmd);
-int kstats_gap_attach(struct kstats_probe *p, struct kstats_cmd *cmd);
 int kstats_pair_enable(struct kstats_probe *p);
 void kstats_pair_disable(struct kstats_probe *p);
 void kstats_pair_detach(struct kstats_probe *p);
 unsigned long kstats_pair_missed(const struct kstats_probe *p);
-
-/* Address of @t, through a kprobe that is registered but never armed. */
-int kstats_resolve(struct kstats_cmd *cmd, const char *what,
-		   const struct kstats_target *t, unsigned long *addr);
-/* Explain an error of register_kprobe() and friends in @cmd->why. */
-int kstats_kprobe_error(struct kstats_cmd *cmd, const char *what,
-			const struct kstats_target *t, int err);
-
-/* Probe allocation and the whole attach/detach sequence, kstats_control.c. */
-struct kstats_probe *kstats_probe_alloc(const struct kstats_cmd *cmd);
-void kstats_probe_free(struct kstats_probe *p);
-int kstats_attach(struct kstats_probe *p, struct kstats_cmd *cmd);
-int kstats_enable(struct kstats_probe *p);
-void kstats_detach(struct kstats_probe *p);
-struct tracepoint *kstats_find_tp(const char *name, struct module **mod);
-extern struct mutex kstats_control_mutex;
+const char *kstats_hook_name(const struct kstats_endpoint *ep);
 
 /* key task: the table of pending starts, kstats_task.c. */
 struct kstats_task_table *kstats_task_table_alloc(unsigned int slots);

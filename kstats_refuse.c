@@ -1,5 +1,7 @@
 // SPDX-License-Identifier: GPL-2.0
 /*
+ * Layer: shared probe helpers. Calls the kernel only.
+ *
  * Targets that kstats refuses before it hooks anything: the code of its
  * own record path, and, for the modes that wait for a return, functions
  * that never return. Layer: shared probe helpers, called by the _control

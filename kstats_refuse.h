@@ -1,5 +1,8 @@
 /* SPDX-License-Identifier: GPL-2.0 */
-/* Targets kstats refuses before hooking anything, kstats_refuse.c. */
+/*
+ * Layer: shared probe helpers. Targets kstats refuses before hooking
+ * anything, kstats_refuse.c.
+ */
 #ifndef _KSTATS_REFUSE_H
 #define _KSTATS_REFUSE_H
 

@@ -1,5 +1,8 @@
 // SPDX-License-Identifier: GPL-2.0
 /*
+ * Layer: shared probe helpers. Calls the target helpers
+ * (kstats_target.c) and the kernel.
+ *
  * kstats key task: the pending starts of a pair, one per task, in a
  * lockless table.
  *
@@ -33,6 +36,7 @@
 #include <linux/tracepoint.h>
 #include "kstats_internal.h"
 #include "kstats_probe.h"
+#include "kstats_target.h"
 
 /* Slots a task may use, its home and the ones after it. */
 #define KSTATS_TASK_PROBES	32

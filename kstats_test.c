@@ -1,5 +1,8 @@
 // SPDX-License-Identifier: GPL-2.0
 /*
+ * Outside the layers: KUnit, built on the debug kernel only,
+ * calls into any of them.
+ *
  * KUnit suite "kstats".
  *
  * Covers, for every frac_bits from 0 to KSTATS_MAX_FRAC_BITS: the slot of

@@ -1,5 +1,8 @@
 // SPDX-License-Identifier: GPL-2.0
 /*
+ * Layer: shared probe helpers. Calls the BTF helpers
+ * (kstats_btf.c).
+ *
  * Value entries: "trace FUNC value argN|retval" samples FUNC's Nth
  * argument (1-based) at its entry, or its return value, instead of its
  * runtime. Only N up to the register arguments is accepted: arguments

@@ -1,5 +1,7 @@
 /* SPDX-License-Identifier: GPL-2.0 */
 /*
+ * Layer: shared probe helpers (bodies inlined into handlers).
+ *
  * Value entries, "trace FUNC value argN|retval": handler bodies that
  * sample an argument or the return value instead of the time. They read
  * no clock; the _control side is in kstats_value.c.

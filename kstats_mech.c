@@ -1,0 +1,216 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * Layer: mechanisms, their table. The commands (kstats_control.c,
+ * kstats_calibrate.c) reach a mechanism only through here; this file
+ * calls the mechanisms' operations and the shared probe helpers below
+ * them (kstats_target.c, kstats_task.c, kstats_counter.c, kstats_clock.c),
+ * never the commands or the front end.
+ *
+ * Adding a mechanism: a file that defines its struct kstats_mech_ops, and
+ * its line in kstats_mechs[].
+ */
+#define pr_fmt(fmt) KBUILD_MODNAME ": " fmt
+
+#include <linux/bits.h>
+#include <linux/module.h>
+#include <linux/percpu.h>
+#include <linux/seq_file.h>
+#include <linux/slab.h>
+#include "kstats_counter.h"
+#include "kstats_internal.h"
+#include "kstats_mech.h"
+#include "kstats_probe.h"
+#include "kstats_target.h"
+
+#define KSTATS_FUNC_CMDS	(BIT(KSTATS_CMD_TRACE) | BIT(KSTATS_CMD_TRACE_PCPU))
+
+#ifndef KSTATS_HAVE_DIRECT
+static const struct kstats_mech_ops kstats_no_direct_ops = {
+	.cmds = KSTATS_FUNC_CMDS,
+	.via = KSTATS_VIA_DIRECT,
+	.absent = "this kernel has no ftrace direct calls on x86-64",
+};
+#endif
+
+#ifndef KSTATS_HAVE_FPROBE
+/* Kbuild leaves fprobe out without CONFIG_FPROBE, and before 6.5. */
+static const struct kstats_mech_ops kstats_no_fprobe_ops = {
+	.cmds = KSTATS_FUNC_CMDS,
+	.via = KSTATS_VIA_FPROBE,
+	.absent = IS_ENABLED(CONFIG_FPROBE) ?
+		  "kstats uses fprobe from 6.5 on only" :
+		  "this kernel has no fprobe (CONFIG_FPROBE)",
+};
+#endif
+
+/*
+ * In the order of preference. trace FUNC: direct where it can serve
+ * (fexit-class, the cheapest), else fprobe if there is, else kretprobe;
+ * trace pcpu:FUNC: fprobe, else kretprobe. "via" forces one. See
+ * "Mechanisms" in Documentation/kstats.rst.
+ */
+static const struct kstats_mech_ops *const kstats_mechs[] = {
+#ifdef KSTATS_HAVE_DIRECT
+	&kstats_direct_ops,
+#else
+	&kstats_no_direct_ops,
+#endif
+#ifdef KSTATS_HAVE_FPROBE
+	&kstats_fprobe_ops,
+#else
+	&kstats_no_fprobe_ops,
+#endif
+	&kstats_kretprobe_ops,
+	&kstats_pair_ops,
+	&kstats_gap_ops,
+};
+
+void kstats_probe_free(struct kstats_probe *p)
+{
+	kstats_counter_free(p);
+	free_percpu(p->t0);
+	free_percpu(p->owner);
+	free_percpu(p->stats);
+	kstats_task_table_free(p->tasks);
+	kfree(p);
+}
+
+struct kstats_probe *kstats_probe_alloc(const struct kstats_cmd *cmd)
+{
+	struct kstats_probe *p = kzalloc(sizeof(*p), GFP_KERNEL);
+	bool pair = cmd->op == KSTATS_CMD_TRACE_PAIR;
+
+	if (!p)
+		return NULL;
+	p->pcpu = cmd->op == KSTATS_CMD_TRACE_PCPU;
+	p->key = cmd->key;
+	p->filter = cmd->filter;
+	p->value = cmd->value;
+	p->arg = cmd->arg;
+	p->start.target = cmd->start;
+	p->end.target = cmd->end;
+	p->stats = alloc_percpu(struct kstats_probe_stats);
+	if (!p->stats)
+		goto fail;
+	if (p->pcpu) {
+		p->owner = alloc_percpu(struct kstats_pcpu_owner);
+		if (!p->owner)
+			goto fail;
+	}
+	if (pair && cmd->key == KSTATS_KEY_CPU) {
+		p->t0 = alloc_percpu(struct kstats_cpu_start);
+		if (!p->t0)
+			goto fail;
+	}
+	if (pair && cmd->key == KSTATS_KEY_TASK) {
+		p->tasks = kstats_task_table_alloc(cmd->slots);
+		if (!p->tasks)
+			goto fail;
+	}
+	return p;
+fail:
+	kstats_probe_free(p);
+	return NULL;
+}
+
+/*
+ * Register the probes of @p, disabled, with the first mechanism of the
+ * table that serves the command and takes it; kstats_detach() undoes a
+ * failure.
+ */
+int kstats_attach(struct kstats_probe *p, struct kstats_cmd *cmd)
+{
+	const struct kstats_mech_ops *ops;
+	unsigned int i;
+	int ret = kstats_clock_pick(p, cmd);
+
+	if (ret)
+		return ret;
+	for (i = 0; i < ARRAY_SIZE(kstats_mechs); i++) {
+		ops = kstats_mechs[i];
+		if (!(ops->cmds & BIT(cmd->op)) ||
+		    (cmd->via != KSTATS_VIA_AUTO && cmd->via != ops->via))
+			continue;
+		if (ops->absent) {
+			if (cmd->via == KSTATS_VIA_AUTO)
+				continue;
+			return kstats_fail(cmd, -EOPNOTSUPP, "%s", ops->absent);
+		}
+		ret = ops->attach(p, cmd);
+		if (ret <= 0)
+			return ret;
+	}
+	return kstats_fail(cmd, -EOPNOTSUPP, "no mechanism for this command");
+}
+
+/*
+ * Let the probes of @p fire; under kstats_control_mutex. An error (the
+ * kernel failed to arm a kprobe, to register an ftrace callback or a
+ * tracepoint probe again) leaves @p unarmed, and says so once.
+ */
+int kstats_enable(struct kstats_probe *p)
+{
+	int ret = p->ops->enable ? p->ops->enable(p) : 0;
+
+	if (ret) {
+		pr_warn_ratelimited("%s: cannot arm its probes (error %d)\n",
+				    p->ks->name, ret);
+		return ret;
+	}
+	p->armed = true;
+	return 0;
+}
+
+/* Disarm the probes of a stopped entry; under kstats_control_mutex. */
+void kstats_disable(struct kstats_probe *p)
+{
+	if (p->ops->disable)
+		p->ops->disable(p);
+	p->armed = false;
+}
+
+/*
+ * Unregister every probe of @p. Afterwards no handler of @p runs or will
+ * run, unless p->registered is still set: a mechanism could not
+ * unregister, and @p must then never be freed. @p may have no mechanism
+ * yet (a command refused before attach).
+ */
+void kstats_detach(struct kstats_probe *p)
+{
+	if (p->ops)
+		p->ops->detach(p);
+}
+
+unsigned long kstats_missed(const struct kstats_probe *p)
+{
+	return p->ops->missed ? p->ops->missed(p) : 0;
+}
+
+bool kstats_mech_uses(const struct kstats_probe *p, struct module *mod,
+		      bool tracepoints)
+{
+	return p->ops && p->ops->uses(p, mod, tracepoints);
+}
+
+/* Module exit, once every entry went. */
+void kstats_mech_exit(void)
+{
+	unsigned int i;
+
+	for (i = 0; i < ARRAY_SIZE(kstats_mechs); i++)
+		if (kstats_mechs[i]->exit)
+			kstats_mechs[i]->exit();
+}
+
+/* The FUNC mechanisms: direct, fprobe, kretprobe. */
+void kstats_show_func(struct seq_file *m, const struct kstats_probe *p)
+{
+	seq_puts(m, " targets ");
+	kstats_show_target(m, &p->start.target);
+}
+
+bool kstats_func_uses(const struct kstats_probe *p, struct module *mod,
+		      bool tracepoints)
+{
+	return !tracepoints && within_module(p->addr, mod);
+}
