@@ -16,18 +16,27 @@ echo "# $(bpftrace --version 2>&1)"
 N=300
 
 # links PID: the BPF links that PID holds; a link exists once its
-# trampoline or kprobe is in place.
+# trampoline is in place.
 links() { grep -l '^link_type:' /proc/"$1"/fdinfo/* 2>/dev/null | wc -l; }
+# kprobes: the armed kprobes on vfs_read (bpftrace's kprobe: and
+# kretprobe: go through perf's kprobe PMU, without a link), at +0x0 or
+# at +0x4, past the ENDBR where the kernel has IBT.
+kprobes() {
+	grep -E ' vfs_read\+0x[04]( |$)' /sys/kernel/debug/kprobes/list 2>/dev/null |
+		grep -vc DISABLED
+}
+# attached PID NLINKS NKPROBES
+attached() { [ "$(links "$1")" -ge "$2" ] && [ "$(kprobes)" -ge "$3" ]; }
 
-# bpf_start NLINKS PROGRAM: bpftrace PROGRAM in the background ($bpf,
-# output in /tmp/bpf.out); true once it holds NLINKS links, false if it
-# exited before or is not attached after 900 s (attaching takes minutes
-# under TCG).
+# bpf_start NLINKS NKPROBES PROGRAM: bpftrace PROGRAM in the background
+# ($bpf, output in /tmp/bpf.out); true once it holds NLINKS links and
+# NKPROBES kprobes are armed, false if it exited before or is not
+# attached after 900 s (attaching takes minutes under TCG).
 bpf_start() {
-	bpftrace -e "$2" >/tmp/bpf.out 2>&1 &
+	bpftrace -e "$3" >/tmp/bpf.out 2>&1 &
 	bpf=$!
 	t0=$(date +%s)
-	while [ "$(links $bpf)" -lt "$1" ]; do
+	while ! attached $bpf "$1" "$2"; do
 		kill -0 $bpf 2>/dev/null || return 1
 		if [ $(($(date +%s) - t0)) -ge 900 ]; then
 			echo "# bpftrace not attached after 900 s"
@@ -68,7 +77,7 @@ site_free() {
 }
 
 # 1. BPF first: kstats takes another way, and says why.
-if bpf_start 2 "$KFUNC"; then
+if bpf_start 2 0 "$KFUNC"; then
 	ok "bpftrace kfunc+kretfunc attached"
 	log_mark
 	is "$(ctl "trace vfs_read")" OK "trace vfs_read beside BPF fentry/fexit"
@@ -94,7 +103,7 @@ fi
 check "the BPF trampoline has left vfs_read" site_free
 is "$(ctl "trace vfs_read")" OK "trace vfs_read"
 is "$(field vfs_read mechanism)" direct "it is direct"
-if bpf_start 2 "$KFUNC"; then
+if bpf_start 2 0 "$KFUNC"; then
 	not_ok "bpftrace kfunc+kretfunc refused"
 	bpf_stop
 else
@@ -109,7 +118,7 @@ check "kstats counts on: $N reads and more" \
 	test $(($(samples vfs_read) - before)) -ge $N
 
 # 3. A BPF kprobe and kretprobe beside the direct trace: all count.
-if bpf_start 2 'kprobe:vfs_read /comm == "dd"/ { @in = count(); }
+if bpf_start 0 2 'kprobe:vfs_read /comm == "dd"/ { @in = count(); }
 kretprobe:vfs_read /comm == "dd"/ { @out = count(); }'; then
 	ok "bpftrace kprobe+kretprobe attached beside the direct trace"
 	is "$(ctl "trace vfs_read as dd comm dd")" OK "trace dd's reads"
