@@ -65,6 +65,22 @@ dd_reads() { dd if=/dev/zero of=/dev/null bs=1 count=$N 2>/dev/null; }
 if kernel_has fprobe; then OTHER=fprobe; else OTHER=kretprobe; fi
 FTRACE=/sys/kernel/debug/tracing/enabled_functions
 
+# same_reads: with bpftrace attached and vfs_read traced, trace dd's
+# reads too, run dd, stop bpftrace: it and the entry dd counted the same
+# reads, and vfs_read all of them and more.
+same_reads() {
+	is "$(ctl "trace vfs_read as dd comm dd")" OK "trace dd's reads"
+	before=$(samples vfs_read)
+	dd_reads
+	all=$(($(samples vfs_read) - before))
+	got=$(samples dd)
+	bpf_stop
+	is "$(bpf_map in) $(bpf_map out)" "$got $got" "bpftrace counted dd's reads as kstats did"
+	check "dd's reads: at least $N" test "$got" -ge $N
+	check "vfs_read: all reads, at least dd's" test "$all" -ge "$got"
+	is "$(ctl remove dd)" OK "remove dd"
+}
+
 # site_free: wait until nothing is on vfs_read's fentry site; a BPF
 # trampoline goes some time after bpftrace has exited.
 site_free() {
@@ -84,16 +100,8 @@ if bpf_start 2 0 "$KFUNC"; then
 	is "$(field vfs_read mechanism)" $OTHER "it took $OTHER"
 	check "the log says why it is not direct" \
 		logged "vfs_read: not direct (direct: vfs_read already has a direct caller"
-	is "$(ctl "trace vfs_read as dd comm dd")" OK "trace dd's reads"
-	dd_reads
-	all=$(samples vfs_read)
-	got=$(samples dd)
-	bpf_stop
-	is "$(bpf_map in) $(bpf_map out)" "$got $got" "bpftrace counted dd's reads as kstats did"
-	check "dd's reads: at least $N" test "$got" -ge $N
-	check "vfs_read: all reads, at least dd's" test "$all" -ge "$got"
+	same_reads
 	is "$(ctl remove vfs_read)" OK "remove vfs_read"
-	is "$(ctl remove dd)" OK "remove dd"
 else
 	not_ok "bpftrace kfunc+kretfunc attached"
 	sed 's/^/# bpftrace: /' /tmp/bpf.out
@@ -121,17 +129,8 @@ check "kstats counts on: $N reads and more" \
 if bpf_start 0 2 'kprobe:vfs_read /comm == "dd"/ { @in = count(); }
 kretprobe:vfs_read /comm == "dd"/ { @out = count(); }'; then
 	ok "bpftrace kprobe+kretprobe attached beside the direct trace"
-	is "$(ctl "trace vfs_read as dd comm dd")" OK "trace dd's reads"
-	before=$(samples vfs_read)
-	dd_reads
-	all=$(($(samples vfs_read) - before))
-	got=$(samples dd)
-	bpf_stop
-	is "$(bpf_map in) $(bpf_map out)" "$got $got" "bpftrace counted dd's reads as kstats did"
-	check "dd's reads: at least $N" test "$got" -ge $N
-	check "the direct entry: all reads, at least dd's" test "$all" -ge "$got"
+	same_reads
 	is "$(field vfs_read mechanism)" direct "vfs_read is still direct"
-	is "$(ctl remove dd)" OK "remove dd"
 else
 	not_ok "bpftrace kprobe+kretprobe attached beside the direct trace"
 	sed 's/^/# bpftrace: /' /tmp/bpf.out
