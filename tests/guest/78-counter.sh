@@ -79,11 +79,16 @@ is "$(slots pf_pcpu) $(pcpu)" "5:$(samples pf_pcpu) 5 5 4" \
 	"pf_pcpu: 4 calls, those measured 5 page faults"
 line $F | sed 's/^/# /'
 grep CPUS "$KS/$F" | sed 's/^/# /'
+pskipped=$(field pf_pcpu skipped)
 for c in 0 0; do helper_on $c fault 100; done
 for e in $F pf_pair; do
 	is "$(minmax $e)" "6 5 100" "$e: and 2 calls of 100"
 done
-is "$(pcpu)" "5 100 6" "pf_pcpu: and 2 calls of 100"
+# pcpu: both calls of 100 may have left the CPU (the debug kernel's
+# slow faults on a loaded host did, in CI): then its maximum stays 5.
+pmax=100
+[ "$(field pf_pcpu skipped)" = $((pskipped + 2)) ] && pmax=5
+is "$(pcpu)" "5 $pmax 6" "pf_pcpu: and 2 calls of 100"
 is "$(field $F migrated) $(field pf_pair unpaired)" "0 0" "no call lost"
 # Entry files keep their format: 10 columns.
 is "$(awk 'NF != 10' "$KS/$F")" "" "entry file lines have 10 columns"
@@ -110,7 +115,7 @@ if [ -w "$ONLINE" ]; then
 		"trace FUNC: after CPU 1 went offline its call is uncounted, CPU 0's measured"
 	# pcpu: skips CPU 0's call if its task left the CPU while faulting.
 	[ "$(field pf_pcpu skipped)" = "$pskipped" ] && pmin=2
-	is "$(pcpu) $(field pf_pcpu uncounted)" "$pmin 100 9 1" "pcpu: the same"
+	is "$(pcpu) $(field pf_pcpu uncounted)" "$pmin $pmax 9 1" "pcpu: the same"
 	is "$(minmax pf_pair) $(field pf_pair uncounted) $(field pf_pair unpaired)" \
 		"9 2 100 2 0" "pair: the same, start and end uncounted"
 else
