@@ -47,7 +47,8 @@
  *                            (N page faults), between
  *                            kstats_helper_mark_start() and _end()
  *   naps N                   one call of kstats_helper_naps(), which
- *                            sleeps N times (1 to 2 jiffies each)
+ *                            sleeps N times (1 to 2 jiffies each; a nap
+ *                            that did not leave the CPU is taken again)
  * For "via direct" (kstats_helper_direct.h):
  *   args K                   K calls of kstats_helper_args6() and of
  *                            kstats_helper_pair(), each result checked
@@ -288,9 +289,14 @@ static int helper_fault(unsigned int n)
  */
 static noinline __noclone void kstats_helper_naps(unsigned int n)
 {
-	unsigned int i;
+	unsigned long start = current->nvcsw;
 
-	for (i = 0; i < n; i++)
+	/*
+	 * A nap whose timer expired before schedule() (a vCPU that the host
+	 * did not run for 2 jiffies) never left the CPU: nap again, until
+	 * the task has slept n times.
+	 */
+	while (current->nvcsw - start < n)
 		schedule_timeout_uninterruptible(2);
 }
 
