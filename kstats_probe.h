@@ -25,7 +25,6 @@
  * behaves as if the kernel had no fprobe.
  */
 #ifdef KSTATS_HAVE_FPROBE
-#include <linux/fprobe.h>
 #define KSTATS_HAVE_FPROBES 1
 #else
 #define KSTATS_HAVE_FPROBES 0
@@ -141,6 +140,13 @@ struct kstats_endpoint {
 	bool disarmed;		/* ftrace or tracepoint hook taken off */
 };
 
+/*
+ * The part of an entry that the commands, the listing, calibration and
+ * the record path share. A mechanism that holds more (a kretprobe, an
+ * fprobe, a trampoline slot) embeds it first in a struct of its own file,
+ * of kstats_mech_ops.size, and its handlers reach that struct by
+ * container_of: no load more than before.
+ */
 struct kstats_probe {
 	struct list_head node;		/* in the list of control entries */
 	struct kstats *ks;
@@ -163,14 +169,13 @@ struct kstats_probe {
 	bool verrors;
 	enum kstats_cmd_counter counter;	/* counted instead of time */
 	struct perf_event * __percpu *events;	/* its counter per CPU */
-	bool registered;		/* @rp (its @rp.kp alone for value argN) or @fp */
+	bool registered;		/* its mechanism's probes */
 	bool gone;			/* detached: code it used went away */
 	bool armed;			/* its hooks fire (control mutex) */
 	bool dying;			/* being removed */
 	bool pinned;			/* stuck registered: holds kstats */
 	unsigned long addr;		/* FUNC's address */
 	u64 resumed;			/* trace FUNC: clock at the last start */
-	unsigned int direct_slot;	/* its trampoline, mechanism direct */
 	bool own_code;			/* calibrate's: no BTF needed */
 	struct kstats_endpoint start;	/* FUNC, or X of a pair or gap */
 	struct kstats_endpoint end;	/* Y of a pair */
@@ -178,12 +183,6 @@ struct kstats_probe {
 	struct kstats_pcpu_owner __percpu *owner;	/* pcpu */
 	struct kstats_task_table *tasks;	/* pairs keyed by task */
 	struct kstats_probe_stats __percpu *stats;
-	union {
-		struct kretprobe rp;
-#ifdef KSTATS_HAVE_FPROBE
-		struct fprobe fp;
-#endif
-	};
 };
 
 /* Clocks, kstats_clock.c. */
