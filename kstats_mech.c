@@ -88,18 +88,17 @@ static size_t kstats_probe_size(const struct kstats_cmd *cmd)
 
 void kstats_probe_free(struct kstats_probe *p)
 {
+	if (p->ops && p->ops->free)
+		p->ops->free(p);
 	kstats_counter_free(p);
-	free_percpu(p->t0);
 	free_percpu(p->owner);
 	free_percpu(p->stats);
-	kstats_task_table_free(p->tasks);
 	kfree(p);
 }
 
 struct kstats_probe *kstats_probe_alloc(const struct kstats_cmd *cmd)
 {
 	struct kstats_probe *p = kzalloc(kstats_probe_size(cmd), GFP_KERNEL);
-	bool pair = cmd->op == KSTATS_CMD_TRACE_PAIR;
 
 	if (!p)
 		return NULL;
@@ -116,16 +115,6 @@ struct kstats_probe *kstats_probe_alloc(const struct kstats_cmd *cmd)
 	if (p->pcpu) {
 		p->owner = alloc_percpu(struct kstats_pcpu_owner);
 		if (!p->owner)
-			goto fail;
-	}
-	if (pair && cmd->key == KSTATS_KEY_CPU) {
-		p->t0 = alloc_percpu(struct kstats_cpu_start);
-		if (!p->t0)
-			goto fail;
-	}
-	if (pair && cmd->key == KSTATS_KEY_TASK) {
-		p->tasks = kstats_task_table_alloc(cmd->slots);
-		if (!p->tasks)
 			goto fail;
 	}
 	return p;

@@ -50,7 +50,8 @@ enum kstats_cal_mech {
  *	kstats_probe (KSTATS_MECH_SIZE()); 0 for struct kstats_probe alone.
  *	A command's probe has the largest size of the mechanisms that may
  *	take it, so that one that passes it on (attach returns 1, having
- *	registered nothing) hands the next one room for its own part.
+ *	registered and allocated nothing) hands the next one room for its
+ *	own part.
  * @name: the listing's "mechanism" of @p.
  * @attach: register the probes disabled (an ftrace callback or a
  *	tracepoint probe is live at once but finds the entry stopped until
@@ -67,6 +68,8 @@ enum kstats_cal_mech {
  *	same, or the two sides of a pair); NULL if none does.
  * @uses: whether @p hooks the text (or, with @tracepoints, a tracepoint)
  *	of @mod, going away.
+ * @free: free what attach allocated in @p, which may have failed
+ *	part way; or NULL.
  * @exit: module exit, after every entry went; or NULL.
  */
 struct kstats_mech_ops {
@@ -88,6 +91,7 @@ struct kstats_mech_ops {
 			 enum kstats_cal_mech rows[2]);
 	bool (*uses)(const struct kstats_probe *p, struct module *mod,
 		     bool tracepoints);
+	void (*free)(struct kstats_probe *p);
 	void (*exit)(void);
 };
 
