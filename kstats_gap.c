@@ -1,7 +1,8 @@
 // SPDX-License-Identifier: GPL-2.0
 /*
- * Layer: mechanisms. Calls the pair's hooks (kstats_pair.c),
- * the shared probe helpers and the record core.
+ * Layer: mechanisms. Calls the pair's hooks (kstats_pair.c, whose
+ * struct kstats_pair_probe it shares), the shared probe helpers and the
+ * record core.
  *
  * kstats mechanism: inter-arrival gaps, trace NAME gap X. X is hooked as
  * one side of a pair (kstats_pair.c: an ftrace_ops callback at a function

@@ -7,7 +7,9 @@
  * ftrace_ops callback without register saving (SYMBOL, at a function
  * entry that ftrace can trace), a kprobe pre-handler (SYMBOL+OFFSET, or a
  * SYMBOL that ftrace cannot trace) or a tracepoint probe; the start time
- * is kept per CPU (key cpu) or per task (key task, kstats_task.c).
+ * is kept per CPU (key cpu) or per task (key task, kstats_task.c). The
+ * hooks, the starts and the task table are in struct kstats_pair_probe
+ * (kstats_pair.h), which the gap shares.
  */
 #define pr_fmt(fmt) KBUILD_MODNAME ": " fmt
 

@@ -1,7 +1,8 @@
 /* SPDX-License-Identifier: GPL-2.0 */
 /*
- * Layer: shared probe helpers: the entry of a command as every
- * layer from the commands down sees it.
+ * Layer: shared probe helpers: the common part of an entry, as every
+ * layer from the commands down sees it. What only one mechanism needs is
+ * in that mechanism's file (struct kstats_probe, below).
  *
  * kstats run-time attachment, shared by the control layer (kstats_control.c),
  * the mechanisms (kstats_kretprobe.c, kstats_fprobe.c, kstats_direct.c,

@@ -4,7 +4,8 @@
  * (kstats_target.c) and the kernel.
  *
  * kstats key task: the pending starts of a pair, one per task, in a
- * lockless table.
+ * lockless table. The pair owns the table; the table knows nothing of
+ * the pair but the counters it drops starts into.
  *
  * A task's home slot is its pid modulo the table size: live tasks have
  * distinct pids, and pids are handed out in sequence, so they rarely share
