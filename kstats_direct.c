@@ -276,6 +276,17 @@ static int kstats_direct_unregister(struct kstats_direct_slot *s,
 	return ret;
 }
 
+/* Its probe: which trampoline, of kstats_direct_slots[], calls it. */
+struct kstats_direct_probe {
+	struct kstats_probe p;
+	unsigned int slot;
+};
+
+static unsigned int kstats_direct_slot_of(const struct kstats_probe *p)
+{
+	return container_of(p, struct kstats_direct_probe, p)->slot;
+}
+
 static bool kstats_direct_may_serve(const struct kstats_probe *p,
 				    const struct kstats_cmd *cmd)
 {
@@ -337,15 +348,17 @@ static int kstats_direct_attach(struct kstats_probe *p, struct kstats_cmd *cmd)
 	/* Module text stays while ftrace may call into it: see the top. */
 	__module_get(THIS_MODULE);
 	s->state = KSTATS_DIRECT_USED;
-	p->direct_slot = slot;
+	container_of(p, struct kstats_direct_probe, p)->slot = slot;
 	p->registered = true;
 	return 0;
 }
 
 static int kstats_direct_enable(struct kstats_probe *p)
 {
-	WRITE_ONCE(kstats_direct_probes[p->direct_slot], p);
-	WRITE_ONCE(kstats_direct_active[p->direct_slot], &p->ks->active);
+	unsigned int slot = kstats_direct_slot_of(p);
+
+	WRITE_ONCE(kstats_direct_probes[slot], p);
+	WRITE_ONCE(kstats_direct_active[slot], &p->ks->active);
 	return 0;
 }
 
@@ -360,7 +373,7 @@ static int kstats_direct_enable(struct kstats_probe *p)
  */
 static void kstats_direct_detach(struct kstats_probe *p)
 {
-	unsigned int slot = p->direct_slot;
+	unsigned int slot = kstats_direct_slot_of(p);
 	struct kstats_direct_slot *s = &kstats_direct_slots[slot];
 	long n;
 	int ret;
@@ -442,6 +455,7 @@ static void kstats_direct_cal_rows(const struct kstats_probe *p,
 const struct kstats_mech_ops kstats_direct_ops = {
 	.cmds = BIT(KSTATS_CMD_TRACE) | BIT(KSTATS_CMD_TRACE_PCPU),
 	.via = KSTATS_VIA_DIRECT,
+	.size = KSTATS_MECH_SIZE(struct kstats_direct_probe),
 	.name = kstats_direct_name,
 	.attach = kstats_direct_take,
 	.enable = kstats_direct_enable,

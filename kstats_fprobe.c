@@ -23,11 +23,27 @@
 #include "kstats_target.h"
 #include "kstats_value.h"
 
+/* Its probe: the fprobe on FUNC. */
+struct kstats_fp_probe {
+	struct kstats_probe p;
+	struct fprobe fp;
+};
+
+static __always_inline struct kstats_probe *kstats_fp_probe(struct fprobe *fp)
+{
+	return &container_of(fp, struct kstats_fp_probe, fp)->p;
+}
+
+static struct fprobe *kstats_fp_fp(const struct kstats_probe *p)
+{
+	return &container_of(p, struct kstats_fp_probe, p)->fp;
+}
+
 static notrace int kstats_fp_entry(struct fprobe *fp, unsigned long ip,
 				   unsigned long ret_ip, struct kstats_fp_regs *regs,
 				   void *data)
 {
-	struct kstats_probe *p = container_of(fp, struct kstats_probe, fp);
+	struct kstats_probe *p = kstats_fp_probe(fp);
 	struct kstats_timed tm;
 
 	if (kstats_stopped(p) || !kstats_filter_pass(p))
@@ -42,7 +58,7 @@ static notrace void kstats_fp_exit(struct fprobe *fp, unsigned long ip,
 				   unsigned long ret_ip, struct kstats_fp_regs *regs,
 				   void *data)
 {
-	struct kstats_probe *p = container_of(fp, struct kstats_probe, fp);
+	struct kstats_probe *p = kstats_fp_probe(fp);
 	struct kstats_timed tm;
 
 	kstats_timed_begin(p, &tm);
@@ -54,7 +70,7 @@ static notrace int kstats_fp_pcpu_entry(struct fprobe *fp, unsigned long ip,
 					unsigned long ret_ip,
 					struct kstats_fp_regs *regs, void *data)
 {
-	struct kstats_probe *p = container_of(fp, struct kstats_probe, fp);
+	struct kstats_probe *p = kstats_fp_probe(fp);
 	struct kstats_timed tm;
 	bool hook;
 
@@ -72,7 +88,7 @@ static notrace void kstats_fp_pcpu_exit(struct fprobe *fp, unsigned long ip,
 					unsigned long ret_ip,
 					struct kstats_fp_regs *regs, void *data)
 {
-	struct kstats_probe *p = container_of(fp, struct kstats_probe, fp);
+	struct kstats_probe *p = kstats_fp_probe(fp);
 	struct kstats_timed tm;
 
 	kstats_timed_begin(p, &tm);
@@ -85,7 +101,7 @@ static notrace int kstats_fp_counter_entry(struct fprobe *fp, unsigned long ip,
 					   unsigned long ret_ip,
 					   struct kstats_fp_regs *regs, void *data)
 {
-	struct kstats_probe *p = container_of(fp, struct kstats_probe, fp);
+	struct kstats_probe *p = kstats_fp_probe(fp);
 	struct kstats_timed tm;
 	bool hook;
 
@@ -101,7 +117,7 @@ static notrace void kstats_fp_counter_exit(struct fprobe *fp, unsigned long ip,
 					   unsigned long ret_ip,
 					   struct kstats_fp_regs *regs, void *data)
 {
-	struct kstats_probe *p = container_of(fp, struct kstats_probe, fp);
+	struct kstats_probe *p = kstats_fp_probe(fp);
 	struct kstats_timed tm;
 
 	kstats_timed_begin(p, &tm);
@@ -114,7 +130,7 @@ static notrace int kstats_fp_value_arg(struct fprobe *fp, unsigned long ip,
 				       unsigned long ret_ip,
 				       struct kstats_fp_regs *regs, void *data)
 {
-	struct kstats_probe *p = container_of(fp, struct kstats_probe, fp);
+	struct kstats_probe *p = kstats_fp_probe(fp);
 
 	if (regs && !kstats_stopped(p) && kstats_filter_pass(p))
 		kstats_value_arg(p, kstats_fp_arg(regs, p->arg - 1));
@@ -126,7 +142,7 @@ static notrace int kstats_fp_value_entry(struct fprobe *fp, unsigned long ip,
 					 unsigned long ret_ip,
 					 struct kstats_fp_regs *regs, void *data)
 {
-	struct kstats_probe *p = container_of(fp, struct kstats_probe, fp);
+	struct kstats_probe *p = kstats_fp_probe(fp);
 
 	return kstats_stopped(p) || !kstats_filter_pass(p);
 }
@@ -135,13 +151,13 @@ static notrace void kstats_fp_value_exit(struct fprobe *fp, unsigned long ip,
 					 unsigned long ret_ip,
 					 struct kstats_fp_regs *regs, void *data)
 {
-	kstats_value_ret(container_of(fp, struct kstats_probe, fp),
+	kstats_value_ret(kstats_fp_probe(fp),
 			 kstats_fp_retval(regs));
 }
 
 static void kstats_fprobe_handlers(struct kstats_probe *p)
 {
-	struct fprobe *fp = &p->fp;
+	struct fprobe *fp = kstats_fp_fp(p);
 
 	if (p->value == KSTATS_VALUE_ARG) {
 		fp->entry_handler = kstats_fp_value_arg;
@@ -167,7 +183,7 @@ static void kstats_fprobe_handlers(struct kstats_probe *p)
 static int kstats_fprobe_register(struct kstats_probe *p,
 				  struct kstats_cmd *cmd)
 {
-	struct fprobe *fp = &p->fp;
+	struct fprobe *fp = kstats_fp_fp(p);
 	int ret;
 
 	p->ops = &kstats_fprobe_ops;
@@ -205,7 +221,7 @@ static int kstats_fprobe_attach(struct kstats_probe *p, struct kstats_cmd *cmd)
 
 static int kstats_fprobe_enable(struct kstats_probe *p)
 {
-	enable_fprobe(&p->fp);
+	enable_fprobe(kstats_fp_fp(p));
 	return 0;
 }
 
@@ -215,7 +231,7 @@ static int kstats_fprobe_enable(struct kstats_probe *p)
  */
 static void kstats_fprobe_disable(struct kstats_probe *p)
 {
-	disable_fprobe(&p->fp);
+	disable_fprobe(kstats_fp_fp(p));
 }
 
 /*
@@ -230,7 +246,7 @@ static void kstats_fprobe_detach(struct kstats_probe *p)
 
 	if (!p->registered)
 		return;
-	ret = unregister_fprobe(&p->fp);
+	ret = unregister_fprobe(kstats_fp_fp(p));
 	if (ret) {
 		pr_err("%s: unregister_fprobe() failed (error %d): its probe is leaked\n",
 		       p->ks->name, ret);
@@ -242,7 +258,7 @@ static void kstats_fprobe_detach(struct kstats_probe *p)
 
 static unsigned long kstats_fprobe_missed(const struct kstats_probe *p)
 {
-	return READ_ONCE(p->fp.nmissed);
+	return READ_ONCE(kstats_fp_fp(p)->nmissed);
 }
 
 static const char *kstats_fprobe_name(const struct kstats_probe *p)
@@ -260,6 +276,7 @@ static void kstats_fprobe_cal_rows(const struct kstats_probe *p,
 const struct kstats_mech_ops kstats_fprobe_ops = {
 	.cmds = BIT(KSTATS_CMD_TRACE) | BIT(KSTATS_CMD_TRACE_PCPU),
 	.via = KSTATS_VIA_FPROBE,
+	.size = KSTATS_MECH_SIZE(struct kstats_fp_probe),
 	.name = kstats_fprobe_name,
 	.attach = kstats_fprobe_attach,
 	.enable = kstats_fprobe_enable,

@@ -1,7 +1,8 @@
 // SPDX-License-Identifier: GPL-2.0
 /*
- * Layer: mechanisms. Calls the pair's hooks (kstats_pair.c),
- * the shared probe helpers and the record core.
+ * Layer: mechanisms. Calls the pair's hooks (kstats_pair.c, whose
+ * struct kstats_pair_probe it shares), the shared probe helpers and the
+ * record core.
  *
  * kstats mechanism: inter-arrival gaps, trace NAME gap X. X is hooked as
  * one side of a pair (kstats_pair.c: an ftrace_ops callback at a function
@@ -20,6 +21,7 @@
 #include "kstats_gap.h"
 #include "kstats_handler.h"
 #include "kstats_mech.h"
+#include "kstats_pair.h"
 #include "kstats_probe.h"
 #include "kstats_target.h"
 
@@ -31,8 +33,9 @@
  * tracepoints call their probes preemptible). Filters apply first: a hit
  * left out is no arrival.
  */
-static __always_inline void kstats_gap_hit(struct kstats_probe *p)
+static __always_inline void kstats_gap_hit(struct kstats_pair_probe *pp)
 {
+	struct kstats_probe *p = &pp->p;
 	struct kstats_timed tm;
 	unsigned long flags;
 	unsigned int saved;
@@ -46,7 +49,7 @@ static __always_inline void kstats_gap_hit(struct kstats_probe *p)
 		goto out;
 	kstats_timed_begin(p, &tm);
 	local_irq_save(flags);
-	have = kstats_gap_step(this_cpu_ptr(p->t0), kstats_clock(p),
+	have = kstats_gap_step(this_cpu_ptr(pp->t0), kstats_clock(p),
 			       READ_ONCE(p->ks->epoch), &gap);
 	local_irq_restore(flags);
 	if (have)
@@ -60,12 +63,12 @@ out:
 /* Tracepoint probe: @data is the entry; the tracepoint's args are unused. */
 static notrace void kstats_gap_tp(void *data)
 {
-	kstats_gap_hit(data);
+	kstats_gap_hit(kstats_pair(data));
 }
 
 static notrace int kstats_gap_kp(struct kprobe *kp, struct pt_regs *regs)
 {
-	kstats_gap_hit(container_of(kp, struct kstats_probe, start.kp));
+	kstats_gap_hit(container_of(kp, struct kstats_pair_probe, start.kp));
 	return 0;
 }
 
@@ -74,7 +77,7 @@ static notrace void kstats_gap_ft(unsigned long ip, unsigned long parent_ip,
 				  struct ftrace_ops *ops,
 				  struct ftrace_regs *fregs)
 {
-	kstats_gap_hit(container_of(ops, struct kstats_probe, start.ops));
+	kstats_gap_hit(container_of(ops, struct kstats_pair_probe, start.ops));
 }
 
 static const struct kstats_hooks kstats_gap_hooks = {
@@ -87,14 +90,15 @@ static const struct kstats_hooks kstats_gap_hooks = {
 /* Hook X; the previous hit of each CPU starts as none (zeroed). */
 static int kstats_gap_attach(struct kstats_probe *p, struct kstats_cmd *cmd)
 {
+	struct kstats_pair_probe *pp = kstats_pair(p);
 	int ret;
 
 	p->ops = &kstats_gap_ops;
-	p->t0 = alloc_percpu(struct kstats_cpu_start);
-	if (!p->t0)
+	pp->t0 = alloc_percpu(struct kstats_cpu_start);
+	if (!pp->t0)
 		return kstats_fail(cmd, -ENOMEM, "out of memory");
-	p->start.fn = &kstats_gap_hooks;
-	ret = kstats_endpoint_attach(p, &p->start, cmd);
+	pp->start.fn = &kstats_gap_hooks;
+	ret = kstats_endpoint_attach(pp, &pp->start, &p->start, cmd);
 	/* What the checks of trace FUNC look at: kstats itself, modules. */
 	p->addr = p->start.addr;
 	return ret;
@@ -109,7 +113,7 @@ static void kstats_gap_show(struct seq_file *m, const struct kstats_probe *p)
 {
 	seq_puts(m, " targets ");
 	kstats_show_target(m, &p->start.target);
-	seq_printf(m, " hooks %s", kstats_hook_name(&p->start));
+	seq_printf(m, " hooks %s", kstats_hook_name(&kstats_pair(p)->start));
 }
 
 static bool kstats_gap_uses(const struct kstats_probe *p, struct module *mod,
@@ -126,6 +130,7 @@ static bool kstats_gap_uses(const struct kstats_probe *p, struct module *mod,
  */
 const struct kstats_mech_ops kstats_gap_ops = {
 	.cmds = BIT(KSTATS_CMD_TRACE_GAP),
+	.size = KSTATS_MECH_SIZE(struct kstats_pair_probe),
 	.name = kstats_gap_name,
 	.attach = kstats_gap_attach,
 	.enable = kstats_pair_enable,
@@ -134,4 +139,5 @@ const struct kstats_mech_ops kstats_gap_ops = {
 	.missed = kstats_pair_missed,
 	.show = kstats_gap_show,
 	.uses = kstats_gap_uses,
+	.free = kstats_pair_free,
 };

@@ -20,10 +20,21 @@
 #include "kstats_target.h"
 #include "kstats_value.h"
 
+/* Its probe: the kretprobe on FUNC, or for value argN its kprobe alone. */
+struct kstats_krp_probe {
+	struct kstats_probe p;
+	struct kretprobe rp;
+};
+
 static __always_inline struct kstats_probe *
 kstats_krp_probe(struct kretprobe_instance *ri)
 {
-	return container_of(get_kretprobe(ri), struct kstats_probe, rp);
+	return &container_of(get_kretprobe(ri), struct kstats_krp_probe, rp)->p;
+}
+
+static struct kretprobe *kstats_krp_rp(const struct kstats_probe *p)
+{
+	return &container_of(p, struct kstats_krp_probe, p)->rp;
 }
 
 static notrace int kstats_krp_entry(struct kretprobe_instance *ri,
@@ -112,7 +123,8 @@ static notrace int kstats_krp_counter_ret(struct kretprobe_instance *ri,
 /* value argN: a kprobe, no return hooked, no clock read. */
 static notrace int kstats_kp_value_arg(struct kprobe *kp, struct pt_regs *regs)
 {
-	struct kstats_probe *p = container_of(kp, struct kstats_probe, rp.kp);
+	struct kstats_probe *p =
+		&container_of(kp, struct kstats_krp_probe, rp.kp)->p;
 
 	if (!kstats_stopped(p) && kstats_filter_pass(p))
 		kstats_value_arg(p, regs_get_kernel_argument(regs, p->arg - 1));
@@ -137,7 +149,7 @@ static notrace int kstats_krp_value_ret(struct kretprobe_instance *ri,
 
 static void kstats_kretprobe_handlers(struct kstats_probe *p)
 {
-	struct kretprobe *rp = &p->rp;
+	struct kretprobe *rp = kstats_krp_rp(p);
 
 	if (p->value == KSTATS_VALUE_ARG) {
 		rp->kp.pre_handler = kstats_kp_value_arg;
@@ -165,7 +177,7 @@ static void kstats_kretprobe_handlers(struct kstats_probe *p)
  */
 static int kstats_kretprobe_attach(struct kstats_probe *p, struct kstats_cmd *cmd)
 {
-	struct kretprobe *rp = &p->rp;
+	struct kretprobe *rp = kstats_krp_rp(p);
 	int ret;
 
 	p->ops = &kstats_kretprobe_ops;
@@ -191,13 +203,13 @@ static int kstats_kretprobe_attach(struct kstats_probe *p, struct kstats_cmd *cm
 /* Fails if the kprobe cannot be armed (its ftrace or int3 site). */
 static int kstats_kretprobe_enable(struct kstats_probe *p)
 {
-	return enable_kprobe(&p->rp.kp);
+	return enable_kprobe(&kstats_krp_rp(p)->kp);
 }
 
 /* Calls in flight keep their return hook, which finds the entry stopped. */
 static void kstats_kretprobe_disable(struct kstats_probe *p)
 {
-	disable_kprobe(&p->rp.kp);
+	disable_kprobe(&kstats_krp_rp(p)->kp);
 }
 
 /*
@@ -210,14 +222,16 @@ static void kstats_kretprobe_detach(struct kstats_probe *p)
 		return;
 	p->registered = false;
 	if (p->value == KSTATS_VALUE_ARG)
-		unregister_kprobe(&p->rp.kp);
+		unregister_kprobe(&kstats_krp_rp(p)->kp);
 	else
-		unregister_kretprobe(&p->rp);
+		unregister_kretprobe(kstats_krp_rp(p));
 }
 
 static unsigned long kstats_kretprobe_missed(const struct kstats_probe *p)
 {
-	return READ_ONCE(p->rp.nmissed) + READ_ONCE(p->rp.kp.nmissed);
+	const struct kretprobe *rp = kstats_krp_rp(p);
+
+	return READ_ONCE(rp->nmissed) + READ_ONCE(rp->kp.nmissed);
 }
 
 static const char *kstats_kretprobe_name(const struct kstats_probe *p)
@@ -237,6 +251,7 @@ static void kstats_kretprobe_cal_rows(const struct kstats_probe *p,
 const struct kstats_mech_ops kstats_kretprobe_ops = {
 	.cmds = BIT(KSTATS_CMD_TRACE) | BIT(KSTATS_CMD_TRACE_PCPU),
 	.via = KSTATS_VIA_KRETPROBE,
+	.size = KSTATS_MECH_SIZE(struct kstats_krp_probe),
 	.name = kstats_kretprobe_name,
 	.attach = kstats_kretprobe_attach,
 	.enable = kstats_kretprobe_enable,

@@ -86,9 +86,6 @@ void kstats_probe_show(struct seq_file *m, const struct kstats *ks)
 		seq_printf(m, " skipped %lu", sum.skipped);
 	if (ops->show_counts)
 		ops->show_counts(m, p, &sum);
-	if (p->tasks)
-		seq_printf(m, " notask %lu slots %u", sum.notask,
-			   kstats_task_table_size(p->tasks));
 	kstats_filter_show(m, &p->filter, sum.filtered);
 	/* clock tsc: samples left out once the kernel found the TSC unstable. */
 	if (sum.unstable)

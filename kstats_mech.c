@@ -12,6 +12,7 @@
 #define pr_fmt(fmt) KBUILD_MODNAME ": " fmt
 
 #include <linux/bits.h>
+#include <linux/minmax.h>
 #include <linux/module.h>
 #include <linux/percpu.h>
 #include <linux/seq_file.h>
@@ -65,20 +66,39 @@ static const struct kstats_mech_ops *const kstats_mechs[] = {
 	&kstats_gap_ops,
 };
 
+/* Whether @ops may take @cmd: it serves the command, and "via" allows it. */
+static bool kstats_mech_may_take(const struct kstats_mech_ops *ops,
+				 const struct kstats_cmd *cmd)
+{
+	return (ops->cmds & BIT(cmd->op)) &&
+	       (cmd->via == KSTATS_VIA_AUTO || cmd->via == ops->via);
+}
+
+/* Room for the probe of any mechanism that may take @cmd. */
+static size_t kstats_probe_size(const struct kstats_cmd *cmd)
+{
+	size_t size = sizeof(struct kstats_probe);
+	unsigned int i;
+
+	for (i = 0; i < ARRAY_SIZE(kstats_mechs); i++)
+		if (kstats_mech_may_take(kstats_mechs[i], cmd))
+			size = max(size, kstats_mechs[i]->size);
+	return size;
+}
+
 void kstats_probe_free(struct kstats_probe *p)
 {
+	if (p->ops && p->ops->free)
+		p->ops->free(p);
 	kstats_counter_free(p);
-	free_percpu(p->t0);
 	free_percpu(p->owner);
 	free_percpu(p->stats);
-	kstats_task_table_free(p->tasks);
 	kfree(p);
 }
 
 struct kstats_probe *kstats_probe_alloc(const struct kstats_cmd *cmd)
 {
-	struct kstats_probe *p = kzalloc(sizeof(*p), GFP_KERNEL);
-	bool pair = cmd->op == KSTATS_CMD_TRACE_PAIR;
+	struct kstats_probe *p = kzalloc(kstats_probe_size(cmd), GFP_KERNEL);
 
 	if (!p)
 		return NULL;
@@ -95,16 +115,6 @@ struct kstats_probe *kstats_probe_alloc(const struct kstats_cmd *cmd)
 	if (p->pcpu) {
 		p->owner = alloc_percpu(struct kstats_pcpu_owner);
 		if (!p->owner)
-			goto fail;
-	}
-	if (pair && cmd->key == KSTATS_KEY_CPU) {
-		p->t0 = alloc_percpu(struct kstats_cpu_start);
-		if (!p->t0)
-			goto fail;
-	}
-	if (pair && cmd->key == KSTATS_KEY_TASK) {
-		p->tasks = kstats_task_table_alloc(cmd->slots);
-		if (!p->tasks)
 			goto fail;
 	}
 	return p;
@@ -128,8 +138,7 @@ int kstats_attach(struct kstats_probe *p, struct kstats_cmd *cmd)
 		return ret;
 	for (i = 0; i < ARRAY_SIZE(kstats_mechs); i++) {
 		ops = kstats_mechs[i];
-		if (!(ops->cmds & BIT(cmd->op)) ||
-		    (cmd->via != KSTATS_VIA_AUTO && cmd->via != ops->via))
+		if (!kstats_mech_may_take(ops, cmd))
 			continue;
 		if (ops->absent) {
 			if (cmd->via == KSTATS_VIA_AUTO)

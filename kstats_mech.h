@@ -9,6 +9,8 @@
 #ifndef _KSTATS_MECH_H
 #define _KSTATS_MECH_H
 
+#include <linux/build_bug.h>
+#include <linux/stddef.h>
 #include <linux/types.h>
 #include "kstats_parse.h"
 
@@ -44,6 +46,12 @@ enum kstats_cal_mech {
  * @absent: set where Kbuild left the mechanism out: why "via" fails.
  * @paired: start and end are two hooks, not one call (counter: no
  *	"migrated").
+ * @size: the size of its probe, a struct that begins with struct
+ *	kstats_probe (KSTATS_MECH_SIZE()); 0 for struct kstats_probe alone.
+ *	A command's probe has the largest size of the mechanisms that may
+ *	take it, so that one that passes it on (attach returns 1, having
+ *	registered and allocated nothing) hands the next one room for its
+ *	own part.
  * @name: the listing's "mechanism" of @p.
  * @attach: register the probes disabled (an ftrace callback or a
  *	tracepoint probe is live at once but finds the entry stopped until
@@ -60,6 +68,8 @@ enum kstats_cal_mech {
  *	same, or the two sides of a pair); NULL if none does.
  * @uses: whether @p hooks the text (or, with @tracepoints, a tracepoint)
  *	of @mod, going away.
+ * @free: free what attach allocated in @p, which may have failed
+ *	part way; or NULL.
  * @exit: module exit, after every entry went; or NULL.
  */
 struct kstats_mech_ops {
@@ -67,6 +77,7 @@ struct kstats_mech_ops {
 	enum kstats_cmd_via via;
 	const char *absent;
 	bool paired;
+	size_t size;
 	const char *(*name)(const struct kstats_probe *p);
 	int (*attach)(struct kstats_probe *p, struct kstats_cmd *cmd);
 	int (*enable)(struct kstats_probe *p);
@@ -80,8 +91,13 @@ struct kstats_mech_ops {
 			 enum kstats_cal_mech rows[2]);
 	bool (*uses)(const struct kstats_probe *p, struct module *mod,
 		     bool tracepoints);
+	void (*free)(struct kstats_probe *p);
 	void (*exit)(void);
 };
+
+/* @type's member p, its struct kstats_probe, is first: kfree() frees both. */
+#define KSTATS_MECH_SIZE(type)	\
+	(sizeof(type) + BUILD_BUG_ON_ZERO(offsetof(type, p)))
 
 /* One line each in the table of kstats_mech.c. */
 extern const struct kstats_mech_ops kstats_direct_ops;

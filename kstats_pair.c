@@ -7,7 +7,9 @@
  * ftrace_ops callback without register saving (SYMBOL, at a function
  * entry that ftrace can trace), a kprobe pre-handler (SYMBOL+OFFSET, or a
  * SYMBOL that ftrace cannot trace) or a tracepoint probe; the start time
- * is kept per CPU (key cpu) or per task (key task, kstats_task.c).
+ * is kept per CPU (key cpu) or per task (key task, kstats_task.c). The
+ * hooks, the starts and the task table are in struct kstats_pair_probe
+ * (kstats_pair.h), which the gap shares.
  */
 #define pr_fmt(fmt) KBUILD_MODNAME ": " fmt
 
@@ -18,8 +20,64 @@
 #include "kstats_filter.h"
 #include "kstats_handler.h"
 #include "kstats_mech.h"
+#include "kstats_pair.h"
 #include "kstats_probe.h"
 #include "kstats_target.h"
+
+/*
+ * Pairs: X was hit. A second X before Y restarts the measurement. Under
+ * key task a hit outside task context is no task's: it is counted apart.
+ * Preemption is disabled here, not by the caller: from 6.13 syscall
+ * tracepoints call their probes preemptible, and the clock read and the
+ * per-CPU store must be on one CPU.
+ */
+static __always_inline void kstats_pair_start(struct kstats_pair_probe *pp)
+{
+	struct kstats_probe *p = &pp->p;
+	u64 now;
+
+	preempt_disable_notrace();
+	/* A CPU without a counter has no start (nor end). */
+	if (!kstats_read(p, &now))
+		now = 0;
+	if (p->key != KSTATS_KEY_TASK) {
+		/* An end in an interrupt in between sees the new t0 unpaired. */
+		this_cpu_write(pp->t0->t0, now);
+		this_cpu_write(pp->t0->epoch, READ_ONCE(p->ks->epoch));
+	} else if (!in_task()) {
+		this_cpu_inc(p->stats->notask);
+	} else if (!kstats_task_start(pp->tasks, now, READ_ONCE(p->ks->epoch))) {
+		this_cpu_inc(p->stats->dropped);
+	}
+	preempt_enable_notrace();
+}
+
+/* Pairs: Y was hit. */
+static __always_inline void kstats_pair_end(struct kstats_pair_probe *pp)
+{
+	struct kstats_probe *p = &pp->p;
+	u64 now, t0;
+
+	preempt_disable_notrace();
+	if (!kstats_read(p, &now))
+		goto out;
+	if (p->key != KSTATS_KEY_TASK) {
+		t0 = this_cpu_xchg(pp->t0->t0, 0);
+		if (this_cpu_read(pp->t0->epoch) != READ_ONCE(p->ks->epoch))
+			t0 = 0;
+	} else if (!in_task()) {
+		this_cpu_inc(p->stats->notask);
+		goto out;
+	} else {
+		t0 = kstats_task_take(pp->tasks, READ_ONCE(p->ks->epoch));
+	}
+	if (t0)
+		kstats_record_since(p, now, t0);
+	else
+		this_cpu_inc(p->stats->unpaired);
+out:
+	preempt_enable_notrace();
+}
 
 /*
  * X or Y was hit, whatever hooks it. A stopped pair does nothing: starts
@@ -27,9 +85,10 @@
  * times one call in KSTATS_TIMED_EVERY for overhead_ns. Filters apply to
  * the start only: the end of a start left out finds no start (unpaired).
  */
-static __always_inline void kstats_pair_hit(struct kstats_probe *p,
+static __always_inline void kstats_pair_hit(struct kstats_pair_probe *pp,
 					    enum kstats_side side)
 {
+	struct kstats_probe *p = &pp->p;
 	struct kstats_timed tm;
 	unsigned int saved;
 
@@ -40,9 +99,9 @@ static __always_inline void kstats_pair_hit(struct kstats_probe *p,
 	if (kstats_guard_enter(p, &saved)) {
 		kstats_timed_begin(p, &tm);
 		if (side == KSTATS_SIDE_BEGIN)
-			kstats_pair_start(p);
+			kstats_pair_start(pp);
 		else
-			kstats_pair_end(p);
+			kstats_pair_end(pp);
 		kstats_timed_end(p, side, &tm);
 		kstats_guard_exit(saved);
 	}
@@ -52,24 +111,24 @@ static __always_inline void kstats_pair_hit(struct kstats_probe *p,
 /* Tracepoint probes: @data is the entry; the tracepoint's args are unused. */
 static notrace void kstats_tp_start(void *data)
 {
-	kstats_pair_hit(data, KSTATS_SIDE_BEGIN);
+	kstats_pair_hit(kstats_pair(data), KSTATS_SIDE_BEGIN);
 }
 
 static notrace void kstats_tp_end(void *data)
 {
-	kstats_pair_hit(data, KSTATS_SIDE_END);
+	kstats_pair_hit(kstats_pair(data), KSTATS_SIDE_END);
 }
 
 static notrace int kstats_kp_start(struct kprobe *kp, struct pt_regs *regs)
 {
-	kstats_pair_hit(container_of(kp, struct kstats_probe, start.kp),
+	kstats_pair_hit(container_of(kp, struct kstats_pair_probe, start.kp),
 			KSTATS_SIDE_BEGIN);
 	return 0;
 }
 
 static notrace int kstats_kp_end(struct kprobe *kp, struct pt_regs *regs)
 {
-	kstats_pair_hit(container_of(kp, struct kstats_probe, end.kp),
+	kstats_pair_hit(container_of(kp, struct kstats_pair_probe, end.kp),
 			KSTATS_SIDE_END);
 	return 0;
 }
@@ -79,7 +138,7 @@ static notrace void kstats_ft_start(unsigned long ip, unsigned long parent_ip,
 				    struct ftrace_ops *ops,
 				    struct ftrace_regs *fregs)
 {
-	kstats_pair_hit(container_of(ops, struct kstats_probe, start.ops),
+	kstats_pair_hit(container_of(ops, struct kstats_pair_probe, start.ops),
 			KSTATS_SIDE_BEGIN);
 }
 
@@ -87,7 +146,7 @@ static notrace void kstats_ft_end(unsigned long ip, unsigned long parent_ip,
 				  struct ftrace_ops *ops,
 				  struct ftrace_regs *fregs)
 {
-	kstats_pair_hit(container_of(ops, struct kstats_probe, end.ops),
+	kstats_pair_hit(container_of(ops, struct kstats_pair_probe, end.ops),
 			KSTATS_SIDE_END);
 }
 
@@ -113,14 +172,15 @@ static const struct kstats_hooks kstats_end_hooks = {
 static int kstats_attach_ftrace(struct kstats_endpoint *ep,
 				struct kstats_cmd *cmd)
 {
+	struct kstats_site *site = ep->site;
 	const char *what = ep->fn->what;
 	int ret;
 
-	if (!IS_ENABLED(CONFIG_DYNAMIC_FTRACE) || ep->target.offset ||
-	    ep->no_ftrace)
+	if (!IS_ENABLED(CONFIG_DYNAMIC_FTRACE) || site->target.offset ||
+	    site->no_ftrace)
 		return -EOPNOTSUPP;
-	if (!ep->addr) {
-		ret = kstats_resolve(cmd, what, &ep->target, &ep->addr);
+	if (!site->addr) {
+		ret = kstats_resolve(cmd, what, &site->target, &site->addr);
 		if (ret)
 			return ret;
 	}
@@ -133,13 +193,13 @@ static int kstats_attach_ftrace(struct kstats_endpoint *ep,
 	 * PMU's read, much of kernel/events/: ftrace guards them too.
 	 */
 	ep->ops.flags = cmd->counter ? FTRACE_OPS_FL_RECURSION : 0;
-	if (ftrace_set_filter_ip(&ep->ops, ep->addr, 0, 0))
+	if (ftrace_set_filter_ip(&ep->ops, site->addr, 0, 0))
 		return -EOPNOTSUPP;	/* not traceable: a kprobe may be */
 	ret = register_ftrace_function(&ep->ops);
 	if (ret) {
 		ftrace_free_filter(&ep->ops);
 		return kstats_fail(cmd, ret, "%s: ftrace refused %s (error %d)",
-				   what, ep->target.sym, ret);
+				   what, site->target.sym, ret);
 	}
 	ep->hook = KSTATS_HOOK_FTRACE;
 	ep->registered = true;
@@ -147,32 +207,35 @@ static int kstats_attach_ftrace(struct kstats_endpoint *ep,
 }
 
 /*
- * X or Y of a pair, or X of a gap: a live ftrace callback, a disabled
- * kprobe, or a live tracepoint probe. A tracepoint is looked up by name
- * unless @ep->tp is set already.
+ * X or Y of a pair, or X of a gap, on @site: a live ftrace callback, a
+ * disabled kprobe, or a live tracepoint probe. A tracepoint is looked up
+ * by name unless @site->tp is set already.
  */
-int kstats_endpoint_attach(struct kstats_probe *p, struct kstats_endpoint *ep,
+int kstats_endpoint_attach(struct kstats_pair_probe *pp,
+			   struct kstats_endpoint *ep, struct kstats_site *site,
 			   struct kstats_cmd *cmd)
 {
 	const char *what = ep->fn->what;
 	struct kprobe *kp = &ep->kp;
 	int ret;
 
-	if (ep->target.tracepoint) {
+	ep->site = site;
+
+	if (site->target.tracepoint) {
 		ep->hook = KSTATS_HOOK_TRACEPOINT;
 		if (!KSTATS_HAVE_TP_PROBES)
 			return kstats_fail(cmd, -EOPNOTSUPP,
 					   "%s: tracepoints are not supported with CONFIG_CFI_CLANG",
 					   what);
-		if (!ep->tp)
-			ep->tp = kstats_find_tp(ep->target.sym, &ep->tp_mod);
-		if (!ep->tp)
+		if (!site->tp)
+			site->tp = kstats_find_tp(site->target.sym, &site->tp_mod);
+		if (!site->tp)
 			return kstats_fail(cmd, -ENOENT, "%s: no tracepoint %s",
-					   what, ep->target.sym);
-		ret = tracepoint_probe_register(ep->tp, ep->fn->tracepoint, p);
+					   what, site->target.sym);
+		ret = tracepoint_probe_register(site->tp, ep->fn->tracepoint, &pp->p);
 		if (ret)
 			return kstats_fail(cmd, ret, "%s: tracepoint %s refused (error %d)",
-					   what, ep->target.sym, ret);
+					   what, site->target.sym, ret);
 		ep->registered = true;
 		return 0;
 	}
@@ -181,19 +244,19 @@ int kstats_endpoint_attach(struct kstats_probe *p, struct kstats_endpoint *ep,
 	if (ret != -EOPNOTSUPP)
 		return ret;
 	ep->hook = KSTATS_HOOK_KPROBE;
-	if (ep->addr) {
-		kp->addr = (kprobe_opcode_t *)ep->addr;
+	if (site->addr) {
+		kp->addr = (kprobe_opcode_t *)site->addr;
 	} else {
-		kp->symbol_name = ep->target.sym;
-		kp->offset = ep->target.offset;
+		kp->symbol_name = site->target.sym;
+		kp->offset = site->target.offset;
 	}
 	kp->flags = KPROBE_FLAG_DISABLED;
 	kp->pre_handler = ep->fn->kprobe;
 	ret = register_kprobe(kp);
 	if (ret)
-		return kstats_kprobe_error(cmd, what, &ep->target, ret);
+		return kstats_kprobe_error(cmd, what, &site->target, ret);
 	ep->registered = true;
-	ep->addr = (unsigned long)kp->addr;
+	site->addr = (unsigned long)kp->addr;
 	return 0;
 }
 
@@ -211,10 +274,11 @@ static bool kstats_detach_endpoint(struct kstats_probe *p,
 		ftrace_free_filter(&ep->ops);
 		return false;
 	}
-	if (ep->tp) {
+	if (ep->site->tp) {
 		/* Taken off by a stop or now: callers in flight need the sync. */
 		if (!ep->disarmed)
-			tracepoint_probe_unregister(ep->tp, ep->fn->tracepoint, p);
+			tracepoint_probe_unregister(ep->site->tp,
+						    ep->fn->tracepoint, p);
 		return true;
 	}
 	/* Waits for pre-handlers in flight. */
@@ -225,22 +289,39 @@ static bool kstats_detach_endpoint(struct kstats_probe *p,
 /* Attach the probes of a pair; kprobes stay disabled. */
 static int kstats_pair_attach(struct kstats_probe *p, struct kstats_cmd *cmd)
 {
+	struct kstats_pair_probe *pp = kstats_pair(p);
 	int ret;
 
 	p->ops = &kstats_pair_ops;
 	if (p->key == KSTATS_KEY_TASK) {
-		ret = kstats_task_hook(p, cmd);
+		pp->tasks = kstats_task_table_alloc(cmd->slots);
+		if (!pp->tasks)
+			return kstats_fail(cmd, -ENOMEM, "out of memory");
+		ret = kstats_task_hook(pp->tasks, p->stats, cmd);
 		if (ret)
 			return ret;
 		p->registered = true;
+	} else {
+		pp->t0 = alloc_percpu(struct kstats_cpu_start);
+		if (!pp->t0)
+			return kstats_fail(cmd, -ENOMEM, "out of memory");
 	}
-	p->start.fn = &kstats_start_hooks;
-	p->end.fn = &kstats_end_hooks;
+	pp->start.fn = &kstats_start_hooks;
+	pp->end.fn = &kstats_end_hooks;
 	/* The end first, so that no start waits for an end not yet there. */
-	ret = kstats_endpoint_attach(p, &p->end, cmd);
+	ret = kstats_endpoint_attach(pp, &pp->end, &p->end, cmd);
 	if (!ret)
-		ret = kstats_endpoint_attach(p, &p->start, cmd);
+		ret = kstats_endpoint_attach(pp, &pp->start, &p->start, cmd);
 	return ret;
+}
+
+/* What attach allocated; kstats_probe_free() frees the rest. */
+void kstats_pair_free(struct kstats_probe *p)
+{
+	struct kstats_pair_probe *pp = kstats_pair(p);
+
+	free_percpu(pp->t0);
+	kstats_task_table_free(pp->tasks);
 }
 
 /*
@@ -261,7 +342,8 @@ static int kstats_arm_endpoint(struct kstats_probe *p,
 	if (ep->hook == KSTATS_HOOK_FTRACE)
 		ret = register_ftrace_function(&ep->ops);
 	else
-		ret = tracepoint_probe_register(ep->tp, ep->fn->tracepoint, p);
+		ret = tracepoint_probe_register(ep->site->tp, ep->fn->tracepoint,
+						p);
 	if (!ret)
 		ep->disarmed = false;
 	return ret;
@@ -284,7 +366,8 @@ static void kstats_disarm_endpoint(struct kstats_probe *p,
 	if (ep->hook == KSTATS_HOOK_FTRACE) {
 		if (unregister_ftrace_function(&ep->ops))
 			return;
-	} else if (tracepoint_probe_unregister(ep->tp, ep->fn->tracepoint, p)) {
+	} else if (tracepoint_probe_unregister(ep->site->tp, ep->fn->tracepoint,
+					       p)) {
 		return;
 	}
 	ep->disarmed = true;
@@ -293,15 +376,19 @@ static void kstats_disarm_endpoint(struct kstats_probe *p,
 /* End before start, as in attach. */
 int kstats_pair_enable(struct kstats_probe *p)
 {
-	return kstats_arm_endpoint(p, &p->end) ?:
-	       kstats_arm_endpoint(p, &p->start);
+	struct kstats_pair_probe *pp = kstats_pair(p);
+
+	return kstats_arm_endpoint(p, &pp->end) ?:
+	       kstats_arm_endpoint(p, &pp->start);
 }
 
 /* Start before end: no end is left waiting for a start that cannot come. */
 void kstats_pair_disable(struct kstats_probe *p)
 {
-	kstats_disarm_endpoint(p, &p->start);
-	kstats_disarm_endpoint(p, &p->end);
+	struct kstats_pair_probe *pp = kstats_pair(p);
+
+	kstats_disarm_endpoint(p, &pp->start);
+	kstats_disarm_endpoint(p, &pp->end);
 }
 
 /*
@@ -311,13 +398,14 @@ void kstats_pair_disable(struct kstats_probe *p)
  */
 void kstats_pair_detach(struct kstats_probe *p)
 {
+	struct kstats_pair_probe *pp = kstats_pair(p);
 	bool sync = false;
 
-	sync |= kstats_detach_endpoint(p, &p->start);
-	sync |= kstats_detach_endpoint(p, &p->end);
+	sync |= kstats_detach_endpoint(p, &pp->start);
+	sync |= kstats_detach_endpoint(p, &pp->end);
 	if (p->registered) {
 		p->registered = false;
-		kstats_task_unhook(p);
+		kstats_task_unhook(pp->tasks);
 		sync = true;
 	}
 	if (sync)
@@ -326,12 +414,13 @@ void kstats_pair_detach(struct kstats_probe *p)
 
 unsigned long kstats_pair_missed(const struct kstats_probe *p)
 {
+	const struct kstats_pair_probe *pp = kstats_pair(p);
 	unsigned long n = 0;
 
-	if (p->start.hook == KSTATS_HOOK_KPROBE)
-		n += READ_ONCE(p->start.kp.nmissed);
-	if (p->end.hook == KSTATS_HOOK_KPROBE)
-		n += READ_ONCE(p->end.kp.nmissed);
+	if (pp->start.hook == KSTATS_HOOK_KPROBE)
+		n += READ_ONCE(pp->start.kp.nmissed);
+	if (pp->end.hook == KSTATS_HOOK_KPROBE)
+		n += READ_ONCE(pp->end.kp.nmissed);
 	return n;
 }
 
@@ -359,15 +448,20 @@ static void kstats_pair_show(struct seq_file *m, const struct kstats_probe *p)
 	kstats_show_target(m, &p->start.target);
 	seq_putc(m, ',');
 	kstats_show_target(m, &p->end.target);
-	seq_printf(m, " hooks %s,%s", kstats_hook_name(&p->start),
-		   kstats_hook_name(&p->end));
+	seq_printf(m, " hooks %s,%s", kstats_hook_name(&kstats_pair(p)->start),
+		   kstats_hook_name(&kstats_pair(p)->end));
 }
 
 static void kstats_pair_show_counts(struct seq_file *m,
 				    const struct kstats_probe *p,
 				    const struct kstats_probe_stats *sum)
 {
+	const struct kstats_task_table *tasks = kstats_pair(p)->tasks;
+
 	seq_printf(m, " dropped %lu unpaired %lu", sum->dropped, sum->unpaired);
+	if (tasks)
+		seq_printf(m, " notask %lu slots %u", sum->notask,
+			   kstats_task_table_size(tasks));
 }
 
 /* The calibration of one side of a pair: its kind and its key. */
@@ -390,24 +484,27 @@ static enum kstats_cal_mech kstats_cal_side(const struct kstats_probe *p,
 static void kstats_pair_cal_rows(const struct kstats_probe *p,
 				 enum kstats_cal_mech rows[2])
 {
-	rows[0] = kstats_cal_side(p, &p->start);
-	rows[1] = kstats_cal_side(p, &p->end);
+	rows[0] = kstats_cal_side(p, &kstats_pair(p)->start);
+	rows[1] = kstats_cal_side(p, &kstats_pair(p)->end);
 }
 
 static bool kstats_pair_uses(const struct kstats_probe *p, struct module *mod,
 			     bool tracepoints)
 {
+	const struct kstats_pair_probe *pp = kstats_pair(p);
+
 	if (tracepoints)
 		return p->start.tp_mod == mod || p->end.tp_mod == mod;
-	return (p->start.registered && !p->start.tp &&
+	return (pp->start.registered && !p->start.tp &&
 		within_module(p->start.addr, mod)) ||
-	       (p->end.registered && !p->end.tp &&
+	       (pp->end.registered && !p->end.tp &&
 		within_module(p->end.addr, mod));
 }
 
 const struct kstats_mech_ops kstats_pair_ops = {
 	.cmds = BIT(KSTATS_CMD_TRACE_PAIR),
 	.paired = true,
+	.size = KSTATS_MECH_SIZE(struct kstats_pair_probe),
 	.name = kstats_pair_name,
 	.attach = kstats_pair_attach,
 	.enable = kstats_pair_enable,
@@ -418,4 +515,5 @@ const struct kstats_mech_ops kstats_pair_ops = {
 	.show_counts = kstats_pair_show_counts,
 	.cal_rows = kstats_pair_cal_rows,
 	.uses = kstats_pair_uses,
+	.free = kstats_pair_free,
 };

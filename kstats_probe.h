@@ -1,7 +1,8 @@
 /* SPDX-License-Identifier: GPL-2.0 */
 /*
- * Layer: shared probe helpers: the entry of a command as every
- * layer from the commands down sees it.
+ * Layer: shared probe helpers: the common part of an entry, as every
+ * layer from the commands down sees it. What only one mechanism needs is
+ * in that mechanism's file (struct kstats_probe, below).
  *
  * kstats run-time attachment, shared by the control layer (kstats_control.c),
  * the mechanisms (kstats_kretprobe.c, kstats_fprobe.c, kstats_direct.c,
@@ -25,7 +26,6 @@
  * behaves as if the kernel had no fprobe.
  */
 #ifdef KSTATS_HAVE_FPROBE
-#include <linux/fprobe.h>
 #define KSTATS_HAVE_FPROBES 1
 #else
 #define KSTATS_HAVE_FPROBES 0
@@ -105,42 +105,25 @@ struct kstats_pcpu_call {
 	u32 epoch;		/* the entry's at the call: none spans a stop */
 };
 
-/* How one side of a pair is hooked. */
-enum kstats_hook {
-	KSTATS_HOOK_FTRACE,	/* SYMBOL: an ftrace_ops callback at its entry */
-	KSTATS_HOOK_KPROBE,	/* SYMBOL+OFFSET, or SYMBOL that ftrace lacks */
-	KSTATS_HOOK_TRACEPOINT,	/* __tracepoint_NAME */
-};
-
 /*
- * The handlers of an endpoint, one for each way to hook it; @what names
- * the side in refusals ("start", "end", "gap").
+ * What an entry hooks, as the commands resolve it before attach: FUNC, or
+ * X or Y of a pair, or X of a gap.
  */
-struct kstats_hooks {
-	const char *what;
-	ftrace_func_t ftrace;
-	kprobe_pre_handler_t kprobe;
-	void *tracepoint;		/* void (*)(void *data) */
-};
-
-/*
- * X or Y of a pair, or X of a gap: ftrace, a kprobe, or a tracepoint of
- * the kernel or a module.
- */
-struct kstats_endpoint {
+struct kstats_site {
 	struct kstats_target target;
-	enum kstats_hook hook;
-	const struct kstats_hooks *fn;	/* set before attaching */
-	bool no_ftrace;		/* calibration: a kprobe even at an entry */
 	unsigned long addr;	/* its address if known, else by symbol */
-	struct ftrace_ops ops;
-	struct kprobe kp;
-	struct tracepoint *tp;
+	struct tracepoint *tp;	/* a tracepoint, once looked up */
 	struct module *tp_mod;	/* owner of @tp, NULL if built in */
-	bool registered;
-	bool disarmed;		/* ftrace or tracepoint hook taken off */
+	bool no_ftrace;		/* calibration: a kprobe even at an entry */
 };
 
+/*
+ * The part of an entry that the commands, the listing, calibration and
+ * the record path share. A mechanism that holds more (a kretprobe, an
+ * fprobe, a trampoline slot) embeds it first in a struct of its own file,
+ * of kstats_mech_ops.size, and its handlers reach that struct by
+ * container_of: no load more than before.
+ */
 struct kstats_probe {
 	struct list_head node;		/* in the list of control entries */
 	struct kstats *ks;
@@ -163,27 +146,18 @@ struct kstats_probe {
 	bool verrors;
 	enum kstats_cmd_counter counter;	/* counted instead of time */
 	struct perf_event * __percpu *events;	/* its counter per CPU */
-	bool registered;		/* @rp (its @rp.kp alone for value argN) or @fp */
+	bool registered;		/* its mechanism's probes */
 	bool gone;			/* detached: code it used went away */
 	bool armed;			/* its hooks fire (control mutex) */
 	bool dying;			/* being removed */
 	bool pinned;			/* stuck registered: holds kstats */
 	unsigned long addr;		/* FUNC's address */
 	u64 resumed;			/* trace FUNC: clock at the last start */
-	unsigned int direct_slot;	/* its trampoline, mechanism direct */
 	bool own_code;			/* calibrate's: no BTF needed */
-	struct kstats_endpoint start;	/* FUNC, or X of a pair or gap */
-	struct kstats_endpoint end;	/* Y of a pair */
-	struct kstats_cpu_start __percpu *t0;	/* pairs keyed by CPU, gaps */
+	struct kstats_site start;	/* FUNC, or X of a pair or gap */
+	struct kstats_site end;		/* Y of a pair */
 	struct kstats_pcpu_owner __percpu *owner;	/* pcpu */
-	struct kstats_task_table *tasks;	/* pairs keyed by task */
 	struct kstats_probe_stats __percpu *stats;
-	union {
-		struct kretprobe rp;
-#ifdef KSTATS_HAVE_FPROBE
-		struct fprobe fp;
-#endif
-	};
 };
 
 /* Clocks, kstats_clock.c. */
@@ -197,18 +171,6 @@ const char *kstats_clock_name(const struct kstats_probe *p);
 		(err);							\
 	})
 
-/*
- * The pair's operations that a gap (kstats_gap.c) shares: it hooks its X
- * as a pair hooks a side.
- */
-int kstats_endpoint_attach(struct kstats_probe *p, struct kstats_endpoint *ep,
-			   struct kstats_cmd *cmd);
-int kstats_pair_enable(struct kstats_probe *p);
-void kstats_pair_disable(struct kstats_probe *p);
-void kstats_pair_detach(struct kstats_probe *p);
-unsigned long kstats_pair_missed(const struct kstats_probe *p);
-const char *kstats_hook_name(const struct kstats_endpoint *ep);
-
 /* key task: the table of pending starts, kstats_task.c. */
 struct kstats_task_table *kstats_task_table_alloc(unsigned int slots);
 void kstats_task_table_free(struct kstats_task_table *t);
@@ -219,8 +181,10 @@ bool kstats_task_start(struct kstats_task_table *t, u64 now, u32 epoch);
 u64 kstats_task_take(struct kstats_task_table *t, u32 epoch);
 void kstats_task_forget(struct kstats_task_table *t, struct task_struct *tsk);
 int kstats_task_init(void);
-int kstats_task_hook(struct kstats_probe *p, struct kstats_cmd *cmd);
-void kstats_task_unhook(struct kstats_probe *p);
+int kstats_task_hook(struct kstats_task_table *t,
+		     struct kstats_probe_stats __percpu *stats,
+		     struct kstats_cmd *cmd);
+void kstats_task_unhook(struct kstats_task_table *t);
 
 /* Calibration, kstats_calibrate.c. */
 int kstats_calibrate(struct kstats_cmd *cmd);

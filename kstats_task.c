@@ -4,7 +4,8 @@
  * (kstats_target.c) and the kernel.
  *
  * kstats key task: the pending starts of a pair, one per task, in a
- * lockless table.
+ * lockless table. The pair owns the table; the table knows nothing of
+ * the pair but the counters it drops starts into.
  *
  * A task's home slot is its pid modulo the table size: live tasks have
  * distinct pids, and pids are handed out in sequence, so they rarely share
@@ -60,6 +61,7 @@ struct kstats_task_slot {
 
 struct kstats_task_table {
 	unsigned int bits;
+	struct kstats_probe_stats __percpu *stats;	/* its entry's */
 	struct kstats_task_slot slots[];
 };
 
@@ -309,38 +311,40 @@ static notrace bool kstats_task_move(struct kstats_task_table *t, pid_t old_pid)
 	return kstats_task_start(t, t0, epoch);
 }
 
-/* sched_process_exec probe; @data is the entry. */
+/* sched_process_exec probe; @data is the table. */
 static notrace void kstats_task_execed(void *data, struct task_struct *tsk,
 				       pid_t old_pid, struct linux_binprm *bprm)
 {
-	struct kstats_probe *p = data;
+	struct kstats_task_table *t = data;
 
-	if (old_pid != tsk->pid && !kstats_task_move(p->tasks, old_pid))
-		this_cpu_inc(p->stats->dropped);
+	if (old_pid != tsk->pid && !kstats_task_move(t, old_pid))
+		this_cpu_inc(t->stats->dropped);
 }
 
-/* sched_process_free probe; @data is the entry. */
+/* sched_process_free probe; @data is the table. */
 static notrace void kstats_task_freed(void *data, struct task_struct *tsk)
 {
-	struct kstats_probe *p = data;
-
-	kstats_task_forget(p->tasks, tsk);
+	kstats_task_forget(data, tsk);
 }
 
-int kstats_task_hook(struct kstats_probe *p, struct kstats_cmd *cmd)
+/* Keep @t's starts across exec and exit; @stats count what it drops. */
+int kstats_task_hook(struct kstats_task_table *t,
+		     struct kstats_probe_stats __percpu *stats,
+		     struct kstats_cmd *cmd)
 {
 	int ret;
 
 	if (!kstats_free_tp || !kstats_exec_tp)
 		return kstats_fail(cmd, -EOPNOTSUPP,
 				   "key task needs the sched_process_free and sched_process_exec tracepoints");
-	ret = tracepoint_probe_register(kstats_free_tp, kstats_task_freed, p);
+	t->stats = stats;
+	ret = tracepoint_probe_register(kstats_free_tp, kstats_task_freed, t);
 	if (ret)
 		return kstats_fail(cmd, ret, "sched_process_free refused (error %d)",
 				   ret);
-	ret = tracepoint_probe_register(kstats_exec_tp, kstats_task_execed, p);
+	ret = tracepoint_probe_register(kstats_exec_tp, kstats_task_execed, t);
 	if (ret) {
-		tracepoint_probe_unregister(kstats_free_tp, kstats_task_freed, p);
+		tracepoint_probe_unregister(kstats_free_tp, kstats_task_freed, t);
 		return kstats_fail(cmd, ret, "sched_process_exec refused (error %d)",
 				   ret);
 	}
@@ -348,10 +352,10 @@ int kstats_task_hook(struct kstats_probe *p, struct kstats_cmd *cmd)
 }
 
 /* The caller runs tracepoint_synchronize_unregister() afterwards. */
-void kstats_task_unhook(struct kstats_probe *p)
+void kstats_task_unhook(struct kstats_task_table *t)
 {
-	tracepoint_probe_unregister(kstats_exec_tp, kstats_task_execed, p);
-	tracepoint_probe_unregister(kstats_free_tp, kstats_task_freed, p);
+	tracepoint_probe_unregister(kstats_exec_tp, kstats_task_execed, t);
+	tracepoint_probe_unregister(kstats_free_tp, kstats_task_freed, t);
 }
 
 int kstats_task_init(void)

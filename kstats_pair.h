@@ -1,0 +1,71 @@
+/* SPDX-License-Identifier: GPL-2.0 */
+/*
+ * Layer: mechanisms. The probe of a pair (kstats_pair.c) and of a gap
+ * (kstats_gap.c), which hooks its X as a pair hooks a side; no other
+ * layer includes this.
+ */
+#ifndef _KSTATS_PAIR_H
+#define _KSTATS_PAIR_H
+
+#include <linux/ftrace.h>
+#include <linux/kprobes.h>
+#include "kstats_probe.h"
+
+/* How one side of a pair is hooked. */
+enum kstats_hook {
+	KSTATS_HOOK_FTRACE,	/* SYMBOL: an ftrace_ops callback at its entry */
+	KSTATS_HOOK_KPROBE,	/* SYMBOL+OFFSET, or SYMBOL that ftrace lacks */
+	KSTATS_HOOK_TRACEPOINT,	/* __tracepoint_NAME */
+};
+
+/*
+ * The handlers of an endpoint, one for each way to hook it; @what names
+ * the side in refusals ("start", "end", "gap").
+ */
+struct kstats_hooks {
+	const char *what;
+	ftrace_func_t ftrace;
+	kprobe_pre_handler_t kprobe;
+	void *tracepoint;		/* void (*)(void *data) */
+};
+
+/*
+ * The hook of X or Y of a pair, or X of a gap, on its @site: ftrace, a
+ * kprobe, or a tracepoint of the kernel or a module.
+ */
+struct kstats_endpoint {
+	struct kstats_site *site;	/* the entry's start or end */
+	enum kstats_hook hook;
+	const struct kstats_hooks *fn;	/* set before attaching */
+	struct ftrace_ops ops;
+	struct kprobe kp;
+	bool registered;
+	bool disarmed;		/* ftrace or tracepoint hook taken off */
+};
+
+/* Its handlers reach it from @start's or @end's hook by container_of. */
+struct kstats_pair_probe {
+	struct kstats_probe p;
+	struct kstats_endpoint start;
+	struct kstats_endpoint end;		/* pairs only */
+	struct kstats_cpu_start __percpu *t0;	/* pairs keyed by CPU, gaps */
+	struct kstats_task_table *tasks;	/* pairs keyed by task */
+};
+
+static inline struct kstats_pair_probe *kstats_pair(const struct kstats_probe *p)
+{
+	return container_of(p, struct kstats_pair_probe, p);
+}
+
+/* The pair's operations that a gap shares. */
+int kstats_endpoint_attach(struct kstats_pair_probe *pp,
+			   struct kstats_endpoint *ep, struct kstats_site *site,
+			   struct kstats_cmd *cmd);
+int kstats_pair_enable(struct kstats_probe *p);
+void kstats_pair_disable(struct kstats_probe *p);
+void kstats_pair_detach(struct kstats_probe *p);
+unsigned long kstats_pair_missed(const struct kstats_probe *p);
+void kstats_pair_free(struct kstats_probe *p);
+const char *kstats_hook_name(const struct kstats_endpoint *ep);
+
+#endif /* _KSTATS_PAIR_H */
