@@ -453,7 +453,7 @@ static void kstats_direct_cal_rows(const struct kstats_probe *p,
 
 /* Stopped, the trampoline returns into FUNC after one test: no disable. */
 const struct kstats_mech_ops kstats_direct_ops = {
-	.cmds = BIT(KSTATS_CMD_TRACE) | BIT(KSTATS_CMD_TRACE_PCPU),
+	.cmds = KSTATS_FUNC_CMDS,
 	.via = KSTATS_VIA_DIRECT,
 	.size = KSTATS_MECH_SIZE(struct kstats_direct_probe),
 	.name = kstats_direct_name,

@@ -274,7 +274,7 @@ static void kstats_fprobe_cal_rows(const struct kstats_probe *p,
 }
 
 const struct kstats_mech_ops kstats_fprobe_ops = {
-	.cmds = BIT(KSTATS_CMD_TRACE) | BIT(KSTATS_CMD_TRACE_PCPU),
+	.cmds = KSTATS_FUNC_CMDS,
 	.via = KSTATS_VIA_FPROBE,
 	.size = KSTATS_MECH_SIZE(struct kstats_fp_probe),
 	.name = kstats_fprobe_name,

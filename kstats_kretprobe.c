@@ -249,7 +249,7 @@ static void kstats_kretprobe_cal_rows(const struct kstats_probe *p,
 }
 
 const struct kstats_mech_ops kstats_kretprobe_ops = {
-	.cmds = BIT(KSTATS_CMD_TRACE) | BIT(KSTATS_CMD_TRACE_PCPU),
+	.cmds = KSTATS_FUNC_CMDS,
 	.via = KSTATS_VIA_KRETPROBE,
 	.size = KSTATS_MECH_SIZE(struct kstats_krp_probe),
 	.name = kstats_kretprobe_name,

@@ -23,8 +23,6 @@
 #include "kstats_probe.h"
 #include "kstats_target.h"
 
-#define KSTATS_FUNC_CMDS	(BIT(KSTATS_CMD_TRACE) | BIT(KSTATS_CMD_TRACE_PCPU))
-
 #ifndef KSTATS_HAVE_DIRECT
 static const struct kstats_mech_ops kstats_no_direct_ops = {
 	.cmds = KSTATS_FUNC_CMDS,

@@ -9,6 +9,7 @@
 #ifndef _KSTATS_MECH_H
 #define _KSTATS_MECH_H
 
+#include <linux/bits.h>
 #include <linux/build_bug.h>
 #include <linux/stddef.h>
 #include <linux/types.h>
@@ -38,6 +39,9 @@ enum kstats_cal_mech {
 	KSTATS_CAL_DIRECT,	/* where the kernel has direct calls */
 	KSTATS_CAL_NR,
 };
+
+/* The commands of the mechanisms that time a function: trace, pcpu:. */
+#define KSTATS_FUNC_CMDS	(BIT(KSTATS_CMD_TRACE) | BIT(KSTATS_CMD_TRACE_PCPU))
 
 /**
  * struct kstats_mech_ops - one way to hook code, under kstats_control_mutex

@@ -210,16 +210,17 @@ done
 # The debug kernel again, under lockdown: booted with lockdown=integrity
 # and with lockdown=confidentiality, and without, raising it at run time
 # (KSTATS_LOCKDOWN=raise), each running tests/guest/89-lockdown.sh only.
-lockdown_boots=()
-lockdown_selected() {
+# selected SCRIPT: KSTATS_TESTS (if set) selects guest script SCRIPT.
+selected() {
 	local p
 	[ -z "${KSTATS_TESTS:-}" ] && return 0
 	for p in $KSTATS_TESTS; do
-		[[ 89-lockdown.sh == "$p"* ]] && return 0
+		[[ $1 == "$p"* ]] && return 0
 	done
 	return 1
 }
-if [[ " ${guests[*]} " == *" debug "* ]] && lockdown_selected; then
+lockdown_boots=()
+if [[ " ${guests[*]} " == *" debug "* ]] && selected 89-lockdown.sh; then
 	for how in integrity confidentiality raise; do
 		name=debug-lockdown-$how
 		out=$build/$name
@@ -246,16 +247,8 @@ fi
 # (default deb612): their kernel booted into a Debian userspace with
 # bpftrace (bench-rootfs.sh, cached), in 2G of RAM.
 bpf_boots=()
-bpf_selected() {
-	local p
-	[ -z "${KSTATS_TESTS:-}" ] && return 0
-	for p in $KSTATS_TESTS; do
-		[[ 87-bpf-coexist.sh == "$p"* ]] && return 0
-	done
-	return 1
-}
 for t in ${KSTATS_BPF-deb612}; do
-	if [[ " ${guests[*]} " != *" $t "* ]] || ! bpf_selected; then
+	if [[ " ${guests[*]} " != *" $t "* ]] || ! selected 87-bpf-coexist.sh; then
 		continue
 	fi
 	name=$t-bpf
