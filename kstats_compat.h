@@ -13,6 +13,7 @@
 
 #include <linux/ftrace.h>
 #include <linux/ptrace.h>
+#include <linux/slab.h>
 #include <linux/stddef.h>
 #include <linux/tracepoint.h>
 #include <uapi/linux/btf.h>
@@ -29,6 +30,16 @@
 #else
 #define KSTATS_DECLARE_TRACE(name, proto, args) \
 	DECLARE_TRACE(name, PARAMS(proto), PARAMS(args))
+#endif
+
+/*
+ * The kmalloc_obj() family sizes an allocation by the type of what it is
+ * for (in 7.3's <linux/slab.h>, not in 6.18's; 7.x's checkpatch asks for
+ * it). Before, the same by sizeof.
+ */
+#ifndef kmalloc_obj
+#define kmalloc_obj(p, gfp)	kmalloc(sizeof(p), gfp)
+#define kzalloc_obj(p, gfp)	kzalloc(sizeof(p), gfp)
 #endif
 
 /*

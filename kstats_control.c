@@ -200,6 +200,12 @@ static int kstats_destroy(struct kstats_probe *p)
 		kstats_pin(p);
 		return -EBUSY;
 	}
+	/* A remove that failed before has succeeded now. */
+	if (p->pinned) {
+		pr_info("%s: its probes are unregistered now; kstats may go\n",
+			p->ks->name);
+		module_put(THIS_MODULE);
+	}
 	list_del(&p->node);
 	/* Waits for readers and writers of its file. */
 	kstats_delete(p->ks);

@@ -24,6 +24,7 @@
 #include <linux/smp.h>
 #include <linux/cpu.h>
 #include <linux/string.h>
+#include "kstats_compat.h"
 #include "kstats_internal.h"
 
 DEFINE_PER_CPU(unsigned int, kstats_busy);
@@ -83,7 +84,7 @@ struct kstats *kstats_alloc(const char *name, u8 frac_bits)
 	    frac_bits > KSTATS_MAX_FRAC_BITS)
 		return ERR_PTR(-EINVAL);
 
-	ks = kzalloc(sizeof(*ks), GFP_KERNEL);
+	ks = kzalloc_obj(*ks, GFP_KERNEL);
 	if (!ks)
 		return ERR_PTR(-ENOMEM);
 	strscpy(ks->name, name, sizeof(ks->name));

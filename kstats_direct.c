@@ -25,6 +25,7 @@
  */
 #define pr_fmt(fmt) KBUILD_MODNAME ": " fmt
 
+#include <linux/error-injection.h>
 #include <linux/ftrace.h>
 #include <linux/kallsyms.h>
 #include <linux/module.h>
@@ -266,8 +267,12 @@ static int kstats_direct_register(struct kstats_direct_slot *s,
 	return ret;
 }
 
-static int kstats_direct_unregister(struct kstats_direct_slot *s,
-				    unsigned long tramp)
+/*
+ * noinline for fail_function (tests/guest/95-detach-fail.sh): a failure
+ * must keep the trampoline and the probe.
+ */
+static noinline __noclone int
+kstats_direct_unregister(struct kstats_direct_slot *s, unsigned long tramp)
 {
 	int ret = kstats_unregister_direct(&s->ops, tramp);
 
@@ -275,6 +280,7 @@ static int kstats_direct_unregister(struct kstats_direct_slot *s,
 		ftrace_free_filter(&s->ops);
 	return ret;
 }
+ALLOW_ERROR_INJECTION(kstats_direct_unregister, ERRNO);
 
 /* Its probe: which trampoline, of kstats_direct_slots[], calls it. */
 struct kstats_direct_probe {

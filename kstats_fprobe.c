@@ -11,6 +11,7 @@
  */
 #define pr_fmt(fmt) KBUILD_MODNAME ": " fmt
 
+#include <linux/error-injection.h>
 #include <linux/fprobe.h>
 #include <linux/minmax.h>
 #include <linux/ptrace.h>
@@ -240,15 +241,25 @@ static void kstats_fprobe_disable(struct kstats_probe *p)
  * fails, handlers may still run: the probe is kept (registered stays true,
  * and the caller must not free it).
  */
+/*
+ * A function of its own, so that fail_function can make it fail
+ * (tests/guest/95-detach-fail.sh): the failure must keep the probe.
+ */
+static noinline __noclone int kstats_fprobe_unregister(struct fprobe *fp)
+{
+	return unregister_fprobe(fp);
+}
+ALLOW_ERROR_INJECTION(kstats_fprobe_unregister, ERRNO);
+
 static void kstats_fprobe_detach(struct kstats_probe *p)
 {
 	int ret;
 
 	if (!p->registered)
 		return;
-	ret = unregister_fprobe(kstats_fp_fp(p));
+	ret = kstats_fprobe_unregister(kstats_fp_fp(p));
 	if (ret) {
-		pr_err("%s: unregister_fprobe() failed (error %d): its probe is leaked\n",
+		pr_err("%s: unregister_fprobe() failed (error %d): its probe is kept, and kstats stays loaded\n",
 		       p->ks->name, ret);
 		return;
 	}

@@ -21,6 +21,7 @@
 #include <linux/slab.h>
 #include <linux/string.h>
 #include <linux/uaccess.h>
+#include "kstats_compat.h"
 #include "kstats_internal.h"
 #include "kstats_parse.h"
 
@@ -416,7 +417,7 @@ static ssize_t kstats_control_write(struct file *file, const char __user *ubuf,
 	buf = memdup_user(ubuf, count);
 	if (IS_ERR(buf))
 		return PTR_ERR(buf);
-	cmd = kmalloc(sizeof(*cmd), GFP_KERNEL);
+	cmd = kmalloc_obj(*cmd, GFP_KERNEL);
 	if (!cmd) {
 		kfree(buf);
 		return -ENOMEM;

@@ -20,6 +20,7 @@
 #include <linux/slab.h>
 #include <linux/string.h>
 #include <linux/tracepoint.h>
+#include "kstats_compat.h"
 #include "kstats_probe.h"
 #include "kstats_target.h"
 
@@ -194,7 +195,7 @@ static int kstats_tp_module_notify(struct notifier_block *nb,
 
 	mutex_lock(&kstats_control_mutex);
 	if (action == MODULE_STATE_COMING) {
-		m = kmalloc(sizeof(*m), GFP_KERNEL);
+		m = kmalloc_obj(*m, GFP_KERNEL);
 		if (m) {
 			m->mod = mod;
 			list_add_tail(&m->node, &kstats_tp_modules);

@@ -34,11 +34,14 @@
 #include <linux/err.h>
 #include <linux/file.h>
 #include <linux/fs.h>
+#include <linux/fs_struct.h>
 #include <linux/kthread.h>
 #include <linux/limits.h>
 #include <linux/math64.h>
 #include <linux/mman.h>
 #include <linux/module.h>
+#include <linux/path.h>
+#include <linux/pid.h>
 #include <linux/sched.h>
 #include <linux/sched/task.h>
 #include <linux/slab.h>
@@ -455,10 +458,39 @@ static void kt_close(struct file *f)
 	flush_delayed_fput();
 }
 
+/*
+ * Open @path as seen by PID 1, which mounted debugfs: a KUnit thread's
+ * root is the kernel's own, which from 7.x on can be an empty root under
+ * the initramfs (nullfs), where the path does not exist.
+ */
+static struct file *kt_filp_open(const char *path, int flags)
+{
+	struct task_struct *init;
+	struct file *f = ERR_PTR(-ESRCH);
+	struct path root = {};
+	struct pid *pid;
+
+	pid = find_get_pid(1);
+	init = get_pid_task(pid, PIDTYPE_PID);
+	put_pid(pid);
+	if (!init)
+		return f;
+	task_lock(init);
+	if (init->fs)
+		get_fs_root(init->fs, &root);
+	task_unlock(init);
+	put_task_struct(init);
+	if (root.mnt) {
+		f = file_open_root(&root, path, flags, 0);
+		path_put(&root);
+	}
+	return f;
+}
+
 static struct file *kt_open(struct kunit *test, const char *name, int flags)
 {
 	char *path = kt_path(test, name);
-	struct file *f = filp_open(path, flags, 0);
+	struct file *f = kt_filp_open(path, flags);
 
 	KUNIT_ASSERT_FALSE_MSG(test, IS_ERR(f),
 			       "cannot open %s: %pe (debugfs must be mounted on /sys/kernel/debug)",
@@ -1379,7 +1411,7 @@ static void kt_delete_cases(struct kunit *test)
 	path = kt_path(test, "kunit_del");
 	kt_close(kt_open(test, "kunit_del", O_RDONLY));
 	kt_delete(test, ks);
-	rf = filp_open(path, O_RDONLY, 0);
+	rf = kt_filp_open(path, O_RDONLY);
 	KUNIT_EXPECT_EQ(test, PTR_ERR_OR_ZERO(rf), -ENOENT);
 	if (!IS_ERR(rf))
 		kt_close(rf);
@@ -1390,7 +1422,7 @@ static void kt_delete_cases(struct kunit *test)
 	ks = kt_new(test, "kunit_del", 1);
 	kstats_record(ks, 3);
 	rf = kt_open(test, "kunit_del", O_RDONLY);
-	wf = filp_open(path, O_WRONLY, 0);
+	wf = kt_filp_open(path, O_WRONLY);
 	if (IS_ERR(wf)) {
 		kt_close(rf);
 		KUNIT_ASSERT_NOT_ERR_OR_NULL_MSG(test, wf, "cannot open %s", path);

@@ -1,13 +1,15 @@
 #!/bin/bash
 # Build the kstats debug kernel (KASAN, lockdep, kmemleak, KUnit, tracing)
-# from Debian's linux-source-6.12, once per source version and config
-# fragment. Prints the kernel tree's path on stdout; everything else goes
-# to stderr or to the build log in that tree.
+# from the newest Debian kernel source in reach, linux-source-7.x, pinned
+# in debian-kernels.conf and taken from Debian's pool (its SHA256
+# checked), once per pin and config fragment, with the host's toolchain.
+# Prints the kernel tree's path on stdout; everything else goes to stderr
+# or to the build log in that tree.
 set -euo pipefail
-. "$(dirname "$0")/common.sh"
+. "$(dirname "$0")/targets.sh"
 
 FRAGMENT=$KSTATS_SCRIPTS/debug-kernel.config
-TARBALL=/usr/src/linux-source-6.12.tar.xz
+MIRROR=${KSTATS_DEBIAN_MIRROR:-http://deb.debian.org/debian}
 dir=$(debug_kernel_dir)
 stamp=$dir/.kstats-built
 log=$dir/build.log
@@ -17,7 +19,7 @@ if [ -e "$stamp" ]; then
 	exit 0
 fi
 
-[ -r "$TARBALL" ] || die "$TARBALL missing (run scripts/setup.sh)"
+read -r ver path sum < <(debug_source_pin)
 mkdir -p "$(dirname "$dir")"
 # Two concurrent check runs must not build into the same tree.
 exec 9>"$dir.lock"
@@ -30,8 +32,16 @@ fi
 # No stamp: whatever is there is a failed or interrupted build. Start over.
 rm -rf "$dir"
 mkdir -p "$dir"
-echo "debug kernel: extracting $TARBALL into $dir" >&2
-tar -xJf "$TARBALL" -C "$dir" --strip-components=1
+deb=$dir.deb
+echo "debug kernel: fetching ${path##*/}" >&2
+curl -fsS --retry 3 -o "$deb" "$MIRROR/$path" || die "cannot fetch $MIRROR/$path"
+echo "$sum  $deb" | sha256sum -c --quiet - ||
+	die "${path##*/}: SHA256 differs from the pin in debian-kernels.conf"
+echo "debug kernel: extracting linux-source $ver into $dir" >&2
+dpkg-deb --fsys-tarfile "$deb" | tar -xOf - --wildcards './usr/src/linux-source-*.tar.xz' |
+	tar -xJf - -C "$dir" --strip-components=1
+rm -f "$deb"
+[ -e "$dir/Makefile" ] || die "no kernel source in ${path##*/}"
 
 kmake() {
 	make -C "$dir" ARCH=x86_64 "$@" >>"$log" 2>&1 || {

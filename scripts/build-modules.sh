@@ -27,8 +27,10 @@ src=${KSTATS_SRC:-$KSTATS_REPO}
 kdir=$(target_kdir "$target")
 # Targets pinned in debian-kernels.conf build in a chroot that has the
 # compiler which built their kernel (chroot-run.sh), their sparse pass in
-# the sparse chroot; the others on the host.
+# the sparse chroot; the others on the host, but for the debug kernel's
+# sparse pass: it is 7.x, whose headers the host's sparse cannot parse.
 suite=$(target_suite "$target")
+ktree=
 if [ -n "$suite" ]; then
 	"$KSTATS_SCRIPTS/debian-kernel.sh" "$target" >&2
 	ktree=$(target_ktree "$target")
@@ -37,11 +39,11 @@ else
 	[ -e "$kdir/Makefile" ] || die "no kernel build tree at $kdir"
 fi
 
-# kmake ROOT ARGS...: make in kdir, in chroot ROOT if the target has one.
+# kmake ROOT ARGS...: make in kdir, in chroot ROOT if not empty.
 kmake() {
 	local root=$1
 	shift
-	if [ -n "$suite" ]; then
+	if [ -n "$root" ]; then
 		"$KSTATS_SCRIPTS/chroot-run.sh" "$root" "$ktree" "$outdir" \
 			make -C "$kdir" "$@"
 	else
@@ -131,6 +133,12 @@ step_sparse() {
 	if [ -n "$suite" ]; then
 		root=$(sparse_chroot)
 		force=(KBUILD_CHECKSRC=2)
+	elif [ "$target" = debug ]; then
+		# Built by the host's gcc-12; the chroot's gcc-14 compiles
+		# the objects that sparse checks.
+		root=$(sparse_chroot)
+		ktree=$kdir
+		force=(CC=gcc-14 KBUILD_CHECKSRC=2)
 	fi
 	if ! kmake "$root" M="$dir" -j"$(nproc)" C=2 CHECK=sparse "${force[@]}" \
 		modules >"$log" 2>&1; then

@@ -7,6 +7,8 @@
 #      did the guest finish, its TAP results, a clean kernel log and, where
 #      kstats_test.ko was built, the KUnit results; the debug kernel also
 #      boots three times more under lockdown (tests/guest/89-lockdown.sh)
+#      and once on an emulated Skylake with call depth tracking on
+#      (tests/guest/94-call-depth.sh)
 #   5. on the host: a guest records a capture (tests/capture.sh), then
 #      pytest runs tests/host (the kstats command) on it and on the kept
 #      fixtures, one check per test; "dkms build" and "make install"
@@ -207,9 +209,6 @@ for t in $(grep -x debug <<<"$targets") $(grep -vx debug <<<"$targets"); do
 	fi
 done
 
-# The debug kernel again, under lockdown: booted with lockdown=integrity
-# and with lockdown=confidentiality, and without, raising it at run time
-# (KSTATS_LOCKDOWN=raise), each running tests/guest/89-lockdown.sh only.
 # selected SCRIPT: KSTATS_TESTS (if set) selects guest script SCRIPT.
 selected() {
 	local p
@@ -219,28 +218,42 @@ selected() {
 	done
 	return 1
 }
-lockdown_boots=()
-if [[ " ${guests[*]} " == *" debug "* ]] && selected 89-lockdown.sh; then
-	for how in integrity confidentiality raise; do
-		name=debug-lockdown-$how
-		out=$build/$name
-		rm -rf "$out"
-		mkdir -p "$out"
-		# The modules without the KUnit suite, which writes to debugfs.
-		mkdir -p "$out/modules"
-		cp "$build/debug/modules/"*.ko "$out/modules/"
-		rm -f "$out/modules/kstats_test.ko"
-		if KSTATS_TESTS=89 "$KSTATS_SCRIPTS/mkinitramfs.sh" debug \
-			"$out/modules" "$out/initramfs.cpio.gz" 2>"$out/initramfs.err"; then
-			arg=lockdown=$how
-			[ "$how" = raise ] && arg=KSTATS_LOCKDOWN=raise
-			lockdown_boots+=("$name")
-			launch "$name" debug "$arg"
-		else
-			fail "$name initramfs"
-			show "$out/initramfs.err"
-		fi
-	done
+
+# debug_boot NAME TESTS ARGS: boot the debug kernel again with kernel
+# arguments ARGS, running only the guest scripts TESTS.
+debug_boot() {
+	local name=$1 tests=$2 args=$3 out=$build/$1
+	rm -rf "$out"
+	mkdir -p "$out/modules"
+	# The modules without the KUnit suite, which ran in the debug boot.
+	cp "$build/debug/modules/"*.ko "$out/modules/"
+	rm -f "$out/modules/kstats_test.ko"
+	if KSTATS_TESTS=$tests "$KSTATS_SCRIPTS/mkinitramfs.sh" debug \
+		"$out/modules" "$out/initramfs.cpio.gz" 2>"$out/initramfs.err"; then
+		debug_boots+=("$name")
+		launch "$name" debug "$args"
+	else
+		fail "$name initramfs"
+		show "$out/initramfs.err"
+	fi
+}
+
+# The debug kernel again, under lockdown: booted with lockdown=integrity
+# and with lockdown=confidentiality, and without, raising it at run time
+# (KSTATS_LOCKDOWN=raise), each running tests/guest/89-lockdown.sh only.
+# And on an emulated Intel Skylake with call depth tracking on
+# (retbleed=stuff), running tests/guest/94-call-depth.sh only.
+debug_boots=()
+if [[ " ${guests[*]} " == *" debug "* ]]; then
+	if selected 89-lockdown.sh; then
+		debug_boot debug-lockdown-integrity 89 lockdown=integrity
+		debug_boot debug-lockdown-confidentiality 89 lockdown=confidentiality
+		debug_boot debug-lockdown-raise 89 KSTATS_LOCKDOWN=raise
+	fi
+	if selected 94-call-depth.sh; then
+		KSTATS_GUEST_CPU=Skylake-Client debug_boot debug-call-depth 94 \
+			"mitigations=auto retbleed=stuff spectre_v2=retpoline"
+	fi
 fi
 
 # kstats beside BPF (tests/bpf/), on the stock targets of KSTATS_BPF
@@ -286,8 +299,8 @@ tap_lines() {
 		}'
 }
 
-for t in $targets "${lockdown_boots[@]}" "${bpf_boots[@]}"; do
-	[[ " ${guests[*]} ${lockdown_boots[*]} ${bpf_boots[*]} " == *" $t "* ]] || continue
+for t in $targets "${debug_boots[@]}" "${bpf_boots[@]}"; do
+	[[ " ${guests[*]} ${debug_boots[*]} ${bpf_boots[*]} " == *" $t "* ]] || continue
 	out=$build/$t
 	log=$out/log
 	rc=$(cat "$out/guest.rc" 2>/dev/null || echo 1)

@@ -1,9 +1,11 @@
 #!/bin/bash
 # Run a command in the build chroot of a Debian kernel target, in a mount
-# namespace of its own: the target's kernel tree (debian-kernel.sh) and
-# the directory DIR are bound at their own paths, read-only and read-write,
-# so that Kbuild finds the headers where Debian installs them and the
-# output paths are the same inside and outside.
+# namespace of its own: the target's kernel tree and the directory DIR are
+# bound read-only and read-write, so that Kbuild finds the headers where
+# Debian installs them and the output paths are the same inside and
+# outside. KTREE is either the packages of a Debian kernel unpacked by
+# debian-kernel.sh (its usr/src and usr/lib are bound at /usr/src and
+# /usr/lib) or a kernel build tree (the debug kernel), bound at its path.
 #
 # Usage: chroot-run.sh ROOT KTREE DIR COMMAND...
 set -euo pipefail
@@ -30,9 +32,13 @@ bind() {
 }
 bind /dev "$root/dev"
 mount -t proc proc "$root/proc"
-while IFS= read -r -d '' d; do
-	bind "$d" "$root/${d#"$ktree"/}" ro
-done < <(find "$ktree/usr/src" "$ktree/usr/lib" -mindepth 1 -maxdepth 1 -print0)
+if [ -d "$ktree/usr/src" ]; then
+	while IFS= read -r -d '' d; do
+		bind "$d" "$root/${d#"$ktree"/}" ro
+	done < <(find "$ktree/usr/src" "$ktree/usr/lib" -mindepth 1 -maxdepth 1 -print0)
+else
+	bind "$ktree" "$root$ktree" ro
+fi
 bind "$dir" "$root$dir"
 exec chroot "$root" /usr/bin/env -i PATH=/usr/sbin:/usr/bin:/sbin:/bin \
 	HOME=/root LANG=C.UTF-8 "$@"

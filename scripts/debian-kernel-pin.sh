@@ -1,7 +1,8 @@
 #!/bin/bash
 # Print the debian-kernels.conf lines of the newest Debian kernels in
 # reach: the newest 6.18 (target deb618) and the newest 7.x (deb7x) that
-# trixie-backports or sid lists, from their signed indexes (a private
+# trixie-backports or sid lists, and that 7.x's linux-source (the debug
+# kernel), from their signed indexes (a private
 # apt state in the cache; the host's apt configuration is not touched).
 # Pinning is choosing: paste the lines over the old ones, then run the
 # targets (KSTATS_TARGETS="deb618 deb7x") and update MECH_TABLE in
@@ -58,5 +59,22 @@ pin() {
 	done
 }
 
+# The debug kernel's source: linux-source-MAJOR.MINOR of the newest 7.x,
+# at the version of that kernel's build.
+pin_source() {
+	local rel series ver path sum
+	rel=$(apt-cache "${opts[@]}" pkgnames linux-headers-7. |
+		sed -n 's/^linux-headers-\([0-9.]*+deb[0-9]*-amd64\)$/\1/p' | sort -V | tail -n1)
+	[ -n "$rel" ] || return 0
+	series=$(cut -d. -f1-2 <<<"$rel")
+	ver=$(apt-cache "${opts[@]}" show "linux-source-$series" 2>/dev/null |
+		sed -n 's/^Version: //p' | sort -V | tail -n1)
+	read -r path sum < <(apt-cache "${opts[@]}" show "linux-source-$series=$ver" |
+		awk '/^Filename: / { f = $2 } /^SHA256: / { s = $2 } END { print f, s }')
+	[ -n "$path" ] || die "linux-source-$series is not in the indexes"
+	printf '%-7s %-7s %-20s %-8s %s %s\n' debug trixie "$ver" source "$path" "$sum"
+}
+
 pin deb618 6.18.
 pin deb7x 7.
+pin_source

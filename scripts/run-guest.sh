@@ -8,7 +8,8 @@
 # of QEMU's -accel tcg (default thread=single). KSTATS_APPEND: more kernel
 # arguments (check.sh boots the debug kernel with lockdown= this way).
 # KSTATS_GUEST_MEM: the guest's RAM (default 1G; the Debian userspace of
-# the BPF guest needs 2G).
+# the BPF guest needs 2G). KSTATS_GUEST_CPU: QEMU's CPU model under TCG
+# (default max; check.sh's call depth boot emulates an Intel Skylake).
 #
 # Usage: run-guest.sh TARGET INITRAMFS LOGDIR
 set -euo pipefail
@@ -33,7 +34,7 @@ else
 	# patching when another vCPU runs the patched code (scripts/README.md).
 	# KSTATS_TCG_OPTS="" gives back one thread per vCPU.
 	tcg=${KSTATS_TCG_OPTS-thread=single}
-	accel=(-accel "tcg${tcg:+,$tcg}" -cpu max)
+	accel=(-accel "tcg${tcg:+,$tcg}" -cpu "${KSTATS_GUEST_CPU:-max}")
 fi
 
 # panic=-1 reboots at once on a panic, and -no-reboot turns any reboot into

@@ -1,7 +1,8 @@
 #!/bin/bash
 # Install, idempotently, everything the build, the guests and the tests need
 # from Debian: kernel images and headers for the stock targets, QEMU,
-# busybox, the 6.12 source for the debug kernel, the static checkers,
+# busybox, the toolchain of the debug kernel (its source comes from the
+# pool: build-debug-kernel.sh), the static checkers,
 # debootstrap and curl for the pinned targets (deb618, deb7x: their
 # kernels and build chroots are made on first use into the cache), and
 # what the host tests of the kstats command use: pytest, gnuplot, promtool
@@ -37,7 +38,6 @@ else
 		"${demo_pkgs[@]}"
 		linux-image-amd64
 		linux-image-6.12-amd64 linux-headers-6.12-amd64
-		linux-source-6.12
 		build-essential bc bison flex libelf-dev libssl-dev
 		sparse shellcheck gnuplot-nox dwarves
 		debootstrap curl

@@ -7,8 +7,9 @@
 #   deb618  Debian's 6.18 LTS (trixie-backports), pinned in
 #           debian-kernels.conf, built in a trixie chroot
 #   deb7x   the newest 7.x that Debian serves, pinned likewise
-#   debug   6.12 built by build-debug-kernel.sh with KASAN, lockdep,
-#           kmemleak, KUnit and tracing
+#   debug   the newest Debian kernel source (linux-source-7.x, pinned in
+#           debian-kernels.conf) built by build-debug-kernel.sh with
+#           KASAN, lockdep, kmemleak, KUnit and tracing
 #
 # KSTATS_TARGETS="deb61 debug" restricts a run to a subset.
 # Sourced, never run.
@@ -31,10 +32,28 @@ pinned_packages() {
 	awk -v t="$1" '$1 == t { print $4, $5, $6 }' "$KSTATS_SCRIPTS/debian-kernels.conf"
 }
 
-# Field $2 (2: suite, 3: release) of target $1's pin; empty if none.
+# Field $2 (2: suite, 3: release) of target $1's pin of a Debian kernel
+# build; empty if none (the debug kernel's source pin is not one).
 _pin_field() {
-	awk -v t="$1" -v f="$2" '$1 == t { print $f; exit }' \
+	awk -v t="$1" -v f="$2" '$1 == t && $4 != "source" { print $f; exit }' \
 		"$KSTATS_SCRIPTS/debian-kernels.conf"
+}
+
+# "VERSION POOL-PATH SHA256" of the debug kernel's pinned linux-source.
+debug_source_pin() {
+	awk '$1 == "debug" && $4 == "source" { print $3, $5, $6; exit }' \
+		"$KSTATS_SCRIPTS/debian-kernels.conf"
+}
+
+# Cache directory of the debug kernel: one per pinned source and config
+# fragment, so a new pin or a config change rebuilds it.
+debug_kernel_dir() {
+	local ver path sum
+	read -r ver path sum < <(debug_source_pin) ||
+		die "no debug source pin in debian-kernels.conf"
+	sum=$(cat "$KSTATS_SCRIPTS/debug-kernel.config" - <<<"$path $sum" |
+		sha256sum | cut -c1-12)
+	echo "$KSTATS_CACHE/debug-kernel/${ver//[^A-Za-z0-9.+~-]/_}-$sum"
 }
 
 # Suite of target $1's build chroot; empty for the targets built on the host.
