@@ -293,6 +293,16 @@ static unsigned int kstats_direct_slot_of(const struct kstats_probe *p)
 	return container_of(p, struct kstats_direct_probe, p)->slot;
 }
 
+/*
+ * ftrace gives a function one direct caller: a plain trace FUNC that took
+ * it leaves none to a BPF fentry/fexit program attached later. N keeps
+ * plain traces off the direct site; "via direct" still takes it.
+ */
+static bool auto_direct = true;
+module_param(auto_direct, bool, 0644);
+MODULE_PARM_DESC(auto_direct,
+		 "trace FUNC without via tries direct first (default Y; N leaves functions' direct-call site to BPF fentry/fexit)");
+
 static bool kstats_direct_may_serve(const struct kstats_probe *p,
 				    const struct kstats_cmd *cmd)
 {
@@ -431,7 +441,7 @@ static int kstats_direct_take(struct kstats_probe *p, struct kstats_cmd *cmd)
 
 	if (cmd->via == KSTATS_VIA_DIRECT)
 		return kstats_direct_attach(p, cmd);
-	if (!kstats_direct_may_serve(p, cmd))
+	if (!READ_ONCE(auto_direct) || !kstats_direct_may_serve(p, cmd))
 		return 1;
 	if (!p->addr) {
 		ret = kstats_resolve(cmd, "trace", &p->start.target, &p->addr);

@@ -5,7 +5,8 @@
 # function one direct caller: with BPF there first, "trace FUNC" takes
 # fprobe or kretprobe and says why; with kstats there first, ftrace
 # refuses BPF's trampoline (EBUSY: bpftrace cannot attach) and kstats
-# goes on counting. A second entry filtered on dd's name (fprobe or
+# goes on counting, unless the module parameter auto_direct is off, which
+# keeps plain traces off the direct site. A second entry filtered on dd's name (fprobe or
 # kretprobe: direct has no filters) and bpftrace count the same reads of
 # one dd.
 # timeout: 2400
@@ -137,4 +138,32 @@ else
 fi
 
 is "$(ctl remove vfs_read)" OK "remove the direct trace"
+
+# 4. kstats first, with auto_direct off: a plain trace leaves the direct
+# site to BPF, whose trampoline then attaches; both count.
+PARAM=/sys/module/kstats/parameters/auto_direct
+echo N >$PARAM
+check "the BPF trampoline has left vfs_read" site_free
+log_mark
+is "$(ctl "trace vfs_read")" OK "trace vfs_read with auto_direct off"
+is "$(field vfs_read mechanism)" $OTHER "it took $OTHER"
+if logged "vfs_read: not direct"; then
+	not_ok "and logged no fallback"
+else
+	ok "and logged no fallback"
+fi
+if bpf_start 2 0 "$KFUNC"; then
+	ok "bpftrace kfunc+kretfunc attached after the trace"
+	same_reads
+	is "$(field vfs_read mechanism)" $OTHER "vfs_read is still $OTHER"
+else
+	not_ok "bpftrace kfunc+kretfunc attached after the trace"
+	sed 's/^/# bpftrace: /' /tmp/bpf.out
+fi
+is "$(ctl remove vfs_read)" OK "remove vfs_read"
+echo Y >$PARAM
+is "$(ctl "trace vfs_read")" OK "trace vfs_read with auto_direct on again"
+is "$(field vfs_read mechanism)" direct "it is direct again"
+is "$(ctl remove vfs_read)" OK "remove vfs_read"
+
 check "rmmod kstats" rmmod_drained kstats
