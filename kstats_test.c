@@ -459,9 +459,9 @@ static void kt_close(struct file *f)
 }
 
 /*
- * Open @path as seen by PID 1, which mounted debugfs: a KUnit thread's
- * root is the kernel's own, which from 7.x on can be an empty root under
- * the initramfs (nullfs), where the path does not exist.
+ * Open @path as seen by PID 1, which mounted debugfs. A KUnit thread
+ * resolves paths from the kernel's own root, which is not PID 1's where
+ * kernel threads have a private, empty nullfs root (7.3 has it).
  */
 static struct file *kt_filp_open(const char *path, int flags)
 {
