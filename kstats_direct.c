@@ -108,25 +108,22 @@ static noinline notrace void kstats_direct_end_timed(struct kstats_probe *p,
 }
 
 /*
- * 0: FUNC's body runs unmeasured, and no kstats_direct_end() follows.
- * A start time of 0 cannot happen once modules load (see kstats_now());
- * a TSC reading of 0 would only lose that one sample.
+ * The guarded start, where it reads a clock that calls out or is timed
+ * for overhead_ns: what it calls may be traced, and re-enter here.
  */
-notrace u64 kstats_direct_begin(unsigned int slot)
+static __always_inline u64
+kstats_direct_begin_guarded(struct kstats_probe *p, unsigned int slot)
 {
-	struct kstats_probe *p = READ_ONCE(kstats_direct_probes[slot]);
 	unsigned int saved;
 	u64 t0;
 
-	if (!p || kstats_stopped(p))
-		return 0;
 	preempt_disable_notrace();
 	if (unlikely(!kstats_guard_enter(p, &saved))) {
 		t0 = 0;
 		goto out;
 	}
 	this_cpu_inc(kstats_direct_inflight[slot]);
-	if (kstats_timed_due(p))
+	if (kstats_clock_inline(p) || kstats_timed_due(p))
 		t0 = kstats_direct_begin_timed(p);
 	else
 		kstats_call_begin(p, &t0);
@@ -134,6 +131,33 @@ notrace u64 kstats_direct_begin(unsigned int slot)
 out:
 	preempt_enable_notrace();
 	return t0;
+}
+
+/*
+ * 0: FUNC's body runs unmeasured, and no kstats_direct_end() follows.
+ * A start time of 0 cannot happen once modules load (see kstats_now());
+ * a TSC reading of 0 would only lose that one sample.
+ *
+ * With an inline clock (the TSC), a start that is not timed calls
+ * nothing: nothing can re-enter it, so it takes no guard, and no
+ * preemption off (each per-CPU update is one instruction).
+ * kstats_direct_end() is guarded: it calls out on every clock.
+ */
+notrace u64 kstats_direct_begin(unsigned int slot)
+{
+	struct kstats_probe *p = READ_ONCE(kstats_direct_probes[slot]);
+
+	if (!p || kstats_stopped(p))
+		return 0;
+	if (likely(kstats_clock_inline(p))) {
+		u64 t0 = kstats_clock(p);
+
+		if (likely(!kstats_timed_due(p))) {
+			this_cpu_inc(kstats_direct_inflight[slot]);
+			return t0;
+		}
+	}
+	return kstats_direct_begin_guarded(p, slot);
 }
 
 notrace void kstats_direct_end(unsigned int slot, u64 t0)

@@ -58,6 +58,16 @@ static __always_inline u64 kstats_clock(const struct kstats_probe *p)
 	return p->clock == KSTATS_CLOCK_LOCAL ? local_clock() : kstats_now();
 }
 
+/* True where reading @p's clock calls no function (the TSC). */
+static __always_inline bool kstats_clock_inline(const struct kstats_probe *p)
+{
+#ifdef CONFIG_X86_TSC
+	return p->clock == KSTATS_CLOCK_TSC;
+#else
+	return false;
+#endif
+}
+
 /*
  * The start or end reading of pcpu: and pair entries: the clock, or with
  * "counter" this CPU's counter; false if the CPU has none (counted).

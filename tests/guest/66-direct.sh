@@ -173,22 +173,6 @@ if [ $BTF_HELPER = yes ]; then
 	ctl remove kstats_helper_fn16 >/dev/null
 fi
 
-# Wait until a task sleeps in function $1 (its wchan; builtins only,
-# since a pipe of the test itself may be what is traced).
-asleep() {
-	i=0
-	while [ $i -lt 300 ]; do
-		for f in /proc/[0-9]*/wchan; do
-			w=
-			read -r w < "$f" 2>/dev/null
-			[ "$w" = "$1" ] && return 0
-		done
-		i=$((i + 1))
-		sleep 0.1
-	done
-	return 1
-}
-
 # A task asleep inside the traced function returns into the trampoline
 # after remove: the trampoline must stay, and kstats with it.
 if [ $BTF_HELPER = yes ]; then

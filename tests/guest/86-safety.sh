@@ -113,6 +113,23 @@ if insmod "$MODDIR/tests/kstats_clocksource.ko" 2>/dev/null ||
 	check "the guard skipped recursions (missed of gap > 0)" \
 		test "$(field g missed)" -gt 0
 	for e in $R g p q; do is "$(ctl remove $e)" OK "remove $e"; done
+	# A direct entry on the TSC starts without the guard (that start
+	# calls nothing); its hits inside another handler, one that reads
+	# the test clocksource, are skipped at their end and counted.
+	r=$(ctl "trace $R clock tsc")
+	if [ "$r" = OK ]; then
+		is "$(field $R clock)" tsc "trace $R clock tsc"
+		echo "# $R clock tsc: $(field $R mechanism)"
+		is "$(ctl "trace m gap vfs_read clock mono")" OK \
+			"gap vfs_read clock mono (its handler reads $R)"
+		dd if=/dev/zero of=/dev/null bs=1 count=500 2>/dev/null
+		check "$R on the TSC counted samples" test "$(samples $R)" -gt 0
+		check "its hits inside the gap's handler were skipped (missed > 0)" \
+			test "$(field $R missed)" -gt 0
+		for e in $R m; do is "$(ctl remove $e)" OK "remove $e"; done
+	else
+		echo "# clock tsc refused here: $r"
+	fi
 	echo "$old" > $CS/current_clocksource
 	is "$(cat $CS/current_clocksource)" "$old" "the clocksource is back to $old"
 	check "rmmod the test clocksource" rmmod kstats_clocksource

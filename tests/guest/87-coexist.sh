@@ -9,14 +9,6 @@
 . /tests/lib.sh
 load_modules
 
-# ko NAME: the path of test module NAME in the initramfs.
-ko() {
-	for f in "$MODDIR/tests/$1.ko" "$MODDIR/$1.ko"; do
-		[ -e "$f" ] && { echo "$f"; return 0; }
-	done
-	return 1
-}
-
 KPP=/sys/module/kstats_kprobe_post/parameters/hits
 reads() { dd if=/dev/zero of=/dev/null bs=1 count="$1" 2>/dev/null; }
 

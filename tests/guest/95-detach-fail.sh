@@ -39,17 +39,6 @@ fail_once() {
 	echo 1 >$FF/times
 	echo 0 >$FF/verbose
 }
-refs() { awk '$1 == "kstats" { print $3 }' /proc/modules; }
-# refs_reach N: the reference count of kstats is N within 5 s (a removed
-# direct entry's trampoline drops its reference once drained).
-refs_reach() {
-	_n=0
-	while [ "$(refs)" != "$1" ] && [ $_n -lt 50 ]; do
-		sleep 0.1
-		_n=$((_n + 1))
-	done
-	[ "$(refs)" = "$1" ]
-}
 
 # try MECH UNREGISTER WHAT: the remove of a MECH entry of FN fails
 # when UNREGISTER fails, and succeeds when tried again.

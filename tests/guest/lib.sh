@@ -104,6 +104,46 @@ below() { grep CPUS "$KS/$1" | awk -v d="$2" '$8 < d { n++ } END { print n + 0 }
 # ctl COMMAND...: one write into _control; prints OK or the error
 ctl() { write_err "$KS/_control" "$*"; }
 
+# asleep FUNC...: true once a task sleeps in one of the FUNCs, within
+# 30 s (its wchan; builtins only, since a pipe of the test itself may be
+# what is traced).
+asleep() {
+	i=0
+	while [ $i -lt 300 ]; do
+		for f in /proc/[0-9]*/wchan; do
+			w=
+			read -r w < "$f" 2>/dev/null
+			for fn in "$@"; do
+				[ "$w" = "$fn" ] && return 0
+			done
+		done
+		i=$((i + 1))
+		sleep 0.1
+	done
+	return 1
+}
+
+# refs: the reference count of kstats.
+refs() { awk '$1 == "kstats" { print $3 }' /proc/modules; }
+# refs_reach N: the reference count of kstats is N within 5 s (a removed
+# direct entry's trampoline drops its reference once drained).
+refs_reach() {
+	_n=0
+	while [ "$(refs)" != "$1" ] && [ $_n -lt 50 ]; do
+		sleep 0.1
+		_n=$((_n + 1))
+	done
+	[ "$(refs)" = "$1" ]
+}
+
+# ko NAME: the path of test module NAME in the initramfs.
+ko() {
+	for f in "$MODDIR/tests/$1.ko" "$MODDIR/$1.ko"; do
+		[ -e "$f" ] && { echo "$f"; return 0; }
+	done
+	return 1
+}
+
 load_modules() {
 	grep -q '^kstats ' /proc/modules || insmod "$MODDIR/kstats.ko" || return 1
 	grep -q '^kstats_helper ' /proc/modules ||

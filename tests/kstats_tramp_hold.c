@@ -1,0 +1,116 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * Test-only: hold a task on the last instructions of a kstats direct
+ * trampoline, after its call of kstats_direct_end() has counted the call
+ * out (tests/guest/96-tramp-exit.sh). A task preempted there still runs
+ * module text although no call is in flight any more; kstats must not
+ * free the trampoline's slot, or drop its reference on itself, before an
+ * RCU-tasks grace period has seen the task leave.
+ *
+ * "tramp" and "callee" are the addresses of the trampoline and of
+ * kstats_direct_end() (from /proc/kallsyms). The kprobe goes on the
+ * instruction after the trampoline's call of the callee. "hold": write 1
+ * to arm it; the next time task "pid" reaches the probe, it sets "hold"
+ * to 2 and spins there, preemption and interrupts off as in any kprobe
+ * handler, until 0 is written or KSTATS_HOLD_MAX_MS pass. No RCU-tasks
+ * grace period can end while it spins.
+ */
+#include <linux/kprobes.h>
+#include <linux/module.h>
+#include <linux/sched.h>
+#include <linux/string.h>
+#include <linux/timekeeping.h>
+#include <linux/uaccess.h>
+
+#define KSTATS_HOLD_MAX_MS	5000ULL
+/* How far into the trampoline its call of the callee is looked for. */
+#define KSTATS_HOLD_SCAN	512
+#define KSTATS_HOLD_CALL_LEN	5
+
+static unsigned long tramp;
+module_param(tramp, ulong, 0444);
+MODULE_PARM_DESC(tramp, "address of the trampoline");
+
+static unsigned long callee;
+module_param(callee, ulong, 0444);
+MODULE_PARM_DESC(callee, "address of the function whose call ends the count");
+
+static int pid;
+module_param(pid, int, 0444);
+MODULE_PARM_DESC(pid, "the task to hold (others pass)");
+
+enum { KSTATS_HOLD_OFF, KSTATS_HOLD_ARMED, KSTATS_HOLD_HOLDING };
+static int hold;
+module_param(hold, int, 0644);
+MODULE_PARM_DESC(hold, "1: hold pid when it next comes; 2 while held; 0: release");
+
+static int kstats_hold_pre(struct kprobe *kp, struct pt_regs *regs)
+{
+	u64 end;
+
+	if (current->pid != pid ||
+	    cmpxchg(&hold, KSTATS_HOLD_ARMED, KSTATS_HOLD_HOLDING) !=
+	    KSTATS_HOLD_ARMED)
+		return 0;
+	/* A clock, not a delay loop: TCG runs calibrated loops too fast. */
+	end = ktime_get_mono_fast_ns() + KSTATS_HOLD_MAX_MS * NSEC_PER_MSEC;
+	while (READ_ONCE(hold) == KSTATS_HOLD_HOLDING &&
+	       ktime_get_mono_fast_ns() < end)
+		cpu_relax();
+	WRITE_ONCE(hold, KSTATS_HOLD_OFF);
+	return 0;
+}
+
+static struct kprobe kstats_hold_kp = {
+	.pre_handler = kstats_hold_pre,
+};
+
+/*
+ * The instruction after the trampoline's direct call of the callee (or
+ * of its call thunk, just before it, where call depth tracking patched
+ * the call).
+ */
+static unsigned long kstats_hold_find(void)
+{
+	static u8 text[KSTATS_HOLD_SCAN];
+	unsigned int off;
+
+	if (copy_from_kernel_nofault(text, (void *)tramp, sizeof(text)))
+		return 0;
+	for (off = 0; off + KSTATS_HOLD_CALL_LEN <= sizeof(text); off++) {
+		unsigned long next = tramp + off + KSTATS_HOLD_CALL_LEN, to;
+		s32 rel;
+
+		if (text[off] != 0xe8)
+			continue;
+		memcpy(&rel, &text[off + 1], sizeof(rel));
+		to = next + rel;
+		if (to <= callee && callee - to <= 64)
+			return next;
+	}
+	return 0;
+}
+
+static int __init kstats_hold_init(void)
+{
+	unsigned long at;
+
+	if (!tramp || !callee)
+		return -EINVAL;
+	at = kstats_hold_find();
+	if (!at)
+		return -ENOENT;
+	/* register_kprobe() checks that it is an instruction of module text. */
+	kstats_hold_kp.addr = (kprobe_opcode_t *)at;
+	return register_kprobe(&kstats_hold_kp);
+}
+
+static void __exit kstats_hold_exit(void)
+{
+	unregister_kprobe(&kstats_hold_kp);
+}
+
+module_init(kstats_hold_init);
+module_exit(kstats_hold_exit);
+MODULE_LICENSE("GPL");
+MODULE_DESCRIPTION("kstats test: hold a task on a direct trampoline's last instructions");
