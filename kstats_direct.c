@@ -109,7 +109,9 @@ static noinline notrace void kstats_direct_end_timed(struct kstats_probe *p,
 
 /*
  * The guarded start, where it reads a clock that calls out or is timed
- * for overhead_ns: what it calls may be traced, and re-enter here.
+ * for overhead_ns: what it calls may be traced, and re-enter here. An
+ * inline clock comes here only for a timed call (kstats_direct_begin()
+ * has counted it in kstats_timed_due() already).
  */
 static __always_inline u64
 kstats_direct_begin_guarded(struct kstats_probe *p, unsigned int slot)

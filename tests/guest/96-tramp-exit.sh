@@ -9,7 +9,8 @@
 # period ends meanwhile), as a preempted task would stay.
 # timeout: 300
 . /tests/lib.sh
-# kstats alone: its reference count is the trampoline's and the probe's.
+# kstats alone: its reference count is the trampoline slot's only (a
+# kprobe on module text holds none once registered).
 grep -q '^kstats_helper ' /proc/modules && rmmod kstats_helper
 grep -q '^kstats ' /proc/modules || insmod "$MODDIR/kstats.ko"
 
