@@ -7,7 +7,17 @@
  * a return hook), for trace FUNC and trace pcpu:FUNC on kernels with
  * CONFIG_FPROBE from 6.5 on. Built only there (Kbuild defines
  * KSTATS_HAVE_FPROBE); kstats_compat.h hides the registers' type of 6.14.
- * "value argN" has no exit handler, so fprobe hooks no return.
+ * "value argN" hooks no return (its entry handler says so).
+ *
+ * From 6.14 fprobe keeps the struct fprobe * of each pending call on the
+ * task's shadow stack and, when the call returns, calls the exit handler
+ * of whichever fprobe is registered at that address then: an fprobe
+ * allocated where a removed one was gets the removed one's pending
+ * returns, with its entry data (and no exit handler is a call to NULL).
+ * So there every fprobe of kstats has an exit handler, and its entry
+ * data begins with the probe's tag, unique across the fprobes of every
+ * load of kstats: an exit whose data carries another tag is not one of
+ * its calls, and is dropped.
  */
 #define pr_fmt(fmt) KBUILD_MODNAME ": " fmt
 
@@ -15,6 +25,7 @@
 #include <linux/fprobe.h>
 #include <linux/minmax.h>
 #include <linux/ptrace.h>
+#include <linux/random.h>
 #include <linux/rcupdate.h>
 #include "kstats_compat.h"
 #include "kstats_filter.h"
@@ -24,11 +35,68 @@
 #include "kstats_target.h"
 #include "kstats_value.h"
 
-/* Its probe: the fprobe on FUNC. */
+/* Its probe: the fprobe on FUNC, and the tag of its calls. */
 struct kstats_fp_probe {
 	struct kstats_probe p;
 	struct fprobe fp;
+	u64 tag;
 };
+
+#ifdef KSTATS_FPROBE_FREGS
+/* The tag before each call's own data. */
+#define KSTATS_FP_TAG_SIZE	sizeof(u64)
+
+/* Under kstats_control_mutex; a random start, so that loads differ. */
+static u64 kstats_fp_last_tag;
+
+static void kstats_fp_new_tag(struct kstats_fp_probe *f)
+{
+	if (!kstats_fp_last_tag)
+		kstats_fp_last_tag = get_random_u64();
+	f->tag = ++kstats_fp_last_tag;
+}
+
+static __always_inline u64 kstats_fp_tag_of(struct fprobe *fp)
+{
+	return container_of(fp, struct kstats_fp_probe, fp)->tag;
+}
+
+/* At the entry: tag the call's data; the handler's own part follows. */
+static __always_inline void *kstats_fp_tag(struct fprobe *fp, void *data)
+{
+	*(u64 *)data = kstats_fp_tag_of(fp);
+	return data + KSTATS_FP_TAG_SIZE;
+}
+
+/*
+ * At the exit: the handler's own part of the data, or NULL where the call
+ * is not this probe's (a removed fprobe's, or one without data).
+ */
+static __always_inline void *kstats_fp_mine(struct fprobe *fp, void *data)
+{
+	if (unlikely(!data || *(u64 *)data != kstats_fp_tag_of(fp)))
+		return NULL;
+	return data + KSTATS_FP_TAG_SIZE;
+}
+#else
+/* Before 6.14 a removed fprobe's rethook goes with its pending returns. */
+#define KSTATS_FP_TAG_SIZE	0
+
+static void kstats_fp_new_tag(struct kstats_fp_probe *f)
+{
+}
+
+static __always_inline void *kstats_fp_tag(struct fprobe *fp, void *data)
+{
+	return data;
+}
+
+/* Non-NULL for a handler without data (value retval). */
+static __always_inline void *kstats_fp_mine(struct fprobe *fp, void *data)
+{
+	return data ?: fp;
+}
+#endif
 
 static __always_inline struct kstats_probe *kstats_fp_probe(struct fprobe *fp)
 {
@@ -50,7 +118,7 @@ static notrace int kstats_fp_entry(struct fprobe *fp, unsigned long ip,
 	if (kstats_stopped(p) || !kstats_filter_pass(p))
 		return 1;
 	kstats_timed_begin(p, &tm);
-	kstats_call_begin(p, data);
+	kstats_call_begin(p, kstats_fp_tag(fp, data));
 	kstats_timed_end(p, KSTATS_SIDE_BEGIN, &tm);
 	return 0;
 }
@@ -62,6 +130,9 @@ static notrace void kstats_fp_exit(struct fprobe *fp, unsigned long ip,
 	struct kstats_probe *p = kstats_fp_probe(fp);
 	struct kstats_timed tm;
 
+	data = kstats_fp_mine(fp, data);
+	if (!data)
+		return;
 	kstats_timed_begin(p, &tm);
 	kstats_call_end(p, *(u64 *)data);
 	kstats_timed_end(p, KSTATS_SIDE_END, &tm);
@@ -78,7 +149,7 @@ static notrace int kstats_fp_pcpu_entry(struct fprobe *fp, unsigned long ip,
 	if (kstats_stopped(p) || !kstats_filter_pass(p))
 		return 1;
 	kstats_timed_begin(p, &tm);
-	hook = kstats_pcpu_begin(p, data, regs ? kstats_fp_sp(regs) :
+	hook = kstats_pcpu_begin(p, kstats_fp_tag(fp, data), regs ? kstats_fp_sp(regs) :
 					    current_stack_pointer);
 	kstats_timed_end(p, KSTATS_SIDE_BEGIN, &tm);
 	/* Non-zero: the exit handler is not called for this call. */
@@ -92,6 +163,9 @@ static notrace void kstats_fp_pcpu_exit(struct fprobe *fp, unsigned long ip,
 	struct kstats_probe *p = kstats_fp_probe(fp);
 	struct kstats_timed tm;
 
+	data = kstats_fp_mine(fp, data);
+	if (!data)
+		return;
 	kstats_timed_begin(p, &tm);
 	kstats_pcpu_end(p, data);
 	kstats_timed_end(p, KSTATS_SIDE_END, &tm);
@@ -109,7 +183,7 @@ static notrace int kstats_fp_counter_entry(struct fprobe *fp, unsigned long ip,
 	if (kstats_stopped(p) || !kstats_filter_pass(p))
 		return 1;
 	kstats_timed_begin(p, &tm);
-	hook = kstats_counter_begin(p, data);
+	hook = kstats_counter_begin(p, kstats_fp_tag(fp, data));
 	kstats_timed_end(p, KSTATS_SIDE_BEGIN, &tm);
 	return hook ? 0 : 1;
 }
@@ -121,12 +195,18 @@ static notrace void kstats_fp_counter_exit(struct fprobe *fp, unsigned long ip,
 	struct kstats_probe *p = kstats_fp_probe(fp);
 	struct kstats_timed tm;
 
+	data = kstats_fp_mine(fp, data);
+	if (!data)
+		return;
 	kstats_timed_begin(p, &tm);
 	kstats_counter_end(p, data);
 	kstats_timed_end(p, KSTATS_SIDE_END, &tm);
 }
 
-/* value argN: the argument registers are saved (pt_regs or ftrace_regs). */
+/*
+ * value argN: the argument registers are saved (pt_regs or ftrace_regs).
+ * Non-zero: no return hook for this call (where there is an exit handler).
+ */
 static notrace int kstats_fp_value_arg(struct fprobe *fp, unsigned long ip,
 				       unsigned long ret_ip,
 				       struct kstats_fp_regs *regs, void *data)
@@ -135,7 +215,14 @@ static notrace int kstats_fp_value_arg(struct fprobe *fp, unsigned long ip,
 
 	if (regs && !kstats_stopped(p) && kstats_filter_pass(p))
 		kstats_value_arg(p, kstats_fp_arg(regs, p->arg - 1));
-	return 0;
+	return 1;
+}
+
+/* value argN's exit handler, from 6.14 only: see the top. */
+static notrace void kstats_fp_no_exit(struct fprobe *fp, unsigned long ip,
+				      unsigned long ret_ip,
+				      struct kstats_fp_regs *regs, void *data)
+{
 }
 
 /* value retval: non-zero leaves the return of this call unhooked. */
@@ -145,15 +232,19 @@ static notrace int kstats_fp_value_entry(struct fprobe *fp, unsigned long ip,
 {
 	struct kstats_probe *p = kstats_fp_probe(fp);
 
-	return kstats_stopped(p) || !kstats_filter_pass(p);
+	if (kstats_stopped(p) || !kstats_filter_pass(p))
+		return 1;
+	kstats_fp_tag(fp, data);
+	return 0;
 }
 
 static notrace void kstats_fp_value_exit(struct fprobe *fp, unsigned long ip,
 					 unsigned long ret_ip,
 					 struct kstats_fp_regs *regs, void *data)
 {
-	kstats_value_ret(kstats_fp_probe(fp),
-			 kstats_fp_retval(regs));
+	if (kstats_fp_mine(fp, data))
+		kstats_value_ret(kstats_fp_probe(fp),
+				 kstats_fp_retval(regs));
 }
 
 static void kstats_fprobe_handlers(struct kstats_probe *p)
@@ -162,6 +253,8 @@ static void kstats_fprobe_handlers(struct kstats_probe *p)
 
 	if (p->value == KSTATS_VALUE_ARG) {
 		fp->entry_handler = kstats_fp_value_arg;
+		if (KSTATS_FP_TAG_SIZE)
+			fp->exit_handler = kstats_fp_no_exit;
 	} else if (p->value == KSTATS_VALUE_RETVAL) {
 		fp->entry_handler = kstats_fp_value_entry;
 		fp->exit_handler = kstats_fp_value_exit;
@@ -178,6 +271,8 @@ static void kstats_fprobe_handlers(struct kstats_probe *p)
 		fp->exit_handler = kstats_fp_exit;
 		fp->entry_data_size = sizeof(u64);
 	}
+	if (fp->exit_handler && KSTATS_FP_TAG_SIZE)
+		fp->entry_data_size += KSTATS_FP_TAG_SIZE;
 }
 
 /* Register a disabled fprobe on FUNC at p->addr. */
@@ -194,6 +289,7 @@ static int kstats_fprobe_register(struct kstats_probe *p,
 			return ret;
 	}
 	memset(fp, 0, sizeof(*fp));
+	kstats_fp_new_tag(container_of(fp, struct kstats_fp_probe, fp));
 	fp->flags = FPROBE_FL_DISABLED;
 	kstats_fprobe_handlers(p);
 	kstats_fp_maxactive(fp, max_t(int, 20, 2 * num_possible_cpus()));
