@@ -19,8 +19,9 @@ modules:
 clean:
 	$(MAKE) -C $(KDIR) M=$(PWD) clean
 
-# Install kstats.ko (not the test or example modules) for the running
-# kernel (or KDIR's), then depmod, and the kstats command (install-tool).
+# Install kstats.ko and kstats_tramp.ko, its direct trampolines (not the
+# test or example modules), for the running kernel (or KDIR's), then
+# depmod, and the kstats command (install-tool).
 install: install-tool
 	$(MAKE) -C $(KDIR) M=$(PWD) KSTATS_CORE_ONLY=1 modules
 	$(MAKE) -C $(KDIR) M=$(PWD) KSTATS_CORE_ONLY=1 KERNELRELEASE=$(KRELEASE) \

@@ -45,7 +45,6 @@
 #include <linux/vmalloc.h>
 #include "kstats_btf.h"
 #include "kstats_compat.h"
-#include "kstats_direct.h"
 
 /* Integer argument registers of the x86-64 calling convention. */
 #define KSTATS_ARG_REGS		6

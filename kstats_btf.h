@@ -3,7 +3,7 @@
  * Layer: shared probe helpers.
  *
  * The kernel's BTF as kstats reads it (kstats_btf.c): prototypes of
- * traced functions, for the direct mechanism (kstats_direct.h) and for
+ * traced functions, for the direct mechanism (kstats_direct.c) and for
  * the width and signedness of value entries (kstats_value.c).
  */
 #ifndef _KSTATS_BTF_H
@@ -26,6 +26,14 @@ struct kstats_btf_int {
  */
 int kstats_btf_value_type(const char *func, const char *mod, unsigned int arg,
 			  struct kstats_btf_int *type, char *why, size_t len);
+
+/*
+ * Whether every argument of @func (in module @mod, or vmlinux if NULL)
+ * travels in a register, from BTF: 0, or -EOPNOTSUPP with the reason in
+ * @why.
+ */
+int kstats_btf_regs_only(const char *func, const char *mod, char *why,
+			 size_t len);
 
 /* Module of the code at @addr, in @buf (KSYM_SYMBOL_LEN), or NULL: vmlinux. */
 const char *kstats_btf_module_of(unsigned long addr, char *buf);

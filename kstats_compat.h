@@ -91,6 +91,18 @@
 #define KSTATS_OPS_FUNC_IP_ARG
 #endif
 
+/*
+ * sched_process_exit also tells whether the thread group died on newer
+ * kernels (7.3 has it, 6.12 not). Kbuild defines KSTATS_EXIT_GROUP_DEAD
+ * where <trace/events/sched.h> says so: a probe takes exactly the
+ * tracepoint's arguments, which kCFI checks.
+ */
+#ifdef KSTATS_EXIT_GROUP_DEAD
+#define KSTATS_EXIT_TP_PARAMS	void *data, struct task_struct *tsk, bool group_dead
+#else
+#define KSTATS_EXIT_TP_PARAMS	void *data, struct task_struct *tsk
+#endif
+
 #ifdef KSTATS_HAVE_FPROBE
 #include <linux/fprobe.h>
 

@@ -84,16 +84,19 @@ void kstats_control_resume(struct kstats *ks)
 /*
  * @p could not be unregistered: its handlers may still run, so neither
  * @p nor kstats' text may go. Outside module exit, kstats keeps a
- * reference on itself for good; in module exit that is too late, and
- * only the log says so.
+ * reference on itself until a later remove succeeds; in module exit,
+ * which cannot be refused, kstats_control_exit() tries again. Logged
+ * once per entry.
  */
 static void kstats_pin(struct kstats_probe *p)
 {
-	if (p->pinned)
+	if (p->pinned || p->stuck)
 		return;
+	p->stuck = true;
 	p->pinned = try_module_get(THIS_MODULE);
 	pr_err("%s: its probes could not be unregistered; %s\n", p->ks->name,
-	       p->pinned ? "kstats stays loaded" : "kstats is going anyway");
+	       p->pinned ? "kstats stays loaded" :
+	       "module exit tries again until they are");
 }
 
 /* ---------------------------------------------------------------------- */
@@ -288,13 +291,22 @@ int kstats_control_init(void)
 }
 
 /* Module exit: every control entry goes, then the notifiers. */
+/* How often module exit tries again to unregister an entry's probes. */
+#define KSTATS_EXIT_RETRY_MS	100
+
 void kstats_control_exit(void)
 {
 	struct kstats_probe *p, *tmp;
 
 	mutex_lock(&kstats_control_mutex);
+	/*
+	 * Module exit cannot be refused, and kstats' text and an entry must
+	 * not go while the kernel may still call them: an unregister that
+	 * failed (unregister_fprobe() may on an allocation) is tried again.
+	 */
 	list_for_each_entry_safe(p, tmp, &kstats_probes, node)
-		kstats_destroy(p);
+		while (kstats_destroy(p))
+			msleep(KSTATS_EXIT_RETRY_MS);
 	mutex_unlock(&kstats_control_mutex);
 	kstats_mech_exit();
 	kstats_target_exit();

@@ -1,27 +1,23 @@
 // SPDX-License-Identifier: GPL-2.0
 /*
  * Layer: mechanisms. Calls the shared probe helpers, the
- * BTF helpers and the record core.
+ * BTF helpers, the record core and kstats_tramp.ko.
  *
  * kstats mechanism "direct", for trace FUNC with "via direct" on x86-64:
  * an ftrace direct call from FUNC's fentry site to one of the static
- * trampolines of kstats_direct_tramp.S, which calls FUNC's body itself
- * and so sees it return (fexit-class: no return hook, no per-call
- * storage outside the trampoline's own frame). Built where the kernel
- * has CONFIG_DYNAMIC_FTRACE_WITH_DIRECT_CALLS (Kbuild defines
+ * trampolines of kstats_tramp.ko (kstats_tramp.h), which calls FUNC's
+ * body itself and so sees it return (fexit-class: no return hook, no
+ * per-call storage outside the trampoline's own frame). Built where the
+ * kernel has CONFIG_DYNAMIC_FTRACE_WITH_DIRECT_CALLS (Kbuild defines
  * KSTATS_HAVE_DIRECT).
  *
- * Trampolines are module text, handed out as slots under
- * kstats_control_mutex. A task asleep inside a measured call of FUNC
- * returns into its slot's trampoline, which then calls
- * kstats_direct_end(): so a slot counts its calls in flight, per CPU (a
- * call may end on another CPU than it began; only the sum means
- * something). A removed entry's slot drains: it is free again once the
- * sum is 0 and an RCU-tasks grace period after that has let every task
- * leave the trampoline's last instructions. A slot holds a reference on
- * kstats from its registration until it is free: rmmod fails at once
- * (EAGAIN) while a direct entry exists or a removed one still has calls
- * in flight, and module exit never finds a trampoline in use.
+ * The trampolines and their slots are kstats_tramp.ko's: a task asleep
+ * inside a measured call of FUNC returns into its trampoline, and the
+ * slot drains there, with its calls counted and tasks that die inside
+ * counted out, while kstats.ko may go: the trampolines call the hooks
+ * here (kstats_direct_begin() and kstats_direct_end()) until module
+ * exit unhooks them. So rmmod detaches direct entries as it does the
+ * others', and a removed entry's sleepers keep only kstats_tramp.ko.
  */
 #define pr_fmt(fmt) KBUILD_MODNAME ": " fmt
 
@@ -34,45 +30,29 @@
 #include <linux/rcupdate.h>
 #include <linux/rcupdate_wait.h>
 #include <linux/string.h>
-#include <linux/workqueue.h>
 #include "kstats_compat.h"
 #include "kstats_btf.h"
-#include "kstats_direct.h"
 #include "kstats_handler.h"
 #include "kstats_mech.h"
 #include "kstats_probe.h"
 #include "kstats_target.h"
+#include "kstats_tramp.h"
 
-enum kstats_direct_state {
-	KSTATS_DIRECT_FREE,
-	KSTATS_DIRECT_USED,	/* registered for an entry */
-	KSTATS_DIRECT_DRAINING,	/* entry gone, calls still in flight */
-};
-
+/* What kstats.ko keeps of a slot of kstats_tramp.ko. */
 struct kstats_direct_slot {
-	enum kstats_direct_state state;
 	unsigned long ip;		/* FUNC's fentry site, as registered */
 	struct ftrace_ops ops;
 };
 
 /* Under kstats_control_mutex. */
 static struct kstats_direct_slot kstats_direct_slots[KSTATS_DIRECT_MAX];
+/* Whether kstats_tramp.ko calls the hooks below: from the first attach. */
+static bool kstats_direct_hooked;
 /*
- * The entry of each slot, read by its trampoline's C calls (an array of
- * pointers, not a slot field: one indexed load); NULL: calls go
- * straight to FUNC.
+ * The entry of each slot, read by the hooks (an array of pointers, not a
+ * slot field: one indexed load); NULL: calls go straight to FUNC.
  */
 static struct kstats_probe *kstats_direct_probes[KSTATS_DIRECT_MAX];
-static DEFINE_PER_CPU(long[KSTATS_DIRECT_MAX], kstats_direct_inflight);
-static const bool kstats_direct_off;
-const bool *kstats_direct_active[KSTATS_DIRECT_MAX] = {
-	[0 ... KSTATS_DIRECT_MAX - 1] = &kstats_direct_off,
-};
-
-static void kstats_direct_drain_work(struct work_struct *work);
-static DECLARE_DELAYED_WORK(kstats_direct_drain, kstats_direct_drain_work);
-/* How often a draining slot is looked at. */
-#define KSTATS_DIRECT_DRAIN_PERIOD	(HZ / 10)
 
 /* ---------------------------------------------------------------------- */
 /* Called by the trampolines. */
@@ -81,8 +61,8 @@ static DECLARE_DELAYED_WORK(kstats_direct_drain, kstats_direct_drain_work);
  * The trampoline's caller may be preemptible, and these may run
  * preemptible too: kstats_direct_detach() waits for an RCU-tasks grace
  * period (tasks preempted here, which never sleep here) and an RCU one
- * (interrupts) before the probe may go. this_cpu ops are preemption-safe;
- * a call may end on another CPU than it began (only the sum counts).
+ * (interrupts) before the probe may go; kstats_tramp_unhook() the same
+ * before kstats.ko may. kstats_tramp.ko counts the calls in flight.
  */
 
 /* The calls timed for overhead_ns, out of line: the others stay lean. */
@@ -114,7 +94,7 @@ static noinline notrace void kstats_direct_end_timed(struct kstats_probe *p,
  * has counted it in kstats_timed_due() already).
  */
 static __always_inline u64
-kstats_direct_begin_guarded(struct kstats_probe *p, unsigned int slot)
+kstats_direct_begin_guarded(struct kstats_probe *p)
 {
 	unsigned int saved;
 	u64 t0;
@@ -124,7 +104,6 @@ kstats_direct_begin_guarded(struct kstats_probe *p, unsigned int slot)
 		t0 = 0;
 		goto out;
 	}
-	this_cpu_inc(kstats_direct_inflight[slot]);
 	if (kstats_clock_inline(p) || kstats_timed_due(p))
 		t0 = kstats_direct_begin_timed(p);
 	else
@@ -145,7 +124,7 @@ out:
  * preemption off (each per-CPU update is one instruction).
  * kstats_direct_end() is guarded: it calls out on every clock.
  */
-notrace u64 kstats_direct_begin(unsigned int slot)
+static notrace u64 kstats_direct_begin(unsigned int slot)
 {
 	struct kstats_probe *p = READ_ONCE(kstats_direct_probes[slot]);
 
@@ -154,15 +133,13 @@ notrace u64 kstats_direct_begin(unsigned int slot)
 	if (likely(kstats_clock_inline(p))) {
 		u64 t0 = kstats_clock(p);
 
-		if (likely(!kstats_timed_due(p))) {
-			this_cpu_inc(kstats_direct_inflight[slot]);
+		if (likely(!kstats_timed_due(p)))
 			return t0;
-		}
 	}
-	return kstats_direct_begin_guarded(p, slot);
+	return kstats_direct_begin_guarded(p);
 }
 
-notrace void kstats_direct_end(unsigned int slot, u64 t0)
+static notrace void kstats_direct_end(unsigned int slot, u64 t0)
 {
 	struct kstats_probe *p = READ_ONCE(kstats_direct_probes[slot]);
 	unsigned int saved;
@@ -178,79 +155,39 @@ notrace void kstats_direct_end(unsigned int slot, u64 t0)
 			kstats_guard_exit(saved);
 		}
 	}
-	this_cpu_dec(kstats_direct_inflight[slot]);
 	preempt_enable_notrace();
 }
+
+static const struct kstats_tramp_hooks kstats_direct_hooks = {
+	.begin = kstats_direct_begin,
+	.end = kstats_direct_end,
+};
 
 /* ---------------------------------------------------------------------- */
 /* Slots; under kstats_control_mutex. */
 
-static long kstats_direct_in_flight(unsigned int slot)
-{
-	long sum = 0;
-	int cpu;
-
-	for_each_possible_cpu(cpu)
-		sum += READ_ONCE(per_cpu(kstats_direct_inflight, cpu)[slot]);
-	return sum;
-}
-
-/*
- * Free the draining slots whose calls have all returned. Each counter
- * only falls once the slot is unregistered and its probe cleared, so a
- * sum of 0 means no call is left; the RCU-tasks grace period after it
- * covers tasks preempted on the trampoline's last instructions, after
- * their decrement. Each freed slot drops its reference on kstats.
- */
-static bool kstats_direct_reap(void)
-{
-	bool draining = false, synced = false;
-	unsigned int i;
-
-	for (i = 0; i < KSTATS_DIRECT_MAX; i++) {
-		struct kstats_direct_slot *s = &kstats_direct_slots[i];
-
-		if (s->state != KSTATS_DIRECT_DRAINING)
-			continue;
-		if (kstats_direct_in_flight(i)) {
-			draining = true;
-			continue;
-		}
-		if (!synced)
-			synchronize_rcu_tasks();
-		synced = true;
-		s->state = KSTATS_DIRECT_FREE;
-		module_put(THIS_MODULE);
-	}
-	return draining;
-}
-
-static void kstats_direct_drain_work(struct work_struct *work)
-{
-	bool again;
-
-	mutex_lock(&kstats_control_mutex);
-	again = kstats_direct_reap();
-	mutex_unlock(&kstats_control_mutex);
-	if (again)
-		schedule_delayed_work(&kstats_direct_drain,
-				      KSTATS_DIRECT_DRAIN_PERIOD);
-}
-
 static int kstats_direct_get_slot(struct kstats_cmd *cmd)
 {
-	unsigned int i, draining = 0;
+	unsigned int draining = 0;
+	int ret;
 
-	kstats_direct_reap();
-	for (i = 0; i < KSTATS_DIRECT_MAX; i++) {
-		if (kstats_direct_slots[i].state == KSTATS_DIRECT_FREE)
-			return i;
-		draining += kstats_direct_slots[i].state ==
-			    KSTATS_DIRECT_DRAINING;
+	if (!kstats_direct_hooked) {
+		ret = kstats_tramp_hook(&kstats_direct_hooks);
+		if (ret)
+			return kstats_fail(cmd, ret,
+					   "direct: kstats_tramp serves another user (error %d)",
+					   ret);
+		kstats_direct_hooked = true;
 	}
-	return kstats_fail(cmd, -ENOSPC,
-			   "direct: all %d trampolines in use (%u draining)",
-			   KSTATS_DIRECT_MAX, draining);
+	ret = kstats_tramp_get(&draining);
+	if (ret == -EOPNOTSUPP)
+		return kstats_fail(cmd, ret,
+				   "direct needs the sched_process_exit tracepoint (tasks that exit inside a call)");
+	if (ret < 0)
+		return kstats_fail(cmd, ret,
+				   "direct: all %d trampolines in use (%u draining)",
+				   KSTATS_DIRECT_MAX, draining);
+	return ret;
 }
 
 /*
@@ -378,18 +315,18 @@ static int kstats_direct_attach(struct kstats_probe *p, struct kstats_cmd *cmd)
 		return slot;
 	s = &kstats_direct_slots[slot];
 	s->ip = p->addr;
-	ret = kstats_direct_register(s, kstats_direct_tramp_table[slot]);
-	if (ret == -EBUSY)
-		return kstats_fail(cmd, ret,
-				   "direct: %s already has a direct caller (another entry, BPF, ...)",
-				   p->start.target.sym);
-	if (ret)
+	ret = kstats_direct_register(s, kstats_tramp_addr(slot));
+	if (ret) {
+		/* Never called: it drains at once. */
+		kstats_tramp_put(slot);
+		if (ret == -EBUSY)
+			return kstats_fail(cmd, ret,
+					   "direct: %s already has a direct caller (another entry, BPF, ...)",
+					   p->start.target.sym);
 		return kstats_fail(cmd, ret,
 				   "direct: ftrace cannot call a trampoline from %s (error %d)",
 				   p->start.target.sym, ret);
-	/* Module text stays while ftrace may call into it: see the top. */
-	__module_get(THIS_MODULE);
-	s->state = KSTATS_DIRECT_USED;
+	}
 	container_of(p, struct kstats_direct_probe, p)->slot = slot;
 	p->registered = true;
 	return 0;
@@ -400,7 +337,7 @@ static int kstats_direct_enable(struct kstats_probe *p)
 	unsigned int slot = kstats_direct_slot_of(p);
 
 	WRITE_ONCE(kstats_direct_probes[slot], p);
-	WRITE_ONCE(kstats_direct_active[slot], &p->ks->active);
+	kstats_tramp_set_active(slot, &p->ks->active);
 	return 0;
 }
 
@@ -409,9 +346,9 @@ static int kstats_direct_enable(struct kstats_probe *p)
  * periods let every task (RCU tasks) and interrupt (RCU) that may still
  * use @p, or @p's active flag, between the trampoline's entry and the
  * end of kstats_direct_begin(), or in kstats_direct_end(), through.
- * Calls still in flight then find no probe; the slot drains, and keeps
- * kstats loaded until they have returned. A slot that cannot be
- * unregistered keeps its reference on kstats for good.
+ * Calls still in flight then find no probe; the slot drains in
+ * kstats_tramp.ko, which stays loaded until they have returned. A slot
+ * that cannot be unregistered stays this entry's (the caller keeps it).
  */
 static void kstats_direct_detach(struct kstats_probe *p)
 {
@@ -422,38 +359,33 @@ static void kstats_direct_detach(struct kstats_probe *p)
 
 	if (!p->registered)
 		return;
-	ret = kstats_direct_unregister(s, kstats_direct_tramp_table[slot]);
+	ret = kstats_direct_unregister(s, kstats_tramp_addr(slot));
 	if (ret) {
 		pr_err("%s: unregister_ftrace_direct() failed (error %d): its trampoline is kept, and kstats stays loaded\n",
 		       p->ks->name, ret);
 		return;
 	}
 	p->registered = false;
-	WRITE_ONCE(kstats_direct_active[slot], &kstats_direct_off);
+	kstats_tramp_set_active(slot, NULL);
 	WRITE_ONCE(kstats_direct_probes[slot], NULL);
 	synchronize_rcu_tasks();
 	synchronize_rcu();
-	s->state = KSTATS_DIRECT_DRAINING;
-	if (!kstats_direct_reap())
-		return;
-	n = kstats_direct_in_flight(slot);
+	n = kstats_tramp_in_flight(slot);
+	kstats_tramp_put(slot);
 	if (n > 0)
-		pr_info("%s: %ld calls in flight in trampoline %u; kstats stays loaded (rmmod: EAGAIN) until they return\n",
+		pr_info("%s: %ld calls in flight in trampoline %u; kstats_tramp stays loaded until they return\n",
 			p->ks->name, n, slot);
-	schedule_delayed_work(&kstats_direct_drain, KSTATS_DIRECT_DRAIN_PERIOD);
 }
 
 /*
- * Module exit: every slot is free, since each in use holds a reference
- * on kstats; only the drain work may still be queued.
+ * Module exit, after every entry went: the trampolines call kstats.ko no
+ * more once this returns.
  */
 static void kstats_direct_exit(void)
 {
-	unsigned int i;
-
-	cancel_delayed_work_sync(&kstats_direct_drain);
-	for (i = 0; i < KSTATS_DIRECT_MAX; i++)
-		WARN_ON_ONCE(kstats_direct_slots[i].state != KSTATS_DIRECT_FREE);
+	if (kstats_direct_hooked)
+		kstats_tramp_unhook();
+	kstats_direct_hooked = false;
 }
 
 /*

@@ -1,21 +1,21 @@
 /* SPDX-License-Identifier: GPL-2.0 */
 /*
- * Layer: mechanisms. Calls kstats_direct_begin() and
- * kstats_direct_end() only.
+ * kstats_tramp.ko (see kstats_tramp.h). Calls kstats_tramp_begin() and
+ * kstats_tramp_end() only, in the same module.
  *
  * kstats mechanism "direct": KSTATS_DIRECT_MAX trampolines, each reached
  * by an ftrace direct call from the fentry site of one traced function
- * (kstats_direct.c hands them out). On entry the stack holds the return
- * address into FUNC's body (just after its fentry call) and above it the
- * return address into FUNC's caller.
+ * (kstats_tramp_slots.c hands them out, to kstats_direct.c). On entry
+ * the stack holds the return address into FUNC's body (just after its
+ * fentry call) and above it the return address into FUNC's caller.
  *
  * A trampoline first looks at its entry's active flag: stopped, it
  * returns into FUNC's body at once. Otherwise it saves the six argument
- * registers, asks kstats_direct_begin() whether to measure (the entry may
- * have stopped or gone since), and if not returns into FUNC's body as if
+ * registers, asks kstats_tramp_begin() whether to measure (the entry may
+ * have stopped or gone since, or kstats.ko unhooked), and if not returns into FUNC's body as if
  * nothing had happened. Otherwise it calls the body with the argument
  * registers restored, keeps rax:rdx, hands the start time to
- * kstats_direct_end() and returns to FUNC's caller. The body is entered
+ * kstats_tramp_end() and returns to FUNC's caller. The body is entered
  * by a return (push; RET, kstats_direct_enter): it is not an indirect
  * branch target (no ENDBR there), and a return needs none. Arguments
  * passed on the stack would be seen at the wrong offset by the body:
@@ -34,7 +34,7 @@
 #include <linux/objtool.h>
 #include <asm/nospec-branch.h>
 #include <asm/unwind_hints.h>
-#include "kstats_direct.h"
+#include "kstats_tramp.h"
 
 /* Frame below rbp: six argument registers, then the start time. */
 #define KSTATS_FRAME	64
@@ -74,7 +74,7 @@ SYM_TYPED_FUNC_START(kstats_direct_tramp_\n)
 	movq %r8, -40(%rbp)
 	movq %r9, -48(%rbp)
 	movl $\n, %edi
-	call kstats_direct_begin
+	call kstats_tramp_begin
 	movq %rax, KSTATS_T0(%rbp)
 	movq -8(%rbp), %rdi
 	movq -16(%rbp), %rsi
@@ -87,12 +87,13 @@ SYM_TYPED_FUNC_START(kstats_direct_tramp_\n)
 	/* Into FUNC's body, after its fentry call; rax is no argument. */
 	movq 8(%rbp), %rax
 	call kstats_direct_enter
+.Lret_\n:
 	/* FUNC returned: rax:rdx hold its return value. */
 	movq %rax, -8(%rbp)
 	movq %rdx, -16(%rbp)
 	movl $\n, %edi
 	movq KSTATS_T0(%rbp), %rsi
-	call kstats_direct_end
+	call kstats_tramp_end
 	movq -8(%rbp), %rax
 	movq -16(%rbp), %rdx
 	leave
@@ -127,7 +128,21 @@ SYM_FUNC_END(kstats_direct_enter)
 	.error "KSTATS_SLOTS does not list KSTATS_DIRECT_MAX trampolines"
 .endif
 
-/* Their addresses by slot, for kstats_direct.c. */
+/*
+ * Where FUNC's body returns to in each trampoline, from its start: the
+ * return address that each measured call in flight has on its task's
+ * stack (kstats_tramp_slots.c counts out a task that exits inside). Label
+ * differences: constants, no relocation into the middle of the text.
+ */
+	.section .rodata
+	.balign 4
+SYM_DATA_START(kstats_direct_ret_offset)
+	.irp n, KSTATS_SLOTS
+	.long .Lret_\n - kstats_direct_tramp_\n
+	.endr
+SYM_DATA_END(kstats_direct_ret_offset)
+
+/* Their addresses by slot. */
 	.section .rodata
 	.balign 8
 SYM_DATA_START(kstats_direct_tramp_table)

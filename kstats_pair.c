@@ -225,7 +225,7 @@ int kstats_endpoint_attach(struct kstats_pair_probe *pp,
 		ep->hook = KSTATS_HOOK_TRACEPOINT;
 		if (!KSTATS_HAVE_TP_PROBES)
 			return kstats_fail(cmd, -EOPNOTSUPP,
-					   "%s: tracepoints are not supported with CONFIG_CFI_CLANG",
+					   "%s: tracepoints are not supported with kCFI (CONFIG_CFI)",
 					   what);
 		if (!site->tp)
 			site->tp = kstats_find_tp(site->target.sym, &site->tp_mod);

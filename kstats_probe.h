@@ -34,9 +34,10 @@
 /*
  * Tracepoint probes are registered with a function that takes only the
  * data pointer and ignores the tracepoint's arguments: harmless with the
- * x86-64 calling convention, but refused by kCFI.
+ * x86-64 calling convention, but refused by kCFI (CONFIG_CFI_CLANG, named
+ * CONFIG_CFI from 6.18; check.sh checks the kernel's name of it).
  */
-#ifdef CONFIG_CFI_CLANG
+#if defined(CONFIG_CFI_CLANG) || defined(CONFIG_CFI)
 #define KSTATS_HAVE_TP_PROBES 0
 #else
 #define KSTATS_HAVE_TP_PROBES 1
@@ -150,6 +151,7 @@ struct kstats_probe {
 	bool gone;			/* detached: code it used went away */
 	bool armed;			/* its hooks fire (control mutex) */
 	bool dying;			/* being removed */
+	bool stuck;			/* an unregister failed (logged) */
 	bool pinned;			/* stuck registered: holds kstats */
 	unsigned long addr;		/* FUNC's address */
 	u64 resumed;			/* trace FUNC: clock at the last start */

@@ -24,15 +24,21 @@
 #include "kstats_probe.h"
 #include "kstats_target.h"
 
-/* A module with tracepoints, from the tracepoint module notifier. */
-struct kstats_tp_module {
+/* A module in one of the lists below. */
+struct kstats_module_ref {
 	struct list_head node;
 	struct module *mod;
 };
 
-/* Also protects the list below. */
+/* Also protects the lists below. */
 DEFINE_MUTEX(kstats_control_mutex);
+/* Modules with tracepoints, from the tracepoint module notifier. */
 static LIST_HEAD(kstats_tp_modules);
+/*
+ * Modules loaded since kstats, until they go: a target in one's init
+ * text, which is freed once it has initialised, is refused.
+ */
+static LIST_HEAD(kstats_new_modules);
 static kstats_gone_fn kstats_gone_cb;
 
 struct kstats_tp_lookup {
@@ -51,7 +57,7 @@ static void kstats_tp_match(struct tracepoint *tp, void *priv)
 struct tracepoint *kstats_find_tp(const char *name, struct module **mod)
 {
 	struct kstats_tp_lookup l = { .name = name };
-	struct kstats_tp_module *m;
+	struct kstats_module_ref *m;
 	unsigned int i;
 
 	lockdep_assert_held(&kstats_control_mutex);
@@ -103,13 +109,27 @@ int kstats_resolve(struct kstats_cmd *cmd, const char *what,
 	return 0;
 }
 
-/* No probe on kstats itself: its handlers would recurse. */
+/*
+ * No probe on kstats itself: its handlers would recurse. None in a
+ * module's init text either: freed once the module has initialised, it
+ * would leave a probe, or a direct call's site, on freed text.
+ */
 static int kstats_check_addr(struct kstats_cmd *cmd, const char *what,
 			     unsigned long addr)
 {
-	if (addr && within_module(addr, THIS_MODULE))
+	struct kstats_module_ref *m;
+
+	if (!addr)
+		return 0;
+	if (within_module(addr, THIS_MODULE))
 		return kstats_fail(cmd, -EINVAL, "%s is part of kstats itself",
 				   what);
+	lockdep_assert_held(&kstats_control_mutex);
+	list_for_each_entry(m, &kstats_new_modules, node)
+		if (within_module_init(addr, m->mod))
+			return kstats_fail(cmd, -EOPNOTSUPP,
+					   "%s is in the init text of module %s, freed once it has initialised",
+					   what, m->mod->name);
 	return 0;
 }
 
@@ -166,13 +186,37 @@ void kstats_show_target(struct seq_file *m, const struct kstats_target *t)
  * kprobes mark theirs gone by themselves, but fprobes would keep the
  * address in their filter, and a pair is useless with one side gone.
  */
+static void kstats_forget_module(struct list_head *list, struct module *mod)
+{
+	struct kstats_module_ref *m, *tmp;
+
+	list_for_each_entry_safe(m, tmp, list, node) {
+		if (!mod || m->mod == mod) {
+			list_del(&m->node);
+			kfree(m);
+		}
+	}
+}
+
 static int kstats_module_notify(struct notifier_block *nb,
 				unsigned long action, void *data)
 {
-	if (action != MODULE_STATE_GOING)
+	struct kstats_module_ref *m;
+
+	if (action != MODULE_STATE_GOING && action != MODULE_STATE_COMING)
 		return NOTIFY_DONE;
 	mutex_lock(&kstats_control_mutex);
-	kstats_gone_cb(data, false);
+	if (action == MODULE_STATE_COMING) {
+		/* Without it, only this module's init text is not refused. */
+		m = kmalloc_obj(*m, GFP_KERNEL);
+		if (m) {
+			m->mod = data;
+			list_add_tail(&m->node, &kstats_new_modules);
+		}
+	} else {
+		kstats_forget_module(&kstats_new_modules, data);
+		kstats_gone_cb(data, false);
+	}
 	mutex_unlock(&kstats_control_mutex);
 	return NOTIFY_OK;
 }
@@ -191,7 +235,7 @@ static int kstats_tp_module_notify(struct notifier_block *nb,
 				   unsigned long action, void *data)
 {
 	struct module *mod = ((struct tp_module *)data)->mod;
-	struct kstats_tp_module *m, *tmp;
+	struct kstats_module_ref *m;
 
 	mutex_lock(&kstats_control_mutex);
 	if (action == MODULE_STATE_COMING) {
@@ -201,12 +245,7 @@ static int kstats_tp_module_notify(struct notifier_block *nb,
 			list_add_tail(&m->node, &kstats_tp_modules);
 		}
 	} else if (action == MODULE_STATE_GOING) {
-		list_for_each_entry_safe(m, tmp, &kstats_tp_modules, node) {
-			if (m->mod == mod) {
-				list_del(&m->node);
-				kfree(m);
-			}
-		}
+		kstats_forget_module(&kstats_tp_modules, mod);
 		kstats_gone_cb(mod, true);
 	}
 	mutex_unlock(&kstats_control_mutex);
@@ -231,9 +270,15 @@ int kstats_target_init(kstats_gone_fn gone)
 	return ret;
 }
 
-/* Replays GOING for the modules in kstats_tp_modules: frees them. */
+/*
+ * Replays GOING for the modules in kstats_tp_modules: frees them. The
+ * module notifier replays nothing: its list is freed here.
+ */
 void kstats_target_exit(void)
 {
 	unregister_tracepoint_module_notifier(&kstats_tp_module_nb);
 	unregister_module_notifier(&kstats_module_nb);
+	mutex_lock(&kstats_control_mutex);
+	kstats_forget_module(&kstats_new_modules, NULL);
+	mutex_unlock(&kstats_control_mutex);
 }

@@ -21,7 +21,10 @@
  * covers starts hit after sched_process_exit, such as the last
  * sched_switch. A thread other than the leader that calls exec takes the
  * leader's pid and start_time (de_thread()): its start moves to its new
- * home at sched_process_exec.
+ * home at sched_process_exec. The old leader, which dies there, leaves
+ * with the exec'ing thread's old pid: sched_process_free would look for
+ * its start under that pid, so its start goes at the exec, found by the
+ * start_time it shares with the exec'ing thread.
  */
 #define pr_fmt(fmt) KBUILD_MODNAME ": " fmt
 
@@ -35,6 +38,7 @@
 #include <linux/sched.h>
 #include <linux/slab.h>
 #include <linux/tracepoint.h>
+#include <trace/events/sched.h>
 #include "kstats_internal.h"
 #include "kstats_probe.h"
 #include "kstats_target.h"
@@ -287,6 +291,34 @@ static struct kstats_task_slot *kstats_task_held(struct kstats_task_table *t,
 }
 
 /*
+ * The current task took its dead leader's pid and start_time in exec: a
+ * start of the leader, filed under that pid by the leader's address and
+ * that start_time, goes (no other task has both that home and that
+ * start_time).
+ */
+static notrace void kstats_task_drop_leader(struct kstats_task_table *t)
+{
+	unsigned long me = (unsigned long)current;
+	u64 born = current->start_time;
+	struct kstats_task_slot *home = kstats_task_slot(t, kstats_task_key(current), 0);
+	struct kstats_task_slot *s;
+	unsigned int i;
+
+	for (i = 0; i < KSTATS_TASK_PROBES; i++) {
+		if (i && !atomic_read(&home->displaced))
+			return;
+		s = kstats_task_slot(t, kstats_task_key(current), i);
+		if (READ_ONCE(s->task) && READ_ONCE(s->task) != me &&
+		    READ_ONCE(s->start_time) == born) {
+			kstats_task_release(s);
+			if (i)
+				atomic_dec(&home->displaced);
+			return;
+		}
+	}
+}
+
+/*
  * The current task, which was @old_pid, took its leader's pid and
  * start_time in exec: its start, filed under @old_pid, goes to the slots
  * of its new pid, unless it hit a start there since. Returns false if it
@@ -317,7 +349,10 @@ static notrace void kstats_task_execed(void *data, struct task_struct *tsk,
 {
 	struct kstats_task_table *t = data;
 
-	if (old_pid != tsk->pid && !kstats_task_move(t, old_pid))
+	if (old_pid == tsk->pid)
+		return;
+	kstats_task_drop_leader(t);
+	if (!kstats_task_move(t, old_pid))
 		this_cpu_inc(t->stats->dropped);
 }
 
@@ -345,6 +380,8 @@ int kstats_task_hook(struct kstats_task_table *t,
 	ret = tracepoint_probe_register(kstats_exec_tp, kstats_task_execed, t);
 	if (ret) {
 		tracepoint_probe_unregister(kstats_free_tp, kstats_task_freed, t);
+		/* A free probe may be running on @t, which the caller frees. */
+		tracepoint_synchronize_unregister();
 		return kstats_fail(cmd, ret, "sched_process_exec refused (error %d)",
 				   ret);
 	}
@@ -361,6 +398,15 @@ void kstats_task_unhook(struct kstats_task_table *t)
 int kstats_task_init(void)
 {
 	struct module *mod;
+
+	/*
+	 * kCFI checks a probe's prototype at each call: the compiler checks
+	 * it here (never called: registration goes by lookup).
+	 */
+	if (0) {
+		register_trace_sched_process_free(kstats_task_freed, NULL);
+		register_trace_sched_process_exec(kstats_task_execed, NULL);
+	}
 
 	mutex_lock(&kstats_control_mutex);
 	kstats_free_tp = kstats_find_tp("sched_process_free", &mod);

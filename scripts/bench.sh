@@ -120,6 +120,7 @@ bpf_boot() {
 		echo "file /etc/kstats-bench.conf $build/$target/bench.conf 0644 0 0"
 		echo "dir /modules 0755 0 0"
 		echo "file /modules/kstats.ko $build/$target/modules/kstats.ko 0644 0 0"
+		echo "file /modules/kstats_tramp.ko $build/$target/modules/kstats_tramp.ko 0644 0 0"
 	} >"$out/list"
 	"$gen" -t 0 "$out/list" >"$out/initramfs.cpio"
 	echo "bench: $target: booting the bpftrace guest (log in $out/log)" >&2

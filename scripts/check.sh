@@ -14,9 +14,10 @@
 #      fixtures, one check per test; "dkms build" and "make install"
 #      (into a staging directory) against the stock kernels' headers;
 #      "make demo" (deb61) runs to its end
-# Each check prints "PASS <target> <what>" or "FAIL <target> <what>"; the
-# last line is "N passed, N failed", and the exit status is non-zero iff a
-# check failed. Logs and artifacts: build/<target>/ in the repository.
+# Each check prints "PASS <target> <what>", "FAIL <target> <what>" or,
+# for a guest script that does not apply to a boot (tests/guest/
+# skips.conf), "SKIP <target> <what>"; the last line is "N passed, N
+# failed, N skipped", and the exit status is non-zero iff a check failed. Logs and artifacts: build/<target>/ in the repository.
 #
 # Environment:
 #   KSTATS_TARGETS        targets to test (default: deb61 deb612 deb618 deb7x
@@ -40,6 +41,7 @@ src=${KSTATS_SRC:-$KSTATS_REPO}
 export KSTATS_SRC=$src
 passed=0
 failed=0
+skipped=0
 t0=$SECONDS
 
 pass() {
@@ -52,9 +54,15 @@ fail() {
 	failed=$((failed + 1))
 }
 
+# A check that did not apply here (tests/guest/skips.conf says where).
+skip() {
+	echo "SKIP $*"
+	skipped=$((skipped + 1))
+}
+
 finish() {
 	echo "check: done in $((SECONDS - t0)) s; logs in $build/"
-	echo "$passed passed, $failed failed"
+	echo "$passed passed, $failed failed, $skipped skipped"
 	[ "$failed" -eq 0 ] || exit 1
 	exit 0
 }
@@ -132,6 +140,18 @@ if (cd "$src" && "$KSTATS_RUFF" check --no-cache tool tests/host) >"$log" 2>&1; 
 else
 	fail "all ruff ($log)"
 	show "$log"
+fi
+
+# kCFI traps on a tracepoint probe of another prototype, so pairs and
+# gaps refuse tracepoints where it is on: kstats_probe.h must test the
+# kernel's own name of it (CONFIG_CFI_CLANG, CONFIG_CFI from 6.18), read
+# from the debug kernel's arch/Kconfig.
+cfi=$(sed -n 's/^config \(CFI\(_CLANG\)\{0,1\}\)$/\1/p' "$kernel_src/arch/Kconfig" 2>/dev/null |
+	head -n 1)
+if [ -n "$cfi" ] && grep -q "defined(CONFIG_$cfi)" "$src/kstats_probe.h"; then
+	pass "all kstats_probe.h tests CONFIG_$cfi, the kernel's kCFI option"
+else
+	fail "all kstats_probe.h does not test the kernel's kCFI option (${cfi:-none in $kernel_src/arch/Kconfig})"
 fi
 
 # The table "Kernels and mechanisms" of Documentation/kstats.rst must say
@@ -268,7 +288,7 @@ for t in ${KSTATS_BPF-deb612}; do
 	out=$build/$name
 	rm -rf "$out"
 	mkdir -p "$out/modules"
-	cp "$build/$t/modules/kstats.ko" "$out/modules/"
+	cp "$build/$t/modules/kstats.ko" "$build/$t/modules/kstats_tramp.ko" "$out/modules/"
 	if rootfs=$("$KSTATS_SCRIPTS/bench-rootfs.sh" 2>"$out/rootfs.err") &&
 		KSTATS_TESTS=87 "$KSTATS_SCRIPTS/mkinitramfs.sh" --rootfs "$rootfs" \
 			--tests "$src/tests/bpf" "$t" "$out/modules" \
@@ -299,6 +319,39 @@ tap_lines() {
 		}'
 }
 
+# skip_allowed SCRIPT BOOT: tests/guest/skips.conf lets SCRIPT skip in BOOT.
+skip_allowed() {
+	local script boots b
+	while read -r script boots; do
+		[ "$script" = "$1" ] || continue
+		for b in $boots; do
+			# shellcheck disable=SC2053
+			[[ $2 == $b ]] && return 0
+		done
+	done < <(grep -v '^#' "$src/tests/guest/skips.conf")
+	return 1
+}
+
+# Per guest script of a results file: "NAME N", N its TAP lines (ok or
+# not ok). A script that printed none proved nothing.
+script_counts() {
+	tr -d '\r' <"$1" | awk '
+		/^# DMESG BEGIN$/ { exit }
+		/^# BEGIN / { s = $3; n[s] = 0; order[++k] = s; next }
+		/^# END / { s = ""; next }
+		s != "" && /^(not )?ok( |$)/ { n[s]++ }
+		END { for (i = 1; i <= k; i++) print order[i], n[order[i]] }'
+}
+
+# The guest scripts that a full boot of TARGET runs: all of tests/guest
+# (KSTATS_TESTS narrows them), on the main boot of each target.
+expected_scripts() {
+	local f
+	for f in "$src"/tests/guest/[0-9]*.sh; do
+		selected "${f##*/}" && echo "${f##*/}"
+	done
+}
+
 for t in $targets "${debug_boots[@]}" "${bpf_boots[@]}"; do
 	[[ " ${guests[*]} ${debug_boots[*]} ${bpf_boots[*]} " == *" $t "* ]] || continue
 	out=$build/$t
@@ -313,12 +366,32 @@ for t in $targets "${debug_boots[@]}" "${bpf_boots[@]}"; do
 	fi
 
 	while IFS=$'\t' read -r res what; do
-		if [ "$res" = ok ]; then
-			pass "$t $what"
-		else
+		if [ "$res" != ok ]; then
 			fail "$t $what ($log/results.tap)"
+		elif [[ $what != *" # SKIP "* ]]; then
+			pass "$t $what"
+		elif skip_allowed "${what%%:*}" "$t"; then
+			skip "$t $what"
+		else
+			fail "$t $what (a skip where it must run: tests/guest/skips.conf)"
 		fi
 	done < <(tap_lines "$log/results.tap")
+
+	# Every script that ran printed results; on a target's main boot,
+	# every selected script ran.
+	counts=$(script_counts "$log/results.tap")
+	while read -r name n; do
+		[ "$n" -gt 0 ] || fail "$t $name: ran, but printed no ok or not ok line"
+	done <<<"$counts"
+	if [[ " $targets " == *" $t "* ]] && [ "$rc" = 0 ]; then
+		missing=$(comm -23 <(expected_scripts | sort) \
+			<(awk '{ print $1 }' <<<"$counts" | sort))
+		if [ -z "$missing" ]; then
+			pass "$t every selected guest script ran"
+		else
+			fail "$t guest scripts that did not run: $(tr '\n' ' ' <<<"$missing")"
+		fi
+	fi
 
 	if "$KSTATS_SCRIPTS/check-guest-log.sh" "$log" 2>"$out/logcheck.err"; then
 		pass "$t kernel log clean"
@@ -327,11 +400,17 @@ for t in $targets "${debug_boots[@]}" "${bpf_boots[@]}"; do
 		show "$out/logcheck.err"
 	fi
 
+	# The debug kernel has KUnit: its main boot must run the suite.
+	if [ "$t" = debug ] && [ ! -e "$out/modules/kstats_test.ko" ]; then
+		fail "$t kunit (kstats_test.ko was not built)"
+	fi
 	if [ -e "$out/modules/kstats_test.ko" ]; then
 		if "$KSTATS_SCRIPTS/kunit-results.sh" "$kernel_src" \
 			"$log/console.log" "$out/kunit" >"$out/kunit.tap" 2>"$out/kunit.err"; then
 			while IFS= read -r line; do
 				case $line in
+				# A skipped case proved nothing where KUnit runs.
+				*" # SKIP"*) fail "$t kunit ${line#ok - } (skipped; $out/kunit.txt)" ;;
 				"ok - "*) pass "$t kunit ${line#ok - }" ;;
 				*) fail "$t kunit ${line#not ok - } ($out/kunit.txt)" ;;
 				esac
@@ -456,9 +535,12 @@ if [ -n "$stock" ]; then
 			rel=$(target_release "$t")
 			log=$hostdir/dkms-$t.log
 			echo "check: $t: dkms build -k $rel"
-			# kstats.ko, or kstats.ko.xz where the kernel compresses modules.
+			# kstats.ko and kstats_tramp.ko, or .ko.xz where the kernel
+			# compresses modules.
 			if dkms build -m kstats -v "$dkms_ver" -k "$rel" >"$log" 2>&1 &&
 				compgen -G "/var/lib/dkms/kstats/$dkms_ver/$rel/*/module/kstats.ko*" \
+					>/dev/null &&
+				compgen -G "/var/lib/dkms/kstats/$dkms_ver/$rel/*/module/kstats_tramp.ko*" \
 					>/dev/null; then
 				pass "$t dkms build"
 			else
@@ -488,17 +570,20 @@ for t in $stock; do
 		make -C "$stage/src" install KDIR="$(target_kdir "$t")" \
 			DESTDIR="$stage/root" >>"$log" 2>&1; then
 		# Where and how compressed is the kernel's choice (Debian 6.12:
-		# updates/kstats.ko.xz), but it must be kstats.ko alone.
+		# updates/kstats.ko.xz), but it must be kstats.ko and its
+		# trampolines' kstats_tramp.ko alone.
 		got=$(cd "$stage/root" && find . -name '*.ko*' -o -path './usr/*' -type f |
-			sed 's|^\./lib/modules/[^/]*/.*/kstats\.ko.*|kstats.ko|' | sort)
-		want=$(printf '%s\n' kstats.ko ./usr/local/bin/kstats \
+			sed 's|^\./lib/modules/[^/]*/.*/\(kstats\(_tramp\)\{0,1\}\.ko\).*|\1|' | sort)
+		want=$(printf '%s\n' kstats.ko kstats_tramp.ko ./usr/local/bin/kstats \
 			./usr/local/share/man/man1/kstats.1 \
 			./usr/local/share/bash-completion/completions/kstats \
 			./usr/local/lib/systemd/system/kstats-export.service \
 			./usr/local/lib/systemd/system/kstats-export.timer | sort)
+		# modprobe kstats loads kstats_tramp first: depmod says so.
 		if [ "$got" = "$want" ] &&
-			grep -q '/kstats\.ko[.a-z]*:' "$stage/root/lib/modules/$rel/modules.dep"; then
-			pass "$t make install (kstats.ko, depmod, the command, its man page, completion, units)"
+			grep -q '/kstats\.ko[.a-z]*:.*/kstats_tramp\.ko' \
+				"$stage/root/lib/modules/$rel/modules.dep"; then
+			pass "$t make install (kstats.ko, kstats_tramp.ko, depmod, the command, its man page, completion, units)"
 		else
 			fail "$t make install: installed $(tr '\n' ' ' <<<"$got")"
 		fi

@@ -141,6 +141,10 @@ run_kmemleak() {
 	echo "# KMEMLEAK END"
 }
 
+# The direct trampolines' module, which kstats.ko needs: loaded once, it
+# stays while the tests unload and load kstats.ko (kstats_tramp.h).
+[ -e /modules/kstats_tramp.ko ] && insmod /modules/kstats_tramp.ko
+
 case $mode in
 demo)
 	sh /demo.sh </dev/null >&3 2>&3

@@ -61,6 +61,8 @@
  *                            kstats_helper_stack(), which logs its stack
  *   fns K                    one call of each of kstats_helper_fn0 ..
  *                            kstats_helper_fnK-1 (K <= 20)
+ *   kthread                  a kernel thread runs kstats_helper_dies(),
+ *                            which ends the thread: it never returns
  * Closing a file descriptor of /sys/kernel/debug/kstats_helper/start_on_close
  * hits tracepoint kstats_helper_start; at exit that happens after
  * sched_process_exit, from the exiting task.

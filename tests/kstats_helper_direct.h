@@ -5,7 +5,9 @@
  * guest test 66-direct.sh checks through the trampoline.
  */
 #include <linux/atomic.h>
+#include <linux/completion.h>
 #include <linux/irq_work.h>
+#include <linux/kthread.h>
 #include <linux/printk.h>
 #include <linux/stacktrace.h>
 #include <linux/wait.h>
@@ -179,16 +181,42 @@ static void (* const helper_fns[])(unsigned int) = {
 	kstats_helper_fn18, kstats_helper_fn19,
 };
 
+/*
+ * kthread: a kernel thread whose function ends it from inside itself, as
+ * kthread() does: a call that never returns to a trampoline.
+ */
+static DECLARE_COMPLETION(helper_kthread_done);
+
+static noinline __noclone int kstats_helper_dies(void *unused)
+{
+	kthread_complete_and_exit(&helper_kthread_done, 0);
+}
+
+static int helper_kthread(void)
+{
+	struct task_struct *t;
+
+	reinit_completion(&helper_kthread_done);
+	t = kthread_run(kstats_helper_dies, NULL, "kstats_dies");
+	if (IS_ERR(t))
+		return PTR_ERR(t);
+	wait_for_completion(&helper_kthread_done);
+	return 0;
+}
+
 static bool helper_is_direct_cmd(const char *cmd)
 {
 	return !strcmp(cmd, "args") || !strcmp(cmd, "irq") ||
-	       !strcmp(cmd, "stack") || !strcmp(cmd, "fns");
+	       !strcmp(cmd, "stack") || !strcmp(cmd, "fns") ||
+	       !strcmp(cmd, "kthread");
 }
 
 static int helper_direct_run(const char *cmd, const char *arg)
 {
 	unsigned int k = 0, i;
 
+	if (!strcmp(cmd, "kthread"))
+		return helper_kthread();
 	if (strcmp(cmd, "stack") && kstrtouint(arg, 10, &k))
 		return -EINVAL;
 	if (!strcmp(cmd, "args"))

@@ -1,31 +1,32 @@
 // SPDX-License-Identifier: GPL-2.0
 /*
  * Test-only: hold a task on the last instructions of a kstats direct
- * trampoline, after its call of kstats_direct_end() has counted the call
+ * trampoline, after its call of kstats_tramp_end() has counted the call
  * out (tests/guest/96-tramp-exit.sh). A task preempted there still runs
- * module text although no call is in flight any more; kstats must not
- * free the trampoline's slot, or drop its reference on itself, before an
- * RCU-tasks grace period has seen the task leave.
+ * module text although no call is in flight any more; kstats_tramp must
+ * not free the trampoline's slot, or drop its reference on itself, before
+ * an RCU-tasks grace period has seen the task leave.
  *
  * "tramp" and "callee" are the addresses of the trampoline and of
- * kstats_direct_end() (from /proc/kallsyms). The kprobe goes on the
+ * kstats_tramp_end() (from /proc/kallsyms). The kprobe goes on the
  * instruction after the trampoline's call of the callee. "hold": write 1
  * to arm it; the next time task "pid" reaches the probe, it sets "hold"
  * to 2 and spins there, preemption and interrupts off as in any kprobe
- * handler, until 0 is written or KSTATS_HOLD_MAX_MS pass. No RCU-tasks
- * grace period can end while it spins.
+ * handler, until 0 is written (or the module unloads): no clock bounds
+ * it, so a slow host cannot end the hold before the script has looked.
+ * No RCU-tasks grace period can end while it spins.
  */
 #include <linux/kprobes.h>
 #include <linux/module.h>
 #include <linux/sched.h>
 #include <linux/string.h>
-#include <linux/timekeeping.h>
 #include <linux/uaccess.h>
 
-#define KSTATS_HOLD_MAX_MS	5000ULL
 /* How far into the trampoline its call of the callee is looked for. */
 #define KSTATS_HOLD_SCAN	512
 #define KSTATS_HOLD_CALL_LEN	5
+/* The function padding that holds call thunks (FUNCTION_PADDING_BYTES). */
+#define KSTATS_HOLD_PADDING	16
 
 static unsigned long tramp;
 module_param(tramp, ulong, 0444);
@@ -46,16 +47,11 @@ MODULE_PARM_DESC(hold, "1: hold pid when it next comes; 2 while held; 0: release
 
 static int kstats_hold_pre(struct kprobe *kp, struct pt_regs *regs)
 {
-	u64 end;
-
 	if (current->pid != pid ||
 	    cmpxchg(&hold, KSTATS_HOLD_ARMED, KSTATS_HOLD_HOLDING) !=
 	    KSTATS_HOLD_ARMED)
 		return 0;
-	/* A clock, not a delay loop: TCG runs calibrated loops too fast. */
-	end = ktime_get_mono_fast_ns() + KSTATS_HOLD_MAX_MS * NSEC_PER_MSEC;
-	while (READ_ONCE(hold) == KSTATS_HOLD_HOLDING &&
-	       ktime_get_mono_fast_ns() < end)
+	while (READ_ONCE(hold) == KSTATS_HOLD_HOLDING)
 		cpu_relax();
 	WRITE_ONCE(hold, KSTATS_HOLD_OFF);
 	return 0;
@@ -67,8 +63,9 @@ static struct kprobe kstats_hold_kp = {
 
 /*
  * The instruction after the trampoline's direct call of the callee (or
- * of its call thunk, just before it, where call depth tracking patched
- * the call).
+ * of its call thunk, in the padding just before it, where call depth
+ * tracking patched the call; the trampoline's other callee may end
+ * closer than 64 bytes before this one).
  */
 static unsigned long kstats_hold_find(void)
 {
@@ -85,7 +82,7 @@ static unsigned long kstats_hold_find(void)
 			continue;
 		memcpy(&rel, &text[off + 1], sizeof(rel));
 		to = next + rel;
-		if (to <= callee && callee - to <= 64)
+		if (to <= callee && callee - to <= KSTATS_HOLD_PADDING)
 			return next;
 	}
 	return 0;
@@ -105,8 +102,10 @@ static int __init kstats_hold_init(void)
 	return register_kprobe(&kstats_hold_kp);
 }
 
+/* A held task is let go first: unregister_kprobe() waits for it. */
 static void __exit kstats_hold_exit(void)
 {
+	WRITE_ONCE(hold, KSTATS_HOLD_OFF);
 	unregister_kprobe(&kstats_hold_kp);
 }
 

@@ -8,6 +8,7 @@
 K=/sys/kernel/debug/kstats
 echo "# kernel $(uname -r)"
 echo "# bpftrace $(bpftrace --version 2>&1)"
+busybox insmod /modules/kstats_tramp.ko || echo "# insmod kstats_tramp failed"
 busybox insmod /modules/kstats.ko || echo "# insmod kstats failed"
 
 rounds() {

@@ -179,6 +179,22 @@ is "$(samples texec) $(field texec unpaired) $(field texec dropped)" "1 0 0" \
 	"key task: the end after a thread's exec pairs with the start before it"
 is "$(ctl remove texec)" OK "remove texec"
 
+# The same, with the leader's own start pending when it dies in the
+# exec (de_thread() gives it the thread's old pid): its start must go
+# with it, or each run leaks a slot of the table, which fills (64 slots
+# here) and drops the starts of later tasks.
+is "$(ctl trace lexec start $TS end $TE key task slots 64)" OK "key task pair, 64 slots"
+i=0
+bad=0
+while [ $i -lt 200 ]; do
+	kstats-thread-exec --leader "$HELPER" || bad=$((bad + 1))
+	i=$((i + 1))
+done
+is "$bad" 0 "200 runs: the leader wrote start, a thread wrote start, exec'd, wrote end"
+is "$(samples lexec) $(field lexec unpaired) $(field lexec dropped)" "200 0 0" \
+	"key task: each end pairs, and no dead leader's start fills the table"
+is "$(ctl remove lexec)" OK "remove lexec"
+
 # Offsets are decimal or 0x hex: +08 is no bad octal number (whether
 # kprobes take offset 8 is up to the code there).
 log_mark

@@ -49,7 +49,7 @@ spans() {
 	shift
 	r=$(ctl "$@" as "$e")
 	if [ "$r" != OK ]; then
-		echo "# $e: $* not here ($r)"
+		not_ok "$e: $* is taken ($r)"
 		return
 	fi
 	blocked "$e"
@@ -63,7 +63,7 @@ spans() {
 if [ -e /sys/kernel/btf/kstats_helper ]; then
 	spans bd trace $B via direct
 else
-	echo "# direct: $B has no BTF here (kstats_helper.ko without BTF)"
+	skip_part "direct: $B has no BTF here (kstats_helper.ko without BTF)"
 fi
 kernel_has fprobe && spans bf trace $B via fprobe
 spans bk trace $B via kretprobe

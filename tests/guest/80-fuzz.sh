@@ -41,6 +41,8 @@ seed=$(sed -n 's/.*KSTATS_FUZZ_SEED=\([0-9]*\).*/\1/p' /proc/cmdline)
 echo "# fuzz seed $seed (replay: KSTATS_APPEND=KSTATS_FUZZ_SEED=$seed)"
 start=$(date +%s)
 kstats-fuzz fuzz "$KS" "$seed" 100000 fz keep_kern keep_trace keep_pair
+# 2: it could not open its files, and wrote nothing.
+is "$?" 0 "the fuzzer ran its 100000 writes and exited 0"
 echo "# fuzz took $(($(date +%s) - start)) s"
 grep '^name' "$KS/_control" | sed 's/^/# /'
 

@@ -71,7 +71,7 @@ lp_unload() {
 }
 CMDLINE=$(cat /proc/cmdline)
 if ! ko kstats_livepatch >/dev/null || [ ! -d /sys/kernel/livepatch ]; then
-	echo "# no livepatch on this kernel"
+	skip_part "no livepatch on this kernel"
 else
 	is "$(ctl "trace cmdline_proc_show")" OK "trace cmdline_proc_show"
 	M=$(field cmdline_proc_show mechanism)

@@ -17,8 +17,7 @@ case $(cat /proc/cmdline) in
 *lockdown=confidentiality*) mode=confidentiality ;;
 *KSTATS_LOCKDOWN=raise*) mode=raise ;;
 *)
-	echo "# not a lockdown boot (check.sh boots the debug kernel with lockdown= for this)"
-	exit 0
+	skip "not a lockdown boot (check.sh boots the debug kernel with lockdown= for this)"
 	;;
 esac
 grep -q " $SECFS " /proc/mounts || mount -t securityfs securityfs "$SECFS"

@@ -13,8 +13,7 @@
 case $(cat /sys/devices/system/cpu/vulnerabilities/retbleed 2>/dev/null) in
 *Stuffing*) ;;
 *)
-	echo "# call depth tracking is off in this boot: skipped"
-	exit 0
+	skip "call depth tracking is off in this boot"
 	;;
 esac
 CT=/sys/kernel/debug/callthunks/cpu1

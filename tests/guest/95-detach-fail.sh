@@ -13,8 +13,7 @@ grep -q '^kstats ' /proc/modules || insmod "$MODDIR/kstats.ko"
 
 FF=/sys/kernel/debug/fail_function
 if [ ! -d $FF ]; then
-	echo "# no fail_function here (CONFIG_FAIL_FUNCTION): skipped"
-	exit 0
+	skip "no fail_function here (CONFIG_FAIL_FUNCTION)"
 fi
 EBUSY="Device or resource busy"
 
@@ -59,7 +58,7 @@ try() {
 	is "$(field "$e" state)" gone "$mech: the entry stays, in state gone"
 	check "$mech: its file still reads" grep -q CPUS "$KS/$e"
 	calls 20
-	ok "$mech: $FN runs on under the kept probe"
+	is "$(uname)" Linux "$mech: $FN runs on under the kept probe"
 	rmmod kstats 2>/dev/null
 	check "$mech: rmmod kstats fails while the probe is kept" \
 		grep -q '^kstats ' /proc/modules
@@ -79,3 +78,30 @@ if kernel_has fprobe; then
 fi
 
 check "rmmod kstats after the second removes" rmmod_drained kstats
+
+# at_exit MECH UNREGISTER WHAT: rmmod kstats with a MECH entry whose
+# unregister fails once. Module exit cannot be refused: it tries again,
+# and goes only once the probe is unregistered (before, it went with the
+# probe still registered, and the next call of FN ran freed code).
+at_exit() {
+	mech=$1 e=dx_$1
+	insmod "$MODDIR/kstats.ko"
+	is "$(ctl "trace $FN as $e via $mech")" OK "exit: trace $FN as $e via $mech"
+	calls 20
+	check "exit, $mech: fail_function takes $2" fail_once "$2"
+	log_mark
+	check "exit, $mech: rmmod kstats succeeds" rmmod kstats
+	check "exit, $mech: the log says why" logged "$e: $3 failed (error -22)"
+	check "exit, $mech: and that module exit tried again" \
+		logged "$e: its probes could not be unregistered; module exit tries again until they are"
+	echo >$FF/inject
+	calls 20
+	is "$(uname)" Linux "exit, $mech: $FN runs on, kstats gone"
+}
+
+if kernel_has direct; then
+	at_exit direct kstats_direct_unregister "unregister_ftrace_direct()"
+fi
+if kernel_has fprobe; then
+	at_exit fprobe kstats_fprobe_unregister "unregister_fprobe()"
+fi

@@ -1,0 +1,68 @@
+/* SPDX-License-Identifier: GPL-2.0 */
+/*
+ * kstats_tramp.ko: the trampolines of kstats mechanism "direct", in a
+ * module of their own (kstats_tramp_slots.c, kstats_direct_tramp.S).
+ *
+ * A call that entered FUNC through a trampoline returns into it, however
+ * long it sleeps: the trampolines' text must stay until the last such
+ * call has returned, or its task has died. Kept out of kstats.ko, it lets
+ * kstats.ko unload (and load again) while calls still sleep there: once
+ * kstats.ko has unhooked, a trampoline's return path calls nothing
+ * outside this module. This module stays loaded, holding a reference on
+ * itself, while any slot is in use or draining.
+ *
+ * kstats.ko (kstats_direct.c) is its one user: it hooks its begin and end
+ * functions, takes a slot per direct entry, points ftrace's direct call
+ * at the slot's trampoline, and puts the slot back when the entry goes.
+ */
+#ifndef _KSTATS_TRAMP_H
+#define _KSTATS_TRAMP_H
+
+/*
+ * Trampolines are static module text, one per direct entry: at most this
+ * many direct entries exist at once, counting removed ones whose calls
+ * are still in flight. Past it, ENOSPC.
+ */
+#define KSTATS_DIRECT_MAX	16
+
+#ifndef __ASSEMBLY__
+#include <linux/types.h>
+
+/**
+ * struct kstats_tramp_hooks - what a trampoline calls in kstats.ko
+ * @begin: at FUNC's entry: the start time, or 0 to run FUNC unmeasured
+ *	(and no @end follows). May run in any context, preemptible too.
+ * @end: when a measured call returns, with @begin's start time.
+ */
+struct kstats_tramp_hooks {
+	u64 (*begin)(unsigned int slot);
+	void (*end)(unsigned int slot, u64 t0);
+};
+
+/*
+ * Per slot, the active flag of its entry, or a false one: read by the
+ * trampoline before anything else. Written by kstats.ko.
+ */
+extern const bool *kstats_direct_active[KSTATS_DIRECT_MAX];
+
+int kstats_tramp_hook(const struct kstats_tramp_hooks *hooks);
+void kstats_tramp_unhook(void);
+int kstats_tramp_get(unsigned int *draining);
+void kstats_tramp_put(unsigned int slot);
+unsigned long kstats_tramp_addr(unsigned int slot);
+long kstats_tramp_in_flight(unsigned int slot);
+void kstats_tramp_set_active(unsigned int slot, const bool *active);
+
+/* kstats_direct_tramp.S: the trampolines' addresses, by slot. */
+extern const unsigned long kstats_direct_tramp_table[KSTATS_DIRECT_MAX];
+/*
+ * Offset in each trampoline of the return address of FUNC's body: on the
+ * stack of every task with a measured call in flight there.
+ */
+extern const u32 kstats_direct_ret_offset[KSTATS_DIRECT_MAX];
+/* Called by the trampolines: the hooks, and the count of calls in flight. */
+u64 kstats_tramp_begin(unsigned int slot);
+void kstats_tramp_end(unsigned int slot, u64 t0);
+#endif
+
+#endif /* _KSTATS_TRAMP_H */

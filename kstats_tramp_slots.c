@@ -1,0 +1,367 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * kstats_tramp.ko: the slots of the direct trampolines (kstats_tramp.h).
+ *
+ * Each trampoline of kstats_direct_tramp.S calls kstats_tramp_begin() at
+ * FUNC's entry and kstats_tramp_end() when a measured call returns; they
+ * call kstats.ko's hooks and count the calls in flight per slot, per CPU
+ * (a call may end on another CPU than it began; only the sum means
+ * something). Once kstats.ko has unhooked (module exit), they call stubs
+ * of this module: a call asleep in FUNC then returns through its
+ * trampoline and calls nothing outside this module.
+ *
+ * A slot is free, used by a direct entry, or draining: its entry is gone
+ * and calls are still in flight. A draining slot is free again once the
+ * sum is 0 and an RCU-tasks grace period after that has let every task
+ * leave the trampoline's last instructions. Each slot not free holds a
+ * reference on this module: it unloads only when no task can be in, or
+ * return to, its text.
+ *
+ * A task that exits inside a measured call (exit(), a fatal signal, the
+ * end of a kernel thread: every way into do_exit()) never returns to the
+ * trampoline. The sched_process_exit tracepoint, which do_exit() passes
+ * for every task, finds each such call by its return address into a
+ * trampoline on the dying task's stack (the unwinder walks it; the
+ * trampolines' frames are described in ORC) and counts it out: so no
+ * function, named or not, keeps a slot past the tasks inside it. Without
+ * that tracepoint no slot is handed out.
+ */
+#define pr_fmt(fmt) KBUILD_MODNAME ": " fmt
+
+#include <linux/bitops.h>
+#include <linux/kprobes.h>
+#include <linux/module.h>
+#include <linux/mutex.h>
+#include <linux/percpu.h>
+#include <linux/rcupdate.h>
+#include <linux/rcupdate_wait.h>
+#include <linux/sched.h>
+#include <linux/string.h>
+#include <linux/tracepoint.h>
+#include <linux/workqueue.h>
+#include <asm/unwind.h>
+#include <trace/events/sched.h>
+#include "kstats_compat.h"
+#include "kstats_tramp.h"
+
+enum kstats_tramp_state {
+	KSTATS_TRAMP_FREE,
+	KSTATS_TRAMP_USED,	/* a direct entry's */
+	KSTATS_TRAMP_DRAINING,	/* entry gone, calls still in flight */
+};
+
+/* Serialises the slots' states, the hooks and the drain. */
+static DEFINE_MUTEX(kstats_tramp_mutex);
+static enum kstats_tramp_state kstats_tramp_state[KSTATS_DIRECT_MAX];
+/* Slots not free; read without the mutex by the exit probe. */
+static unsigned int kstats_tramp_busy;
+static DEFINE_PER_CPU(long[KSTATS_DIRECT_MAX], kstats_tramp_inflight);
+
+static const bool kstats_tramp_off;
+const bool *kstats_direct_active[KSTATS_DIRECT_MAX] = {
+	[0 ... KSTATS_DIRECT_MAX - 1] = &kstats_tramp_off,
+};
+
+/* sched_process_exit, or NULL where the kernel has none. */
+static struct tracepoint *kstats_tramp_exit_tp;
+
+static void kstats_tramp_drain_work(struct work_struct *work);
+static DECLARE_DELAYED_WORK(kstats_tramp_drain, kstats_tramp_drain_work);
+/* How often a draining slot is looked at. */
+#define KSTATS_TRAMP_DRAIN_PERIOD	(HZ / 10)
+
+/* ---------------------------------------------------------------------- */
+/* Called by the trampolines. */
+
+static notrace u64 kstats_tramp_no_begin(unsigned int slot)
+{
+	return 0;
+}
+
+static notrace void kstats_tramp_no_end(unsigned int slot, u64 t0)
+{
+}
+
+static const struct kstats_tramp_hooks kstats_tramp_no_hooks = {
+	.begin = kstats_tramp_no_begin,
+	.end = kstats_tramp_no_end,
+};
+
+static const struct kstats_tramp_hooks *kstats_tramp_hooks =
+	&kstats_tramp_no_hooks;
+
+/*
+ * Preemptible or not, in any context: this_cpu ops are preemption-safe.
+ * Not traceable (notrace, NOKPROBE): a hook here would recurse.
+ */
+notrace u64 kstats_tramp_begin(unsigned int slot)
+{
+	u64 t0 = READ_ONCE(kstats_tramp_hooks)->begin(slot);
+
+	if (t0)
+		this_cpu_inc(kstats_tramp_inflight[slot]);
+	return t0;
+}
+NOKPROBE_SYMBOL(kstats_tramp_begin);
+
+notrace void kstats_tramp_end(unsigned int slot, u64 t0)
+{
+	READ_ONCE(kstats_tramp_hooks)->end(slot, t0);
+	this_cpu_dec(kstats_tramp_inflight[slot]);
+}
+NOKPROBE_SYMBOL(kstats_tramp_end);
+
+/* ---------------------------------------------------------------------- */
+/* Tasks that exit inside a measured call. */
+
+/* The slot whose trampoline FUNC's body returns to at @addr, or -1. */
+static int kstats_tramp_slot_at(unsigned long addr)
+{
+	unsigned int i;
+
+	for (i = 0; i < KSTATS_DIRECT_MAX; i++)
+		if (addr == kstats_direct_tramp_table[i] +
+			    kstats_direct_ret_offset[i])
+			return i;
+	return -1;
+}
+
+/*
+ * sched_process_exit, in do_exit() of the dying task itself: it never
+ * returns into the trampolines its stack names, so their calls are
+ * counted out here. A frame the unwinder misses keeps its count (the slot
+ * stays draining); none is counted out that is not there.
+ */
+static notrace void kstats_tramp_task_exit(KSTATS_EXIT_TP_PARAMS)
+{
+	struct unwind_state state;
+	int slot;
+
+	if (!READ_ONCE(kstats_tramp_busy) || tsk != current)
+		return;
+	for (unwind_start(&state, current, NULL, NULL); !unwind_done(&state);
+	     unwind_next_frame(&state)) {
+		slot = kstats_tramp_slot_at(unwind_get_return_address(&state));
+		if (slot >= 0)
+			this_cpu_dec(kstats_tramp_inflight[slot]);
+	}
+}
+
+static void kstats_tramp_find_exit_tp(struct tracepoint *tp, void *priv)
+{
+	if (!strcmp(tp->name, "sched_process_exit"))
+		*(struct tracepoint **)priv = tp;
+}
+
+/* ---------------------------------------------------------------------- */
+/* Slots. */
+
+long kstats_tramp_in_flight(unsigned int slot)
+{
+	long sum = 0;
+	int cpu;
+
+	for_each_possible_cpu(cpu)
+		sum += READ_ONCE(per_cpu(kstats_tramp_inflight, cpu)[slot]);
+	return sum;
+}
+EXPORT_SYMBOL_GPL(kstats_tramp_in_flight);
+
+/*
+ * Free the draining slots whose calls have all returned; under the mutex.
+ * Each count only falls once its slot is unhooked from ftrace, so a sum
+ * of 0 means no call is left. Every count is read first, then one
+ * RCU-tasks grace period covers the tasks that were on a trampoline's
+ * last instructions, after their count, at those reads; then the slots
+ * read as 0 are freed, each dropping its reference on this module.
+ */
+static bool kstats_tramp_reap(void)
+{
+	unsigned long done = 0;
+	bool draining = false;
+	unsigned int i;
+
+	for (i = 0; i < KSTATS_DIRECT_MAX; i++) {
+		if (kstats_tramp_state[i] != KSTATS_TRAMP_DRAINING)
+			continue;
+		if (kstats_tramp_in_flight(i))
+			draining = true;
+		else
+			__set_bit(i, &done);
+	}
+	if (!done)
+		return draining;
+	synchronize_rcu_tasks();
+	for_each_set_bit(i, &done, KSTATS_DIRECT_MAX) {
+		kstats_tramp_state[i] = KSTATS_TRAMP_FREE;
+		WRITE_ONCE(kstats_tramp_busy, kstats_tramp_busy - 1);
+		module_put(THIS_MODULE);
+	}
+	return draining;
+}
+
+static void kstats_tramp_drain_work(struct work_struct *work)
+{
+	bool again;
+
+	mutex_lock(&kstats_tramp_mutex);
+	again = kstats_tramp_reap();
+	mutex_unlock(&kstats_tramp_mutex);
+	if (again)
+		schedule_delayed_work(&kstats_tramp_drain,
+				      KSTATS_TRAMP_DRAIN_PERIOD);
+}
+
+/**
+ * kstats_tramp_get() - take a free slot
+ * @draining: set to the number of draining slots when none is free
+ *
+ * Return: the slot, -ENOSPC if every slot is used or draining, or
+ * -EOPNOTSUPP where the kernel has no sched_process_exit tracepoint (a
+ * task that died inside a call could not be counted out).
+ */
+int kstats_tramp_get(unsigned int *draining)
+{
+	unsigned int i;
+	int ret = -ENOSPC;
+
+	mutex_lock(&kstats_tramp_mutex);
+	if (!kstats_tramp_exit_tp) {
+		ret = -EOPNOTSUPP;
+		goto out;
+	}
+	kstats_tramp_reap();
+	*draining = 0;
+	for (i = 0; i < KSTATS_DIRECT_MAX; i++) {
+		if (kstats_tramp_state[i] == KSTATS_TRAMP_FREE) {
+			kstats_tramp_state[i] = KSTATS_TRAMP_USED;
+			WRITE_ONCE(kstats_tramp_busy, kstats_tramp_busy + 1);
+			__module_get(THIS_MODULE);
+			ret = i;
+			goto out;
+		}
+		*draining += kstats_tramp_state[i] == KSTATS_TRAMP_DRAINING;
+	}
+out:
+	mutex_unlock(&kstats_tramp_mutex);
+	return ret;
+}
+EXPORT_SYMBOL_GPL(kstats_tramp_get);
+
+/**
+ * kstats_tramp_put() - give back a slot that ftrace no longer calls
+ * @slot: from kstats_tramp_get()
+ *
+ * The caller has unhooked the slot from ftrace and cleared its active
+ * flag, then waited for an RCU-tasks and an RCU grace period. The slot
+ * drains: free once its calls in flight have returned (or their tasks
+ * have died).
+ */
+void kstats_tramp_put(unsigned int slot)
+{
+	bool again;
+
+	mutex_lock(&kstats_tramp_mutex);
+	kstats_tramp_state[slot] = KSTATS_TRAMP_DRAINING;
+	again = kstats_tramp_reap();
+	mutex_unlock(&kstats_tramp_mutex);
+	if (again)
+		schedule_delayed_work(&kstats_tramp_drain,
+				      KSTATS_TRAMP_DRAIN_PERIOD);
+}
+EXPORT_SYMBOL_GPL(kstats_tramp_put);
+
+/* The trampoline of @slot, for register_ftrace_direct(). */
+unsigned long kstats_tramp_addr(unsigned int slot)
+{
+	return kstats_direct_tramp_table[slot];
+}
+EXPORT_SYMBOL_GPL(kstats_tramp_addr);
+
+/* @active: the entry's flag; NULL: the trampoline goes straight to FUNC. */
+void kstats_tramp_set_active(unsigned int slot, const bool *active)
+{
+	WRITE_ONCE(kstats_direct_active[slot], active ?: &kstats_tramp_off);
+}
+EXPORT_SYMBOL_GPL(kstats_tramp_set_active);
+
+/**
+ * kstats_tramp_hook() - the trampolines call @hooks from now on
+ * @hooks: kstats.ko's; stays valid until kstats_tramp_unhook()
+ *
+ * Return: 0, or -EBUSY if another user has hooked.
+ */
+int kstats_tramp_hook(const struct kstats_tramp_hooks *hooks)
+{
+	int ret = 0;
+
+	mutex_lock(&kstats_tramp_mutex);
+	if (kstats_tramp_hooks != &kstats_tramp_no_hooks)
+		ret = -EBUSY;
+	else
+		WRITE_ONCE(kstats_tramp_hooks, hooks);
+	mutex_unlock(&kstats_tramp_mutex);
+	return ret;
+}
+EXPORT_SYMBOL_GPL(kstats_tramp_hook);
+
+/**
+ * kstats_tramp_unhook() - the trampolines call the hooks no more
+ *
+ * On return no task or interrupt is inside the hooks or can enter them:
+ * an RCU-tasks grace period for tasks preempted between a trampoline's
+ * read of the hooks and their return (the hooks never sleep), an RCU one
+ * for interrupts. The hooks' module may go then.
+ */
+void kstats_tramp_unhook(void)
+{
+	mutex_lock(&kstats_tramp_mutex);
+	WRITE_ONCE(kstats_tramp_hooks, &kstats_tramp_no_hooks);
+	mutex_unlock(&kstats_tramp_mutex);
+	synchronize_rcu_tasks();
+	synchronize_rcu();
+}
+EXPORT_SYMBOL_GPL(kstats_tramp_unhook);
+
+static int __init kstats_tramp_init(void)
+{
+	struct tracepoint *tp = NULL;
+	int ret;
+
+	/*
+	 * kCFI checks a probe's prototype at each call: the compiler checks
+	 * it here (never called: registration goes by lookup).
+	 */
+	if (0)
+		register_trace_sched_process_exit(kstats_tramp_task_exit, NULL);
+	for_each_kernel_tracepoint(kstats_tramp_find_exit_tp, &tp);
+	if (!tp) {
+		pr_info("no sched_process_exit tracepoint: direct is refused\n");
+		return 0;
+	}
+	ret = tracepoint_probe_register(tp, kstats_tramp_task_exit, NULL);
+	if (ret)
+		return ret;
+	kstats_tramp_exit_tp = tp;
+	return 0;
+}
+
+/* Every slot is free: each other one holds a reference on this module. */
+static void __exit kstats_tramp_exit(void)
+{
+	unsigned int i;
+
+	cancel_delayed_work_sync(&kstats_tramp_drain);
+	for (i = 0; i < KSTATS_DIRECT_MAX; i++)
+		WARN_ON_ONCE(kstats_tramp_state[i] != KSTATS_TRAMP_FREE);
+	if (kstats_tramp_exit_tp) {
+		tracepoint_probe_unregister(kstats_tramp_exit_tp,
+					    kstats_tramp_task_exit, NULL);
+		tracepoint_synchronize_unregister();
+	}
+}
+
+module_init(kstats_tramp_init);
+module_exit(kstats_tramp_exit);
+MODULE_LICENSE("GPL");
+MODULE_DESCRIPTION("kstats: the trampolines of its direct mechanism");

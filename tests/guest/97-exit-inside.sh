@@ -1,0 +1,58 @@
+#!/bin/sh
+# Issue 27, item 1: a task that dies inside a direct-traced call never
+# returns to the trampoline. Counted out as it dies (sched_process_exit),
+# it must not keep the slot draining, or kstats_tramp loaded, once the
+# entry is removed: a process killed while asleep (it dies in get_signal()),
+# processes that exit (inside x64_sys_call() where the kernel has it), a
+# kernel thread that ends inside its function; then rmmod.
+# timeout: 300
+. /tests/lib.sh
+load_modules
+base=$(trefs)
+
+# drained FN: "remove FN" succeeds and kstats_tramp's reference count
+# comes back to what it was before the trace (the slot is free again).
+drained() {
+	is "$(ctl "remove $1")" OK "remove $1"
+	check "$1: no call left in flight, the slot is free (references $base)" \
+		trefs_reach "$base"
+}
+
+# A process killed while asleep wakes, and dies in get_signal().
+is "$(ctl 'trace get_signal via direct')" OK "trace get_signal via direct"
+sleep 100 &
+spid=$!
+check "a process sleeps" asleep hrtimer_nanosleep do_nanosleep
+kill -9 $spid
+wait $spid
+is "$?" 137 "it was killed"
+drained get_signal
+
+# Processes that exit: exit_group() inside the syscall dispatch, with
+# whichever mechanism takes x64_sys_call() (direct on 6.1 and 6.12,
+# kretprobe on 7.3); it is not in every kernel's image.
+if grep -q ' x64_sys_call$' /proc/kallsyms; then
+	is "$(ctl 'trace x64_sys_call')" OK "trace x64_sys_call"
+	echo "# x64_sys_call: mechanism $(field x64_sys_call mechanism)"
+	for i in 1 2 3 4 5 6 7 8; do
+		sh -c 'exit 3'
+	done
+	drained x64_sys_call
+else
+	echo "# no x64_sys_call in this kernel (syscalls dispatched by table)"
+	check "the kernel dispatches syscalls by table" \
+		grep -q ' sys_call_table$' /proc/kallsyms
+fi
+
+# A kernel thread that ends inside its traced function (as kthread() ends
+# every kernel thread): three of them.
+is "$(ctl 'trace kstats_helper_dies via direct')" OK "trace kstats_helper_dies via direct"
+for i in 1 2 3; do
+	is "$(helper kthread)" OK "kernel thread $i ends inside kstats_helper_dies"
+done
+drained kstats_helper_dies
+
+check "rmmod kstats_helper" rmmod kstats_helper
+check "rmmod kstats" rmmod kstats
+check "rmmod kstats_tramp: no slot is left" rmmod kstats_tramp
+check "kstats_tramp loads again" insmod "$MODDIR/kstats_tramp.ko"
