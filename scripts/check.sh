@@ -69,7 +69,8 @@ finish() {
 
 # Indent the diagnostics of a failed step ($1: file) into the output.
 show() {
-	[ -s "$1" ] && sed 's/^/    /' "$1" | head -n 60
+	# head may close the pipe early: pipefail must not end the run.
+	[ -s "$1" ] && { sed 's/^/    /' "$1" | head -n 60 || true; }
 	return 0
 }
 
@@ -333,14 +334,25 @@ skip_allowed() {
 }
 
 # Per guest script of a results file: "NAME N", N its TAP lines (ok or
-# not ok). A script that printed none proved nothing.
+# not ok). A script that printed none proved nothing. (KUnit's block has
+# none: its results are in the kernel log, read by kunit-results.sh.)
 script_counts() {
 	tr -d '\r' <"$1" | awk '
-		/^# DMESG BEGIN$/ { exit }
+		/^# DMESG BEGIN$/ { dmesg = 1 }
+		dmesg { next }
+		/^# BEGIN kunit$/ { s = ""; next }
 		/^# BEGIN / { s = $3; n[s] = 0; order[++k] = s; next }
 		/^# END / { s = ""; next }
 		s != "" && /^(not )?ok( |$)/ { n[s]++ }
 		END { for (i = 1; i <= k; i++) print order[i], n[order[i]] }'
+}
+
+# min_results BOOT: "NAME MIN" per line of tests/guest/min-results.conf
+# for BOOT: the least number of results that NAME (a guest script, or
+# kunit) prints there in a full run.
+min_results() {
+	awk -v b="$1" '!/^#/ && NF == 3 && $1 == b { print $2, $3 }' \
+		"$src/tests/guest/min-results.conf"
 }
 
 # The guest scripts that a full boot of TARGET runs: all of tests/guest
@@ -417,6 +429,29 @@ for t in $targets "${debug_boots[@]}" "${bpf_boots[@]}"; do
 			done <"$out/kunit.tap"
 		else
 			fail "$t kunit (no KTAP output; $out/kunit.txt)"
+		fi
+	fi
+
+	# A full run: each script, and KUnit, printed at least its number of
+	# results in tests/guest/min-results.conf; fewer means that part of
+	# it did not run.
+	if [ -z "${KSTATS_TESTS:-}" ]; then
+		short=0
+		while read -r name want; do
+			if [ "$name" = kunit ]; then
+				got=$(grep -cE '^(not )?ok - ' "$out/kunit.tap" 2>/dev/null) || got=0
+			else
+				got=$(awk -v s="$name" '$1 == s { print $2 }' <<<"$counts")
+			fi
+			if [ "${got:-0}" -lt "$want" ]; then
+				fail "$t $name: ${got:-0} results, fewer than the $want of tests/guest/min-results.conf"
+				short=$((short + 1))
+			fi
+		done < <(min_results "$t")
+		if [ -z "$(min_results "$t")" ]; then
+			fail "$t has no line in tests/guest/min-results.conf"
+		elif [ "$short" = 0 ]; then
+			pass "$t each script printed at least its number of results (tests/guest/min-results.conf)"
 		fi
 	fi
 done
