@@ -333,20 +333,6 @@ skip_allowed() {
 	return 1
 }
 
-# Per guest script of a results file: "NAME N", N its TAP lines (ok or
-# not ok). A script that printed none proved nothing. (KUnit's block has
-# none: its results are in the kernel log, read by kunit-results.sh.)
-script_counts() {
-	tr -d '\r' <"$1" | awk '
-		/^# DMESG BEGIN$/ { dmesg = 1 }
-		dmesg { next }
-		/^# BEGIN kunit$/ { s = ""; next }
-		/^# BEGIN / { s = $3; n[s] = 0; order[++k] = s; next }
-		/^# END / { s = ""; next }
-		s != "" && /^(not )?ok( |$)/ { n[s]++ }
-		END { for (i = 1; i <= k; i++) print order[i], n[order[i]] }'
-}
-
 # min_results BOOT: "NAME MIN" per line of tests/guest/min-results.conf
 # for BOOT: the least number of results that NAME (a guest script, or
 # kunit) prints there in a full run.
@@ -395,7 +381,7 @@ for t in $targets "${debug_boots[@]}" "${bpf_boots[@]}"; do
 	while read -r name n; do
 		[ "$n" -gt 0 ] || fail "$t $name: ran, but printed no ok or not ok line"
 	done <<<"$counts"
-	if [[ " $targets " == *" $t "* ]] && [ "$rc" = 0 ]; then
+	if grep -qx "$t" <<<"$targets" && [ "$rc" = 0 ]; then
 		missing=$(comm -23 <(expected_scripts | sort) \
 			<(awk '{ print $1 }' <<<"$counts" | sort))
 		if [ -z "$missing" ]; then

@@ -16,3 +16,17 @@ die() {
 	echo "${0##*/}: error: $*" >&2
 	exit 1
 }
+
+# Per guest script of a results file: "NAME N", N its TAP lines (ok or
+# not ok). A script that printed none proved nothing. (KUnit's block has
+# none: its results are in the kernel log, read by kunit-results.sh.)
+script_counts() {
+	tr -d '\r' <"$1" | awk '
+		/^# DMESG BEGIN$/ { dmesg = 1 }
+		dmesg { next }
+		/^# BEGIN kunit$/ { s = ""; next }
+		/^# BEGIN / { s = $3; n[s] = 0; order[++k] = s; next }
+		/^# END / { s = ""; next }
+		s != "" && /^(not )?ok( |$)/ { n[s]++ }
+		END { for (i = 1; i <= k; i++) print order[i], n[order[i]] }'
+}

@@ -8,6 +8,7 @@
 #
 # Usage: min-results.sh BUILD > tests/guest/min-results.conf
 set -euo pipefail
+. "$(dirname "$0")/common.sh"
 
 if [ $# -ne 1 ] || [ ! -d "$1" ]; then
 	echo "usage: ${0##*/} BUILD" >&2
@@ -17,14 +18,7 @@ echo "# BOOT SCRIPT MIN: written by scripts/min-results.sh from a full"
 echo "# make check; read by check.sh (see there)."
 for tap in "$1"/*/log/results.tap; do
 	boot=$(basename "$(dirname "$(dirname "$tap")")")
-	tr -d '\r' <"$tap" | awk -v b="$boot" '
-		/^# DMESG BEGIN$/ { dmesg = 1 }
-		dmesg { next }
-		/^# BEGIN kunit$/ { s = ""; next }
-		/^# BEGIN / { s = $3; n[s] = 0; order[++k] = s; next }
-		/^# END / { s = ""; next }
-		s != "" && /^(not )?ok( |$)/ { n[s]++ }
-		END { for (i = 1; i <= k; i++) print b, order[i], int(n[order[i]] * 0.9) }'
+	script_counts "$tap" | awk -v b="$boot" '{ print b, $1, int($2 * 0.9) }'
 	kunit=$(dirname "$(dirname "$tap")")/kunit.tap
 	if [ -s "$kunit" ]; then
 		echo "$boot kunit $(($(grep -cE '^(not )?ok - ' "$kunit") * 9 / 10))"

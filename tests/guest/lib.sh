@@ -132,29 +132,24 @@ asleep() {
 	return 1
 }
 
-# refs: the reference count of kstats.
-refs() { awk '$1 == "kstats" { print $3 }' /proc/modules; }
-# trefs: kstats_tramp's: kstats.ko's use, and one per slot not free.
-trefs() { awk '$1 == "kstats_tramp" { print $3 }' /proc/modules; }
-# trefs_reach N: the same for kstats_tramp, whose slots drain.
-trefs_reach() {
-	_n=0
-	while [ "$(trefs)" != "$1" ] && [ $_n -lt 50 ]; do
-		sleep 0.1
-		_n=$((_n + 1))
-	done
-	[ "$(trefs)" = "$1" ]
-}
-# refs_reach N: the reference count of kstats is N within 5 s (a removed
-# direct entry's trampoline drops its reference once drained).
+# mod_refs MOD: the reference count of module MOD.
+mod_refs() { awk -v m="$1" '$1 == m { print $3 }' /proc/modules; }
+# refs: kstats'; trefs: kstats_tramp's (kstats.ko's use, and one per
+# trampoline slot not free).
+refs() { mod_refs kstats; }
+trefs() { mod_refs kstats_tramp; }
+# refs_reach N [MOD]: the reference count of MOD (kstats) is N within 5 s
+# (an entry whose probes are unregistered at last drops kstats' pin; a
+# drained trampoline slot drops kstats_tramp's reference).
 refs_reach() {
 	_n=0
-	while [ "$(refs)" != "$1" ] && [ $_n -lt 50 ]; do
+	while [ "$(mod_refs "${2:-kstats}")" != "$1" ] && [ $_n -lt 50 ]; do
 		sleep 0.1
 		_n=$((_n + 1))
 	done
-	[ "$(refs)" = "$1" ]
+	[ "$(mod_refs "${2:-kstats}")" = "$1" ]
 }
+trefs_reach() { refs_reach "$1" kstats_tramp; }
 
 # ko NAME: the path of test module NAME in the initramfs.
 ko() {
