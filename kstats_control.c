@@ -1,8 +1,8 @@
 // SPDX-License-Identifier: GPL-2.0
 /*
- * Layer: commands. The _control commands trace, remove and calibrate
- * (kstats_calibrate.c), start and stop of their entries, and what is left
- * of an entry whose code went away. Calls the mechanisms through
+ * Layer: commands. The _control commands trace, remove, calibrate
+ * (kstats_calibrate.c) and start, stop and reset (kstats_state.c), and
+ * what is left of an entry whose code went away. Calls the mechanisms through
  * kstats_mech.h, the shared probe helpers and the record core; the front
  * end (kstats_fs.c) calls in here, never the other way.
  *
@@ -31,55 +31,6 @@
 
 /* The entries of _control; under kstats_control_mutex. */
 static LIST_HEAD(kstats_probes);
-
-/*
- * @ks, a control entry, was started or stopped through its file: arm or
- * disarm its probes to follow. A stop already makes the handlers do
- * nothing; this makes a stopped entry cost nothing, or next to it (an
- * fprobe keeps its ftrace callback), and a start returns with the probes
- * armed. The write must not block on kstats_control_mutex: "remove"
- * holds it while it waits for writers of the entry's file to finish, and
- * marks the entry dying first, which ends the wait here.
- */
-int kstats_control_state(struct kstats *ks)
-{
-	struct kstats_probe *p = ks->probe;
-	int ret = 0;
-	bool want;
-
-	while (!mutex_trylock(&kstats_control_mutex)) {
-		if (READ_ONCE(p->dying) || fatal_signal_pending(current))
-			return 0;
-		usleep_range(500, 1000);
-	}
-	want = READ_ONCE(ks->active);
-	if (!p->gone && !p->dying && want != p->armed) {
-		if (want)
-			ret = kstats_enable(p);
-		else
-			kstats_disable(p);
-		/* Not armed again: say so by the state and the write's error. */
-		if (want && !p->armed)
-			kstats_stop(ks);
-	}
-	mutex_unlock(&kstats_control_mutex);
-	return ret;
-}
-
-/*
- * A traced entry is about to start (or start again): calls of FUNC that
- * entered before now, and so before any stop, are not measured at their
- * return (kstats_call_end()). Before the entry is active, so that every
- * call measured after the start began after this.
- */
-void kstats_control_resume(struct kstats *ks)
-{
-	struct kstats_probe *p = ks->probe;
-
-	WRITE_ONCE(p->resumed, kstats_clock(p));
-	/* Seen before the state that kstats_start() then writes. */
-	smp_wmb();
-}
 
 /*
  * @p could not be unregistered: its handlers may still run, so neither
@@ -195,7 +146,7 @@ static int kstats_trace(struct kstats_cmd *cmd)
  */
 static int kstats_destroy(struct kstats_probe *p)
 {
-	/* Ends the wait of a start or stop: see kstats_control_state(). */
+	/* Ends the wait of a start or stop: see kstats_state_file(). */
 	WRITE_ONCE(p->dying, true);
 	kstats_detach(p);
 	if (p->registered) {
@@ -253,6 +204,11 @@ int kstats_probe_command(struct kstats_cmd *cmd)
 		break;
 	case KSTATS_CMD_CALIBRATE:
 		ret = kstats_calibrate(cmd);
+		break;
+	case KSTATS_CMD_START:
+	case KSTATS_CMD_STOP:
+	case KSTATS_CMD_RESET:
+		ret = kstats_state_command(cmd);
 		break;
 	default:
 		ret = kstats_trace(cmd);

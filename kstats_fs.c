@@ -220,6 +220,7 @@ static ssize_t kstats_write(struct file *file, const char __user *ubuf,
 	struct kstats *ks = file_inode(file)->i_private;
 	char buf[KSTATS_CMD_MAX];
 	size_t len = count;
+	int op, ret;
 
 	if (count >= sizeof(buf)) {
 		pr_warn_ratelimited("%s: command too long (%zu bytes)\n",
@@ -239,31 +240,19 @@ static ssize_t kstats_write(struct file *file, const char __user *ubuf,
 	}
 
 	if (!strcasecmp(buf, "reset")) {
-		kstats_reset(ks);
-		return count;
-	}
-	if (!strcasecmp(buf, "start")) {
-		if (ks->origin == KSTATS_ORIGIN_CONTROL)
-			kstats_control_resume(ks);
-		kstats_start(ks);
+		op = KSTATS_CMD_RESET;
+	} else if (!strcasecmp(buf, "start")) {
+		op = KSTATS_CMD_START;
 	} else if (!strcasecmp(buf, "stop")) {
-		kstats_stop(ks);
+		op = KSTATS_CMD_STOP;
 	} else {
 		pr_warn_ratelimited("%s: unknown command '%*pE', expected start, stop or reset\n",
 				    ks->name, (int)len, buf);
 		return -EINVAL;
 	}
-	/*
-	 * A traced entry's probes follow its state: disarmed while stopped.
-	 * One that cannot be armed again stays stopped: the write fails.
-	 */
-	if (ks->origin == KSTATS_ORIGIN_CONTROL) {
-		int ret = kstats_control_state(ks);
-
-		if (ret)
-			return ret;
-	}
-	return count;
+	/* One whose probes cannot be armed again stays stopped: an error. */
+	ret = kstats_state_file(ks, op);
+	return ret ? ret : count;
 }
 
 static loff_t kstats_llseek(struct file *file, loff_t offset, int whence)
@@ -377,66 +366,16 @@ static const struct seq_operations kstats_control_sops = {
 	.show = kstats_control_show,
 };
 
-static int kstats_control_open(struct inode *inode, struct file *file)
+int kstats_control_open(struct inode *inode, struct file *file)
 {
 	return seq_open(file, &kstats_control_sops);
 }
 
-/*
- * Confidentiality lockdown forbids kprobes, hence every trace. debugfs
- * only checks lockdown at open, so a file descriptor opened before
- * lockdown was raised is checked here, on each command.
- */
-static int kstats_control_allowed(struct kstats_cmd *cmd)
-{
-	int ret;
-
-	/* calibrate registers probes too. */
-	if (cmd->op == KSTATS_CMD_REMOVE)
-		return 0;
-	ret = security_locked_down(LOCKDOWN_KPROBES);
-	if (ret)
-		snprintf(cmd->why, sizeof(cmd->why),
-			 "kernel locked down (confidentiality): no probes; boot without lockdown=confidentiality to trace");
-	return ret;
-}
-
-/* One command per write; see kstats_parse.c and kstats_control.c. */
+/* One command per write; see kstats_command.c. */
 static ssize_t kstats_control_write(struct file *file, const char __user *ubuf,
 				    size_t count, loff_t *ppos)
 {
-	struct kstats_cmd *cmd;
-	char *buf;
-	int len, ret;
-
-	if (count > KSTATS_CMD_LEN) {
-		pr_warn_ratelimited("_control: command refused: longer than %d bytes (%zu)\n",
-				    KSTATS_CMD_LEN, count);
-		return -EINVAL;
-	}
-	buf = memdup_user(ubuf, count);
-	if (IS_ERR(buf))
-		return PTR_ERR(buf);
-	cmd = kmalloc_obj(*cmd, GFP_KERNEL);
-	if (!cmd) {
-		kfree(buf);
-		return -ENOMEM;
-	}
-	ret = kstats_parse(buf, count, cmd);
-	if (!ret)
-		ret = kstats_control_allowed(cmd);
-	if (!ret)
-		ret = kstats_probe_command(cmd);
-	if (ret) {
-		len = count;
-		if (len && buf[len - 1] == '\n')
-			len--;
-		pr_warn_ratelimited("_control: '%*pE' refused: %s\n", len, buf,
-				    cmd->why[0] ? cmd->why : "error");
-	}
-	kfree(cmd);
-	kfree(buf);
-	return ret ? ret : count;
+	return kstats_command_write(ubuf, count, "_control");
 }
 
 static const struct file_operations kstats_control_fops = {
@@ -454,7 +393,7 @@ int kstats_fs_init(void)
 
 	/* debugfs refuses write opens itself; say what that means here. */
 	if (security_locked_down(LOCKDOWN_DEBUGFS))
-		pr_notice("kernel is locked down: files are read-only; boot without lockdown to trace or to start, stop or reset entries\n");
+		pr_notice("kernel is locked down: debugfs files are read-only; write commands into /dev/kstats\n");
 	kstats_root = debugfs_create_dir("kstats", NULL);
 	if (IS_ERR(kstats_root))
 		return PTR_ERR(kstats_root);

@@ -213,14 +213,30 @@ int kstats_fs_add(struct kstats *ks);
 void kstats_fs_remove(struct kstats *ks);
 int kstats_fs_init(void);
 void kstats_fs_exit(void);
+/* A reader of the _control listing (a seq_file), for /dev/kstats too. */
+int kstats_control_open(struct inode *inode, struct file *file);
+/*
+ * One command line from user space through @via ("_control" or
+ * "/dev/kstats"), in kstats_command.c: @count, or a negative errno.
+ */
+ssize_t kstats_command_write(const char __user *ubuf, size_t count,
+			     const char *via);
+/* /dev/kstats, in kstats_dev.c. */
+int kstats_dev_init(void);
+void kstats_dev_exit(void);
 
 /* Run-time attachment, in kstats_control.c. */
 struct kstats_cmd;
 int kstats_control_init(void);
 void kstats_control_exit(void);
 int kstats_probe_command(struct kstats_cmd *cmd);
-int kstats_control_state(struct kstats *ks);
-void kstats_control_resume(struct kstats *ks);
+/*
+ * start, stop and reset, in kstats_state.c: written into the entry's
+ * file (@op KSTATS_CMD_START, _STOP or _RESET of kstats_parse.h), or
+ * "start NAME" and so on (kstats_control_mutex held).
+ */
+int kstats_state_file(struct kstats *ks, int op);
+int kstats_state_command(struct kstats_cmd *cmd);
 /* The _control line of an entry of a command, in kstats_listing.c. */
 void kstats_probe_show(struct seq_file *m, const struct kstats *ks);
 /* Calibration lines of _control, in kstats_calibrate.c; kstats_mutex held. */

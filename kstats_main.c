@@ -28,7 +28,12 @@ static int __init kstats_init(void)
 	ret = kstats_fs_init();
 	if (ret)
 		goto fail_control;
+	ret = kstats_dev_init();
+	if (ret)
+		goto fail_fs;
 	return 0;
+fail_fs:
+	kstats_fs_exit();
 fail_control:
 	kstats_control_exit();
 fail_btf:
@@ -38,6 +43,7 @@ fail_btf:
 
 static void __exit kstats_exit(void)
 {
+	kstats_dev_exit();
 	kstats_control_exit();
 	kstats_btf_exit();
 	kstats_core_exit();

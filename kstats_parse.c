@@ -6,13 +6,14 @@
  * kstats _control parser: one command line into a struct kstats_cmd.
  *
  *   trace FUNC [bits N] [via kretprobe|fprobe|direct] [as NAME] [clock mono|tsc]
- *              [value argN|retval] [counter EVENT] [FILTER...]
+ *              [value argN|retval [type u8..s64]] [counter EVENT] [FILTER...]
  *   trace pcpu:FUNC [bits N] [as NAME] [clock local|mono|tsc] [counter EVENT]
  *              [FILTER...]
  *   trace NAME start X end Y [bits N] [key cpu|task] [slots N] [clock C]
  *              [counter EVENT] [FILTER...]
  *   trace NAME gap X [bits N] [clock local|mono|tsc] [FILTER...]
  *   remove NAME
+ *   start NAME | stop NAME | reset NAME
  *   calibrate [samples N]
  *
  * Keywords are case-insensitive, words are separated by whitespace and the
@@ -107,7 +108,7 @@ static int kstats_parse_trace(struct kstats_cmd *cmd, char **w, int n)
 	bool pair = false, have_bits = false, have_via = false, have_as = false,
 	     have_key = false, have_start = false, have_end = false,
 	     have_slots = false, have_clock = false, have_value = false,
-	     gap = false;
+	     have_type = false, gap = false;
 	unsigned int bits, slots;
 	int i, ret;
 
@@ -240,6 +241,13 @@ static int kstats_parse_trace(struct kstats_cmd *cmd, char **w, int n)
 			ret = kstats_parse_value(cmd, v);
 			if (ret)
 				return ret;
+		} else if (!strcasecmp(k, "type")) {
+			if (have_type)
+				return kstats_why(cmd, "type given twice");
+			have_type = true;
+			ret = kstats_parse_value_type(cmd, v);
+			if (ret)
+				return ret;
 		} else if (!strcasecmp(k, "counter")) {
 			ret = kstats_parse_counter(cmd, v);
 			if (ret)
@@ -262,6 +270,8 @@ static int kstats_parse_trace(struct kstats_cmd *cmd, char **w, int n)
 		return kstats_why(cmd, "clock local is only for pcpu: and key cpu");
 	if (have_value && have_clock)
 		return kstats_why(cmd, "a value entry reads no clock");
+	if (have_type && !have_value)
+		return kstats_why(cmd, "type is only for value argN|retval");
 	ret = kstats_parse_counter_check(cmd);
 	if (ret)
 		return ret;
@@ -271,10 +281,22 @@ static int kstats_parse_trace(struct kstats_cmd *cmd, char **w, int n)
 	return 0;
 }
 
+/* The commands that take one entry name. */
+static const struct {
+	const char *word;
+	enum kstats_cmd_op op;
+} kstats_named_ops[] = {
+	{ "remove", KSTATS_CMD_REMOVE },
+	{ "start", KSTATS_CMD_START },
+	{ "stop", KSTATS_CMD_STOP },
+	{ "reset", KSTATS_CMD_RESET },
+};
+
 int kstats_parse(const char *line, size_t len, struct kstats_cmd *cmd)
 {
 	char buf[KSTATS_CMD_LEN + 1], *w[KSTATS_MAX_WORDS], *p;
 	int n = 0;
+	size_t i;
 
 	memset(cmd, 0, sizeof(*cmd));
 	cmd->bits = KSTATS_DEFAULT_BITS;
@@ -304,10 +326,13 @@ int kstats_parse(const char *line, size_t len, struct kstats_cmd *cmd)
 
 	if (!strcasecmp(w[0], "trace"))
 		return kstats_parse_trace(cmd, w, n);
-	if (!strcasecmp(w[0], "remove")) {
-		cmd->op = KSTATS_CMD_REMOVE;
+	for (i = 0; i < ARRAY_SIZE(kstats_named_ops); i++) {
+		if (strcasecmp(w[0], kstats_named_ops[i].word))
+			continue;
+		cmd->op = kstats_named_ops[i].op;
 		if (n != 2)
-			return kstats_why(cmd, "usage: remove NAME");
+			return kstats_why(cmd, "usage: %s NAME",
+					  kstats_named_ops[i].word);
 		if (strlen(w[1]) > KSTATS_NAME_MAX)
 			return kstats_why(cmd, "name longer than %d characters",
 					  KSTATS_NAME_MAX);
@@ -327,6 +352,7 @@ int kstats_parse(const char *line, size_t len, struct kstats_cmd *cmd)
 					  KSTATS_CALIB_MIN, KSTATS_CALIB_MAX);
 		return 0;
 	}
-	return kstats_why(cmd, "unknown command, expected trace, remove or calibrate");
+	return kstats_why(cmd,
+			  "unknown command, expected trace, remove, start, stop, reset or calibrate");
 }
 EXPORT_SYMBOL_IF_KUNIT(kstats_parse);

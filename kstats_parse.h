@@ -40,6 +40,9 @@ enum kstats_cmd_op {
 	KSTATS_CMD_TRACE_GAP,	/* trace NAME gap X: X to the next X on its CPU */
 	KSTATS_CMD_REMOVE,	/* remove NAME */
 	KSTATS_CMD_CALIBRATE,	/* calibrate [samples N] */
+	KSTATS_CMD_START,	/* start NAME: as "start" into its file */
+	KSTATS_CMD_STOP,	/* stop NAME */
+	KSTATS_CMD_RESET,	/* reset NAME */
 };
 
 /* Mechanism asked for with "via"; only for KSTATS_CMD_TRACE. */
@@ -138,6 +141,8 @@ struct kstats_target {
  * @filter: the hits measured (pid, tid, comm, cpu).
  * @value: what is sampled: time, an argument or the return value.
  * @arg: the argument of %KSTATS_VALUE_ARG, 1-based.
+ * @vbytes: the value's width in bytes given with "type"; 0 if none.
+ * @vsigned: whether the type given is signed.
  * @counter: the perf event counted instead of the time, or none.
  * @start: FUNC, X of a pair, or X of a gap.
  * @end: Y of a pair.
@@ -155,6 +160,8 @@ struct kstats_cmd {
 	struct kstats_filter filter;
 	enum kstats_cmd_value value;
 	unsigned int arg;
+	u8 vbytes;
+	bool vsigned;
 	enum kstats_cmd_counter counter;
 	struct kstats_target start;
 	struct kstats_target end;
@@ -175,6 +182,7 @@ int kstats_parse(const char *line, size_t len, struct kstats_cmd *cmd);
 int kstats_parse_filter(struct kstats_cmd *cmd, const char *key,
 			const char *val);
 int kstats_parse_value(struct kstats_cmd *cmd, const char *val);
+int kstats_parse_value_type(struct kstats_cmd *cmd, const char *val);
 /*
  * "counter EVENT", in kstats_counter.c; kstats_parse_counter_check()
  * refuses, once every option is read, the modes whose start and end may

@@ -137,12 +137,12 @@ struct kstats_probe {
 	enum kstats_cmd_value value;	/* time, or what else is sampled */
 	unsigned int arg;		/* value argN: N */
 	/*
-	 * A value's type, from BTF (kstats_value.c): the register is cut to
-	 * @vbits, sign-extended if @vsigned, else masked with @vmask; errors
-	 * counted apart if @verrors. Unknown: all 64 bits, unsigned.
+	 * A value's type, from BTF or "type" (kstats_value.c): the register
+	 * is cut to @vbits, sign-extended if @vsigned, else masked with
+	 * @vmask; errors counted apart if @verrors.
 	 */
 	u64 vmask;
-	u8 vbits;			/* 0: type unknown, the whole register */
+	u8 vbits;
 	bool vsigned;
 	bool verrors;
 	enum kstats_cmd_counter counter;	/* counted instead of time */

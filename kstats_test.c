@@ -1739,6 +1739,8 @@ struct kt_parse_case {
 	struct kstats_filter filter;
 	enum kstats_cmd_value value;
 	unsigned int arg;
+	u8 vbytes;
+	bool vsigned;
 	enum kstats_cmd_counter counter;
 };
 
@@ -1878,6 +1880,19 @@ static const struct kt_parse_case kt_parse_cases[] = {
 	  .via = KSTATS_VIA_KRETPROBE, .start = "f", .end = "",
 	  .value = KSTATS_VALUE_ARG, .arg = 3,
 	  .filter = { .flags = KT_P, .pid = 7 } },
+	/* type: the value's type, where BTF cannot say it */
+	{ .line = "trace f value arg2 type s32", .op = KSTATS_CMD_TRACE,
+	  .name = "f", .bits = 4, .start = "f", .end = "",
+	  .value = KSTATS_VALUE_ARG, .arg = 2, .vbytes = 4, .vsigned = true },
+	{ .line = "trace f TYPE U8 value retval", .op = KSTATS_CMD_TRACE,
+	  .name = "f", .bits = 4, .start = "f", .end = "",
+	  .value = KSTATS_VALUE_RETVAL, .vbytes = 1 },
+	{ .line = "trace f value arg1 type u64", .op = KSTATS_CMD_TRACE,
+	  .name = "f", .bits = 4, .start = "f", .end = "",
+	  .value = KSTATS_VALUE_ARG, .arg = 1, .vbytes = 8 },
+	{ .line = "trace f value arg6 type S16", .op = KSTATS_CMD_TRACE,
+	  .name = "f", .bits = 4, .start = "f", .end = "",
+	  .value = KSTATS_VALUE_ARG, .arg = 6, .vbytes = 2, .vsigned = true },
 	/* trace NAME gap X: X as a side of a pair; clock and filters */
 	KT_GAP("trace irqs gap handle_irq_event", "irqs", 4, "handle_irq_event"),
 	KT_GAP("TRACE g GAP f+0x10 bits 2\n", "g", 2, "f+16"),
@@ -1912,6 +1927,10 @@ static const struct kt_parse_case kt_parse_cases[] = {
 	/* remove NAME: any name up to the length limit */
 	KT_OK("remove vfs_read", REMOVE, "vfs_read", 4, AUTO, CPU, "", ""),
 	KT_OK("REMOVE _control\n", REMOVE, "_control", 4, AUTO, CPU, "", ""),
+	/* start, stop, reset NAME: as written into the entry's file */
+	KT_OK("start lat", START, "lat", 4, AUTO, CPU, "", ""),
+	KT_OK("Stop lat\n", STOP, "lat", 4, AUTO, CPU, "", ""),
+	KT_OK("RESET " KT_NAME63, RESET, KT_NAME63, 4, AUTO, CPU, "", ""),
 	/* Commands */
 	KT_BAD(""),
 	KT_BAD("\n"),
@@ -1923,6 +1942,11 @@ static const struct kt_parse_case kt_parse_cases[] = {
 	KT_BAD("remove"),
 	KT_BAD("remove a b"),
 	KT_BAD("remove " KT_NAME63 "4"),
+	KT_BAD("start"),
+	KT_BAD("stop a b"),
+	KT_BAD("reset a bits 4"),
+	KT_BAD("reset " KT_NAME63 "4"),
+	KT_BAD("restart a"),
 	/* Options */
 	KT_BAD("trace vfs_read bits"),
 	KT_BAD("trace vfs_read bits 6"),
@@ -2043,6 +2067,19 @@ static const struct kt_parse_case kt_parse_cases[] = {
 	KT_BAD("trace f value 1"),
 	KT_BAD("trace f value retval value arg1"),
 	KT_BAD("trace f value arg1 value arg1"),
+	KT_BAD("trace f type u32"),
+	KT_BAD("trace f value arg1 type"),
+	KT_BAD("trace f value arg1 type u32 type u32"),
+	KT_BAD("trace f value arg1 type reg"),
+	KT_BAD("trace f value arg1 type int"),
+	KT_BAD("trace f value arg1 type u"),
+	KT_BAD("trace f value arg1 type u0"),
+	KT_BAD("trace f value arg1 type u24"),
+	KT_BAD("trace f value arg1 type s128"),
+	KT_BAD("trace f value arg1 type u+8"),
+	KT_BAD("trace f value arg1 type u08x"),
+	KT_BAD("trace l start a end b type u32"),
+	KT_BAD("trace pcpu:f type u32"),
 	KT_BAD("trace pcpu:f value arg1"),
 	KT_BAD("trace l start a end b value retval"),
 	KT_BAD("trace f value arg1 clock mono"),
@@ -2153,6 +2190,8 @@ static void kt_parse_table(struct kunit *test)
 	KUNIT_EXPECT_STREQ(test, cmd->filter.comm, c->filter.comm);
 	KUNIT_EXPECT_EQ(test, cmd->value, c->value);
 	KUNIT_EXPECT_EQ(test, cmd->arg, c->arg);
+	KUNIT_EXPECT_EQ(test, cmd->vbytes, c->vbytes);
+	KUNIT_EXPECT_EQ(test, cmd->vsigned, c->vsigned);
 	KUNIT_EXPECT_EQ(test, cmd->counter, c->counter);
 }
 

@@ -11,8 +11,11 @@
  * Where the kernel has FUNC's BTF, its type says how many bits of the
  * register are the value and whether it is signed; the argument must
  * exist and be in register N, and pointers are refused (addresses in
- * files that every user reads). Without BTF (a module built without it)
- * the whole register is taken.
+ * files that every user reads). Without BTF (a module built without it,
+ * or a compiler clone such as foo.isra.0) the user must say the type:
+ * the upper bits of a narrow type are garbage, and a clone may take its
+ * arguments in other registers than its source says. A type given where
+ * BTF is known must agree with it.
  */
 #include <linux/ctype.h>
 #include <linux/errno.h>
@@ -45,6 +48,26 @@ int kstats_parse_value(struct kstats_cmd *cmd, const char *val)
 	return 0;
 }
 
+/* "type u8|u16|u32|u64|s8|s16|s32|s64" */
+int kstats_parse_value_type(struct kstats_cmd *cmd, const char *val)
+{
+	unsigned int bits;
+
+	if ((tolower(val[0]) != 'u' && tolower(val[0]) != 's') ||
+	    !isdigit(val[1]) || kstrtouint(val + 1, 10, &bits) ||
+	    (bits != 8 && bits != 16 && bits != 32 && bits != 64))
+		return kstats_fail(cmd, -EINVAL,
+				   "type must be u8, u16, u32, u64, s8, s16, s32 or s64");
+	cmd->vbytes = bits / 8;
+	cmd->vsigned = tolower(val[0]) == 's';
+	return 0;
+}
+
+static char kstats_sign(bool is_signed)
+{
+	return is_signed ? 's' : 'u';
+}
+
 int kstats_value_setup(struct kstats_probe *p, struct kstats_cmd *cmd)
 {
 	struct kstats_btf_int type = {};
@@ -63,11 +86,23 @@ int kstats_value_setup(struct kstats_probe *p, struct kstats_cmd *cmd)
 				    p->value == KSTATS_VALUE_ARG ? p->arg : 0,
 				    &type, cmd->why, sizeof(cmd->why));
 	if (ret == -ENOENT) {
+		if (!cmd->vbytes)
+			return kstats_fail(cmd, -EINVAL,
+					   "%s has no BTF (a module without it, or a compiler clone): give the value's type, type u8 to s64",
+					   p->start.target.sym);
 		cmd->why[0] = '\0';
-		return 0;	/* no BTF: the whole register */
-	}
-	if (ret)
+		type.bytes = cmd->vbytes;
+		type.is_signed = cmd->vsigned;
+	} else if (ret) {
 		return ret;
+	} else if (cmd->vbytes && (cmd->vbytes != type.bytes ||
+				   cmd->vsigned != type.is_signed)) {
+		return kstats_fail(cmd, -EINVAL,
+				   "%s: BTF says type %c%u, not %c%u",
+				   p->start.target.sym,
+				   kstats_sign(type.is_signed), type.bytes * 8,
+				   kstats_sign(cmd->vsigned), cmd->vbytes * 8);
+	}
 	p->vbits = type.bytes * 8;
 	p->vsigned = type.is_signed;
 	p->vmask = p->vbits == 64 ? ~0ULL : BIT_ULL(p->vbits) - 1;
@@ -76,14 +111,11 @@ int kstats_value_setup(struct kstats_probe *p, struct kstats_cmd *cmd)
 	return 0;
 }
 
-/* " type s32": the type taken from BTF; "reg" for the whole register. */
+/* " type s32": the type from BTF, or given where there is none. */
 static void kstats_value_show_type(struct seq_file *m,
 				   const struct kstats_probe *p)
 {
-	if (!p->vbits)
-		seq_puts(m, " type reg");
-	else
-		seq_printf(m, " type %c%u", p->vsigned ? 's' : 'u', p->vbits);
+	seq_printf(m, " type %c%u", kstats_sign(p->vsigned), p->vbits);
 }
 
 void kstats_value_show(struct seq_file *m, const struct kstats_probe *p,

@@ -41,9 +41,8 @@ static __always_inline void kstats_value_arg(struct kstats_probe *p,
 }
 
 /*
- * An error return: -1 to -MAX_ERRNO as a long (or ERR_PTR()), or as an
- * int whose upper register half is zero (of unknown type) or that was
- * sign-extended.
+ * An error return: -1 to -MAX_ERRNO as a long (or ERR_PTR()), or as a
+ * 32-bit value, masked (u32) or sign-extended (s32).
  */
 static __always_inline bool kstats_value_is_error(unsigned long v)
 {
@@ -54,7 +53,7 @@ static __always_inline bool kstats_value_is_error(unsigned long v)
 
 /*
  * value retval: FUNC returned @v; errors are counted, not binned, for
- * types of 32 bits and more, or of unknown type.
+ * types of 32 bits and more.
  */
 static __always_inline void kstats_value_ret(struct kstats_probe *p,
 					     unsigned long v)
@@ -67,8 +66,10 @@ static __always_inline void kstats_value_ret(struct kstats_probe *p,
 }
 
 /*
- * The type of the value of @p, from BTF, at trace time; -EOPNOTSUPP with
- * the reason in @cmd->why for one that is not an integer (a pointer).
+ * The type of the value of @p, from BTF or @cmd's "type", at trace time;
+ * -EOPNOTSUPP with the reason in @cmd->why for one that is not an
+ * integer (a pointer), -EINVAL for no BTF and no type, or a type that
+ * BTF contradicts.
  */
 int kstats_value_setup(struct kstats_probe *p, struct kstats_cmd *cmd);
 

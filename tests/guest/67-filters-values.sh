@@ -31,11 +31,12 @@ is "$(ctl trace $V pid $P tid $$ as vand)" OK "pid and tid filters"
 is "$(ctl trace $V comm kst67 as vcomm)" OK "comm filter"
 is "$(ctl trace $V cpu 1 as vcpu)" OK "cpu filter"
 is "$(ctl trace $V as vtime)" OK "no filter"
-is "$(ctl trace $V value arg2 as varg)" OK "value arg2"
-is "$(ctl trace $V value arg2 via kretprobe as vargk)" OK "value arg2 via kretprobe"
-is "$(ctl trace $V value retval as vret)" OK "value retval"
-is "$(ctl trace $V value retval cpu 1 as vretc)" OK "value retval on cpu 1"
-is "$(ctl trace $IV value retval as viret)" OK "value retval of an int function"
+# The types, which BTF checks where the helper has it (not on 6.1).
+is "$(ctl trace $V value arg2 type s64 as varg)" OK "value arg2"
+is "$(ctl trace $V value arg2 type s64 via kretprobe as vargk)" OK "value arg2 via kretprobe"
+is "$(ctl trace $V value retval type s64 as vret)" OK "value retval"
+is "$(ctl trace $V value retval type s64 cpu 1 as vretc)" OK "value retval on cpu 1"
+is "$(ctl trace $IV value retval type s32 as viret)" OK "value retval of an int function"
 
 # The filters and values are listed as the grammar writes them.
 is "$(field vpid pid) $(field vpid filtered)" "$P 0" "pid listed, filtered 0"
@@ -44,6 +45,7 @@ is "$(field vcomm comm) $(field vcpu cpu)" "kst67 1" "comm and cpu listed"
 is "$(field vtime filtered)" "" "no filter: no filtered count"
 is "$(field varg value) $(field vret value) $(field vret errors)" "arg2 retval 0" \
 	"value arg2, value retval errors 0"
+is "$(field varg type) $(field viret type)" "s64 s32" "the types listed"
 is "$(field varg clock)$(field vret clock)" "" "value entries list no clock"
 # Value entries never go direct: fprobe, or a kprobe without fprobe.
 W=kprobe

@@ -32,7 +32,7 @@ helper delete mm >/dev/null
 
 # A value entry: the extremes of known arguments.
 V=kstats_helper_value
-is "$(ctl trace $V value arg2 as mmv)" OK "value arg2 entry"
+is "$(ctl trace $V value arg2 type s64 as mmv)" OK "value arg2 entry"
 is "$(field mmv min)" "" "value entry without samples: no min"
 helper value 9 3 >/dev/null
 helper value 3 1 >/dev/null

@@ -14,8 +14,8 @@ W=kstats_helper_work
 taskset -p 2 $$ >/dev/null
 
 # Entries into B, and into the marks around W: seen as samples.
-is "$(ctl trace $B value arg1 as bin)" OK "entries of $B counted"
-is "$(ctl trace kstats_helper_mark_start value arg1 as win)" OK "entries of $W counted"
+is "$(ctl trace $B value arg1 type s32 as bin)" OK "entries of $B counted"
+is "$(ctl trace kstats_helper_mark_start value arg1 type u32 as win)" OK "entries of $W counted"
 
 # inside ENTRY N: wait until ENTRY has more than N samples (30 s at most).
 inside() {

@@ -35,7 +35,7 @@ locked_boot() {
 	is "$(level)" "$mode" "lockdown is $mode"
 	log_mark
 	check "$mode: signed kstats.ko loads" insmod "$MODDIR/kstats.ko"
-	is "$(log_new | grep -c 'kstats: kernel is locked down: files are read-only')" 1 \
+	is "$(log_new | grep -c 'kstats: kernel is locked down: debugfs files are read-only; write commands into /dev/kstats')" 1 \
 		"$mode: one line in the log says so at load"
 	check "$mode: signed example module loads" insmod "$MODDIR/kstats_example.ko"
 	is "$(grep -c . "$KS/_control")" 1 "$mode: _control can be read"
@@ -49,6 +49,22 @@ locked_boot() {
 	is "$(log_new | grep -c 'Lockdown: .*debugfs access is restricted')" 2 \
 		"$mode: each refusal logged by the lockdown LSM"
 	is "$(samples example_memset)" 10000 "$mode: the entry is unchanged"
+	# /dev/kstats takes the commands that debugfs refuses.
+	dev() { write_err /dev/kstats "$*"; }
+	if [ "$mode" = integrity ]; then
+		is "$(dev "trace vfs_read as ld_d")" OK "$mode: trace through /dev/kstats"
+		cat "$KS/_control" "$KS/_control" >/dev/null
+		is "$(samples ld_d | awk '{ print ($1 > 0) }')" 1 "$mode: the trace counts"
+		is "$(dev "stop ld_d") $(field ld_d state)" "OK stopped" "$mode: stop through /dev/kstats"
+		is "$(dev "remove ld_d")" OK "$mode: remove through /dev/kstats"
+	else
+		sleep 6 # a fresh window of the rate-limited refusal log
+		log_mark
+		is "$(dev "trace vfs_read as ld_d")" "$EPERM" "$mode: trace through /dev/kstats: EPERM"
+		is "$(log_new | grep -c "kstats: /dev/kstats: 'trace vfs_read as ld_d' refused: kernel locked down (confidentiality)")" 1 \
+			"$mode: one line in the log names lockdown"
+	fi
+	is "$(dev "reset example_memset") $(samples example_memset)" "OK 0" "$mode: reset through /dev/kstats"
 	check "$mode: rmmod example" rmmod kstats_example
 	check "$mode: rmmod kstats" rmmod kstats
 }

@@ -78,7 +78,9 @@ def run(*args, check=True, env=None, timeout=60, input=None):
 def live_env(directory, **more):
     """Environment in which the tool takes `directory` for the live debugfs
     kstats directory (the statfs check passes; _control still needed)."""
-    env = {'KSTATS_TEST_LIVE_DIR': str(directory)}
+    env = {'KSTATS_TEST_LIVE_DIR': str(directory),
+           # No control device, whatever the host has (tests give one).
+           'KSTATS_DEVICE': os.path.join(str(directory), 'no-such-device')}
     env.update(more)
     return env
 

@@ -1,6 +1,7 @@
 # SPDX-License-Identifier: GPL-2.0
 """kstats list (both _control forms), trace, remove, start/stop/reset, and
 save (a file with a header, or a capture directory)."""
+import errno
 import json
 import os
 import shutil
@@ -161,3 +162,55 @@ def test_save_capture_directory(capture, tmp_path):
     assert names == ['lat_base', 'small_b0', 'wide_b5']
     r = run('save', '--dir', capture, '--all', capture, check=False)
     assert r.returncode == 1 and 'the directory read from' in r.stderr
+
+
+def test_device_takes_the_commands(tmp_path):
+    """Where kstats.ko has /dev/kstats (it works under lockdown), every
+    command goes there, and start/stop/reset as "start NAME"."""
+    dev = tmp_path / 'dev'
+    dev.write_text('')
+    (tmp_path / 'foo').write_text('')
+    ctl = tmp_path / '_control'
+    ctl.write_text('name foo origin kernel bits 4 state running\n')
+    env = live_env(tmp_path, KSTATS_DEVICE=str(dev))
+    r = run('trace', '--dir', tmp_path, 'vfs_read', 'value', 'arg3', 'type', 'u64', env=env)
+    assert r.stdout.startswith('ok: trace vfs_read value arg3 type u64')
+    assert dev.read_text() == 'trace vfs_read value arg3 type u64\n'
+    for cmd in ('start', 'stop', 'reset'):
+        dev.write_text('')
+        run(cmd, '--dir', tmp_path, 'foo', env=env)
+        assert dev.read_text() == '%s foo\n' % cmd
+    dev.write_text('')
+    run('remove', '--dir', tmp_path, 'foo', env=env)
+    assert dev.read_text() == 'remove foo\n'
+    assert (tmp_path / 'foo').read_text() == ''
+    assert ctl.read_text() == 'name foo origin kernel bits 4 state running\n'
+
+
+@pytest.mark.parametrize('level', ['integrity', 'confidentiality', 'none'])
+def test_lockdown_named(tmp_path, monkeypatch, capsys, level):
+    """debugfs refuses a write with EPERM under lockdown: one line says so
+    and names the device that takes the commands."""
+    from kstats import live
+    lock = tmp_path / 'lockdown'
+    marks = {'none': '[none] integrity confidentiality',
+             'integrity': 'none [integrity] confidentiality',
+             'confidentiality': 'none integrity [confidentiality]'}
+    lock.write_text(marks[level] + '\n')
+    monkeypatch.setenv('KSTATS_LOCKDOWN', str(lock))
+    monkeypatch.setenv('KSTATS_DMESG', 'true')
+
+    def refuse(path, flags):
+        raise OSError(errno.EPERM, os.strerror(errno.EPERM))
+    monkeypatch.setattr(live.os, 'open', refuse)
+    ctl = str(tmp_path / '_control')
+    assert live.write_command(ctl, 'trace vfs_read\n') == 1
+    err = capsys.readouterr().err.splitlines()
+    assert err[0] == "kstats: 'trace vfs_read' refused by %s: EPERM (Operation not permitted)" % ctl
+    if level == 'none':
+        assert err[1:] == ['kstats: no new kstats line in the kernel log '
+                           '(its messages are rate-limited)']
+    else:
+        assert err[1:] == ['kstats: the kernel is locked down (%s): debugfs refuses every '
+                           'write; load a kstats.ko that has /dev/kstats, which takes the '
+                           'commands' % level]

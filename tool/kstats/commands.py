@@ -17,7 +17,8 @@ from .capture import (
     parse_calibrations, parse_control, parse_header, read_text, ssh_host)
 from .errors import Error
 from .export import EXPORT_BITS, export_every, export_once
-from .live import control_names, control_path, require_live, write_command
+from .live import (
+    control_names, control_path, device, listing_path, require_live, write_command)
 from .model import bias_of, timeless
 from .plot import (
     find_gnuplot, gnuplot_png, heatmap_grid, heatmap_json, heatmap_script, plot_entries,
@@ -409,10 +410,11 @@ def cmd_heatmap(args):
 
 
 def cmd_trace(args):
-    path = control_path(args)
+    cmd = control_path(args)
+    path = listing_path(args)
     line = 'trace %s\n' % ' '.join(args.words)
     before = control_names(path)
-    rc = write_command(path, line)
+    rc = write_command(cmd, line)
     if rc == 0:
         print('ok: %s' % line.strip())
         try:
@@ -437,14 +439,21 @@ def cmd_remove(args):
 
 
 def cmd_entry_command(args):
+    """start, stop or reset: "start NAME" into the control device where
+    there is one (debugfs refuses writes under lockdown), else "start"
+    into the entry's file."""
     require_live(args, args.command)
+    dev = device()
     rc = 0
     for name in args.names:
         path = os.path.join(args.dir, name)
         if '/' in name or not os.path.exists(path):
             Source(args.dir).check_dir()
             raise Error('no entry %s in %s' % (name, args.dir))
-        rc = write_command(path, '%s\n' % args.command) or rc
+        if dev:
+            rc = write_command(dev, '%s %s\n' % (args.command, name)) or rc
+        else:
+            rc = write_command(path, '%s\n' % args.command) or rc
     return rc
 
 
@@ -454,10 +463,11 @@ def cmd_calibrate(args):
         Source(args.dir).check_dir()
         path = os.path.join(args.dir, CONTROL)
     else:
-        path = control_path(args)
+        cmd = control_path(args)
+        path = listing_path(args)
         sys.stderr.write('kstats: calibrating every mechanism of this kernel '
                          '(a few seconds)\n')
-        rc = write_command(path, 'calibrate\n')
+        rc = write_command(cmd, 'calibrate\n')
         if rc:
             return rc
     cal = parse_calibrations(read_text(path), path)

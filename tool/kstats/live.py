@@ -15,6 +15,28 @@ from .errors import Error
 
 DEBUGFS_MAGIC = 0x64626720      # statfs f_type of debugfs (linux/magic.h)
 
+# The control device: the commands of _control, also under kernel lockdown,
+# where debugfs refuses every write. KSTATS_DEVICE: the host tests' stand-in.
+DEVICE = '/dev/kstats'
+LOCKDOWN = '/sys/kernel/security/lockdown'
+
+
+def device():
+    """The control device if this kstats.ko has one, else None."""
+    dev = os.environ.get('KSTATS_DEVICE', DEVICE)
+    return dev if os.path.exists(dev) else None
+
+
+def lockdown_level():
+    """The kernel's lockdown level ('none', 'integrity', ...), or None."""
+    try:
+        with open(os.environ.get('KSTATS_LOCKDOWN', LOCKDOWN)) as f:
+            text = f.read()
+    except OSError:
+        return None
+    i, j = text.find('['), text.find(']')
+    return text[i + 1:j] if 0 <= i < j else None
+
 
 def dmesg_lines():
     """The kernel log as lines, or (None, why) if it cannot be read."""
@@ -59,7 +81,12 @@ def write_command(path, line, show_reason=True):
         code = errno.errorcode.get(err.errno, 'errno %d' % err.errno)
         sys.stderr.write("kstats: '%s' refused by %s: %s (%s)\n"
                          % (line.strip(), path, code, os.strerror(err.errno)))
-        if show_reason:
+        level = lockdown_level() if err.errno == errno.EPERM else None
+        if level not in (None, 'none') and not path.startswith('/dev/'):
+            sys.stderr.write('kstats: the kernel is locked down (%s): debugfs refuses every '
+                             'write; load a kstats.ko that has %s, which takes the commands\n'
+                             % (level, DEVICE))
+        elif show_reason:
             reason, why = kernel_reason(before)
             if reason:
                 sys.stderr.write('kstats: kernel: %s\n' % reason)
@@ -118,7 +145,14 @@ def require_live(args, what):
 
 
 def control_path(args):
+    """Where commands go: the control device where kstats.ko has one (it
+    works under lockdown too), else _control."""
     require_live(args, args.command)
+    return device() or os.path.join(args.dir, CONTROL)
+
+
+def listing_path(args):
+    """The _control listing, readable under lockdown too."""
     return os.path.join(args.dir, CONTROL)
 
 

@@ -1,0 +1,82 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * Layer: front end. Calls the parser and the commands (kstats_control.c).
+ *
+ * One command line written into debugfs _control or /dev/kstats: parsed,
+ * checked against lockdown, run, or refused with one rate-limited line in
+ * the log naming the file it came through.
+ */
+#define pr_fmt(fmt) KBUILD_MODNAME ": " fmt
+
+#include <linux/err.h>
+#include <linux/security.h>
+#include <linux/slab.h>
+#include <linux/string.h>
+#include <linux/uaccess.h>
+#include "kstats_compat.h"
+#include "kstats_internal.h"
+#include "kstats_parse.h"
+
+/*
+ * Confidentiality lockdown forbids kprobes, hence every trace. debugfs
+ * only checks lockdown at open, and /dev/kstats not at all, so it is
+ * checked here, on each command. A start arms probes again: it is
+ * checked where it does (kstats_state.c).
+ */
+static int kstats_command_allowed(struct kstats_cmd *cmd)
+{
+	int ret;
+
+	switch (cmd->op) {
+	case KSTATS_CMD_REMOVE:
+	case KSTATS_CMD_START:
+	case KSTATS_CMD_STOP:
+	case KSTATS_CMD_RESET:
+		return 0;
+	default:
+		/* calibrate registers probes too. */
+		break;
+	}
+	ret = security_locked_down(LOCKDOWN_KPROBES);
+	if (ret)
+		snprintf(cmd->why, sizeof(cmd->why),
+			 "kernel locked down (confidentiality): no probes; boot without lockdown=confidentiality to trace");
+	return ret;
+}
+
+ssize_t kstats_command_write(const char __user *ubuf, size_t count,
+			     const char *via)
+{
+	struct kstats_cmd *cmd;
+	char *buf;
+	int len, ret;
+
+	if (count > KSTATS_CMD_LEN) {
+		pr_warn_ratelimited("%s: command refused: longer than %d bytes (%zu)\n",
+				    via, KSTATS_CMD_LEN, count);
+		return -EINVAL;
+	}
+	buf = memdup_user(ubuf, count);
+	if (IS_ERR(buf))
+		return PTR_ERR(buf);
+	cmd = kmalloc_obj(*cmd, GFP_KERNEL);
+	if (!cmd) {
+		kfree(buf);
+		return -ENOMEM;
+	}
+	ret = kstats_parse(buf, count, cmd);
+	if (!ret)
+		ret = kstats_command_allowed(cmd);
+	if (!ret)
+		ret = kstats_probe_command(cmd);
+	if (ret) {
+		len = count;
+		if (len && buf[len - 1] == '\n')
+			len--;
+		pr_warn_ratelimited("%s: '%*pE' refused: %s\n", via, len, buf,
+				    cmd->why[0] ? cmd->why : "error");
+	}
+	kfree(cmd);
+	kfree(buf);
+	return ret ? ret : count;
+}

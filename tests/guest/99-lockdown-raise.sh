@@ -1,0 +1,77 @@
+#!/bin/sh
+# Lockdown raised after kstats loaded, as on a Secure Boot machine
+# (Debian's kernels have the lockdown LSM): debugfs refuses every open
+# for writing, /dev/kstats takes the commands, and confidentiality
+# refuses probes. The last script of a boot: nothing after it may write
+# into debugfs. The debug kernel's main boot scans kmemleak through
+# debugfs afterwards; its lockdown boots run 89-lockdown.sh instead.
+# timeout: 200
+. /tests/lib.sh
+
+SECFS=/sys/kernel/security
+DEV=/dev/kstats
+FN=kstats_helper_work
+EPERM="Operation not permitted"
+case $TARGET in
+debug) skip "the debug kernel's lockdown boots run 89-lockdown.sh" ;;
+esac
+grep -q " $SECFS " /proc/mounts || mount -t securityfs securityfs "$SECFS"
+level() { sed 's/.*\[\(.*\)\].*/\1/' "$SECFS/lockdown"; }
+dev() { write_err $DEV "$*"; }
+
+load_modules
+is "$(level)" none "booted without lockdown"
+helper new lr 3 >/dev/null
+# The test helper's own debugfs file: opened before.
+exec 7>"$HELPER"
+helper() {
+	out=$( (echo -n "$*" >&7) 2>&1) && { echo OK; return; }
+	echo "$out" | sed 's/.*: //'
+}
+is "$(write_err "$SECFS/lockdown" integrity)" OK "lockdown raised to integrity"
+is "$(level)" integrity "lockdown is integrity"
+log_mark
+is "$(write_err "$KS/_control" "trace $FN as lr_t")" "$EPERM" "integrity: _control refuses write opens"
+is "$(log_new | grep -c 'Lockdown: .*debugfs access is restricted')" 1 "integrity: the lockdown LSM says so"
+is "$(dev "trace $FN as lr_t")" OK "integrity: trace through $DEV"
+is "$(dev "trace pcpu:$FN as lr_p")" OK "integrity: trace pcpu: through $DEV"
+is "$(helper work 6 0 lr)" OK "integrity: 6 calls"
+is "$(samples lr_t) $(samples lr_p) $(samples lr)" "6 6 6" "integrity: entries count and read in debugfs"
+is "$(dev "stop lr_t") $(dev "reset lr")" "OK OK" "integrity: stop and reset through $DEV"
+is "$(helper work 2 0 lr)" OK "integrity: 2 calls"
+is "$(samples lr_t) $(samples lr_p) $(samples lr)" "6 8 2" "integrity: stopped and reset"
+is "$(dev "start lr_t")" OK "integrity: start through $DEV"
+is "$(field lr_t state)" running "integrity: lr_t running"
+# The tool sends its commands through $DEV.
+is "$(kstats trace $FN via kretprobe as lr_k 2>&1 | head -n 1)" "ok: trace $FN via kretprobe as lr_k" \
+	"integrity: kstats trace"
+is "$(kstats stop lr_k 2>&1)$(field lr_k state)" stopped "integrity: kstats stop"
+is "$(kstats reset lr 2>&1)$(samples lr)" 0 "integrity: kstats reset"
+is "$(kstats remove lr_k 2>&1)" "removed lr_k" "integrity: kstats remove"
+is "$(kstats show lr >/dev/null 2>&1 && echo shown)" shown "integrity: kstats show"
+
+is "$(write_err "$SECFS/lockdown" confidentiality)" OK "lockdown raised to confidentiality"
+sleep 6 # a fresh window of the rate-limited refusal log
+before=$(cat $DEV)
+log_mark
+is "$(dev "trace vfs_read")" "$EPERM" "confidentiality: trace through $DEV: EPERM"
+is "$(log_new | grep -c "kstats: /dev/kstats: 'trace vfs_read' refused: kernel locked down (confidentiality)")" 1 \
+	"confidentiality: one line in the log names lockdown"
+is "$(dev "stop lr_t")" OK "confidentiality: stop through $DEV"
+log_mark
+is "$(dev "start lr_t")" "$EPERM" "confidentiality: starting a trace (arming probes): EPERM"
+is "$(log_new | grep -c "kstats: /dev/kstats: 'start lr_t' refused: kernel locked down (confidentiality)")" 1 \
+	"confidentiality: the start's refusal logged"
+is "$(field lr_t state)" stopped "confidentiality: lr_t stays stopped"
+kstats trace vfs_read as lr_v >/tmp/out 2>&1
+is "$? $(grep -c "kstats: kernel: .*'trace vfs_read as lr_v' refused: kernel locked down (confidentiality)" /tmp/out)" \
+	"1 1" "confidentiality: kstats trace fails with the kernel's reason"
+is "$(dev "start lr") $(field lr state)" "OK running" "confidentiality: a kernel entry starts (no probe)"
+is "$(helper work 3 0 lr)" OK "confidentiality: 3 calls"
+is "$(samples lr_t) $(samples lr_p) $(samples lr)" "6 11 3" "confidentiality: traces made before count"
+is "$(dev "remove lr_t") $(dev "remove lr_p")" "OK OK" "confidentiality: remove through $DEV"
+helper delete lr >/dev/null
+exec 7>&-
+is "$(cat $DEV)" "" "confidentiality: nothing left"
+check "confidentiality: rmmod kstats_helper" rmmod kstats_helper
+check "confidentiality: rmmod kstats" rmmod kstats
