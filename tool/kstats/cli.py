@@ -4,8 +4,11 @@ checks argparse cannot make, main() and run() (exit statuses, one-line
 errors)."""
 
 import argparse
+import codecs
+import io
 import os
 import re
+import shutil
 import signal
 import sys
 
@@ -35,6 +38,17 @@ def seconds_arg(text):
         raise argparse.ArgumentTypeError("'%s' is not a time above 0 (such as 1s, 200ms, "
                                          '0.5 or 1m)' % text)
     return v
+
+
+MIN_WIDTH = 60     # the narrowest output: a narrower terminal gets this
+
+
+def output_width():
+    """The columns that show's and watch's lines fit in: $COLUMNS, else
+    the terminal's, at least MIN_WIDTH; None (no limit, lines as long as
+    they are) when standard output is no terminal and COLUMNS is unset."""
+    cols = shutil.get_terminal_size((0, 0)).columns
+    return max(cols, MIN_WIDTH) if cols > 0 else None
 
 
 def cmd_completion(args):
@@ -371,6 +385,7 @@ def main(argv=None):
     if extra:
         sub.error('unrecognized arguments: %s' % ' '.join(extra))
     check_args(args, sub)
+    args.width = output_width()
     set_ssh_host(args.ssh)
     if args.dir is None:
         args.dir = os.environ.get('KSTATS_DIR') or DEFAULT_DIR
@@ -385,9 +400,39 @@ def main(argv=None):
     return args.func(args)
 
 
+# What an output stream that cannot encode a character (LC_ALL=C: ASCII)
+# writes instead.
+ASCII_FALLBACK = {'\u00b1': '+-', '\u00d7': 'x', '\u00b5': 'u', '\u2013': '-',
+                  '\u2014': '-', '\u2026': '...'}
+
+
+def ascii_fallback(err):
+    """codecs error handler of the tool's output: a character that the
+    stream's encoding lacks as its ASCII look-alike ('\u00b1' as '+-') or '?';
+    a byte that the input's decoding escaped (surrogateescape) as itself."""
+    c = err.object[err.start]
+    if '\udc80' <= c <= '\udcff':
+        return bytes([ord(c) - 0xdc00]), err.start + 1
+    return ASCII_FALLBACK.get(c, '?'), err.start + 1
+
+
+def fallback_streams():
+    """Standard output and error write what they cannot encode through
+    ascii_fallback instead of failing."""
+    codecs.register_error('kstats-fallback', ascii_fallback)
+    for name in ('stdout', 'stderr'):
+        f = getattr(sys, name)
+        if hasattr(f, 'reconfigure'):
+            f.reconfigure(errors='kstats-fallback')
+        elif hasattr(f, 'buffer'):      # Python 3.6
+            setattr(sys, name, io.TextIOWrapper(f.buffer, f.encoding, 'kstats-fallback',
+                                                line_buffering=f.line_buffering))
+
+
 def run():
     # Output into a closed pipe (kstats show foo | head) ends quietly.
     signal.signal(signal.SIGPIPE, signal.SIG_DFL)
+    fallback_streams()
     try:
         signal.signal(signal.SIGINT, signal.default_int_handler)
         rc = main()

@@ -5,6 +5,7 @@ print; calls model and stats for the numbers."""
 
 import fractions
 import math
+import textwrap
 import time
 
 from .errors import Error
@@ -90,6 +91,44 @@ def table(rows, align=None):
     return '\n'.join(out)
 
 
+def too_wide(text, width):
+    """Whether a line (or lines) of text is wider than width (None: no limit)."""
+    return bool(width) and max(len(x) for x in text.split('\n')) > width
+
+
+def wrap(text, width, indent='  '):
+    """text as lines of at most width columns (None: one line), broken
+    at spaces, the lines after the first indented."""
+    if not too_wide(text, width):
+        return [text]
+    return textwrap.wrap(text, width, subsequent_indent=indent, break_on_hyphens=False)
+
+
+def join_fit(parts, width, sep='  ', indent='  '):
+    """parts joined by sep, in lines of at most width columns (None: one
+    line), each part kept whole on one line."""
+    lines = [parts[0]]
+    for x in parts[1:]:
+        if width and len(lines[-1]) + len(sep) + len(x) > width:
+            lines.append(indent + x)
+        else:
+            lines[-1] += sep + x
+    return lines
+
+
+def fit_table(rows, align, width, drop=()):
+    """table(rows, align), leaving out the columns of drop (indices into
+    rows, in that order) while its lines are wider than width."""
+    keep = list(range(len(rows[0])))
+    text = table(rows, align)
+    for col in drop:
+        if not too_wide(text, width):
+            break
+        keep.remove(col)
+        text = table([[r[i] for i in keep] for r in rows], ''.join(align[i] for i in keep))
+    return text
+
+
 def parse_percentiles(text):
     out = []
     for w in text.split(','):
@@ -128,12 +167,18 @@ def group_rows(rows, max_rows):
     return out
 
 
-def hist_lines(h, width=52, max_rows=40, bits=None, indent='', unit=None, shift=0):
+BAR_WIDTH = 52      # the histogram's bars, at most
+MIN_BAR_WIDTH = 10  # and at least, when they shrink to fit the terminal
+
+
+def hist_lines(h, width=BAR_WIDTH, max_rows=40, bits=None, indent='', unit=None, shift=0,
+               fit=None):
     """bpftrace-style histogram: '[lo, hi)  count |@@@@   |', merged to the
     largest bits (at most the entry's) that fits in max_rows rows; a run
     of empty slots is one row. If even bits 0 gives more rows than
     max_rows, adjacent rows are joined so that max_rows holds. shift:
-    subtracted from the ranges (clamped at 0)."""
+    subtracted from the ranges (clamped at 0). fit: the lines' width at
+    most (None: no limit), by narrower bars (at least MIN_BAR_WIDTH)."""
     if not h.count:
         return [], None
     if bits is not None:
@@ -155,6 +200,8 @@ def hist_lines(h, width=52, max_rows=40, bits=None, indent='', unit=None, shift=
     labels = [fmt_range(lo, top + 1, unit) for lo, top, _ in rows]
     lw = max(len(x) for x in labels)
     cw = max(len(str(c)) for _, _, c in rows)
+    if fit:
+        width = min(width, max(fit - len(indent) - lw - cw - 4, MIN_BAR_WIDTH))
     out = []
     for (lo, top, c), label in zip(rows, labels):
         n = int(round(c * width / peak)) if c else 0
@@ -191,9 +238,10 @@ def exact_extremes(e, args):
     return int(lo), int(hi)
 
 
-def summary_line(s, percentiles, unit=None, exact=None):
-    """One line like perf ftrace latency's statistics; min and max exact
-    if given, else estimated from their slots."""
+def summary_line(s, percentiles, unit=None, exact=None, width=None):
+    """One line like perf ftrace latency's statistics (more, each of at
+    most width columns, where it is wider); min and max exact if given,
+    else estimated from their slots."""
     if not s['count']:
         return 'count 0'
     lo, hi = exact if exact else (s['min']['value'], s['max']['value'])
@@ -201,7 +249,7 @@ def summary_line(s, percentiles, unit=None, exact=None):
              'mean %s' % fmt_t(s['mean'], unit), 'max %s' % fmt_t(hi, unit)]
     parts += ['p%s %s' % (w, fmt_t(s['percentiles']['p' + w]['value'], unit))
               for w, _ in percentiles]
-    return '  '.join(parts)
+    return '\n'.join(join_fit(parts, width))
 
 
 def bias_note(args):
@@ -224,26 +272,27 @@ def entry_unit(e, args):
 def show_text(e, h, args, percentiles):
     out = []
     unit = entry_unit(e, args)
+    width = getattr(args, 'width', None)
     what = 'CPU %d' % args.cpu if args.cpu is not None else 'all CPUs'
     rel = 100.0 / (1 << e.bits)
-    out.append('%s  (%s)' % (e.name, e.path))
-    out.append('bits %d (%s): slots at most %.4g%% wide; %s CPUs possible; %s' % (
-        e.bits, e.bits_from, rel, e.ncpus if e.ncpus is not None else '?', what))
-    extra = ' '.join('%s %s' % (k, v) for k, v in e.info.items()
-                     if k not in ('name', 'bits') and not k.startswith('_'))
+    out += wrap('%s  (%s)' % (e.name, e.path), width)
+    out += wrap('bits %d (%s): slots at most %.4g%% wide; %s CPUs possible; %s' % (
+        e.bits, e.bits_from, rel, e.ncpus if e.ncpus is not None else '?', what), width)
+    extra = ['%s %s' % (k, v) for k, v in e.info.items()
+             if k not in ('name', 'bits') and not k.startswith('_')]
     if extra:
-        out.append(extra)
+        out += join_fit(extra, width, ' ')
     if args.bias:
-        out.append(bias_note(args))
+        out += wrap(bias_note(args), width)
     if not h.count:
         if args.cpu is not None and e.cpus:
-            out.append('no samples on CPU %d (CPUs with samples: %s)' % (
-                args.cpu, ', '.join(map(str, sorted(e.cpus)))))
+            out += wrap('no samples on CPU %d (CPUs with samples: %s)' % (
+                args.cpu, ', '.join(map(str, sorted(e.cpus)))), width)
         else:
             out.append('no samples')
         return out
     s = entry_summary(e, h, args, percentiles)
-    out.append(summary_line(s, percentiles, unit, exact_extremes(e, args)))
+    out.append(summary_line(s, percentiles, unit, exact_extremes(e, args), width))
     rows = [['', 'value', '±bound', 'slot range']]
     rows.append(['count', str(h.count), '', ''])
     rows.append(['mean', fmt_t(s['mean'], unit), ('±' if args.bias else '+') +
@@ -258,17 +307,17 @@ def show_text(e, h, args, percentiles):
         rows.append(est_row('p' + w, s['percentiles']['p' + w]))
     rows.append(est_row('max', s['max']))
     out.append('')
-    out.append(table(rows, 'lrrl'))
+    out.append(fit_table(rows, 'lrrl', width, drop=(3, 2)))
     out.append('')
     lines, hb = hist_lines(h, max_rows=args.rows, bits=args.hist_bits, unit=unit,
-                           shift=args.bias[0] if args.bias else 0)
+                           shift=args.bias[0] if args.bias else 0, fit=width)
     if hb is None:
         split = 'several powers of two per row, to fit --rows %d' % args.rows
         hb = 0
     else:
         split = 'one slot per row' if hb == e.bits else '%d slot%s per power of two' % (
             1 << hb, 's' if hb else '')
-    out.append('histogram (%s, bits %d):' % (split, hb))
+    out += wrap('histogram (%s, bits %d):' % (split, hb), width)
     out.extend(lines)
     if args.cpu is None and e.cpus:
         out.append('')
@@ -281,7 +330,9 @@ def show_text(e, h, args, percentiles):
                          fmt_t(cs['mean'], unit)] +
                         [fmt_t(cs['percentiles']['p' + w]['value'], unit)
                          for w, _ in percentiles] + [fmt_t(cs['max']['value'], unit)])
-        out.append(table(prow, 'r' * len(prow[0])))
+        # Too wide: without share, then without the percentiles, the last first.
+        drop = [2] + list(range(3 + len(percentiles), 3, -1))
+        out.append(fit_table(prow, 'r' * len(prow[0]), width, drop))
     return out
 
 
@@ -469,10 +520,11 @@ def watch_text(e, h, d, dt, args, n, unit, reset):
     """watch's screen n: a header, the last interval (d, dt seconds) and
     the total h, and with --hist the last interval's histogram."""
     percentiles = args.percentiles
-    lines = ['kstats watch %s%s  every %g s, %s  %s' % (
+    width = getattr(args, 'width', None)
+    lines = wrap('kstats watch %s%s  every %g s, %s  %s' % (
         e.name, '' if args.cpu is None else ' CPU %d' % args.cpu, args.interval,
         'Ctrl-C to stop' if args.count is None else '%d of %d' % (n + 1, args.count),
-        time.strftime('%H:%M:%S'))]
+        time.strftime('%H:%M:%S')), width)
     head = ['', 'samples', 'rate/s', 'mean'] + ['p' + w for w, _ in percentiles] + ['max']
     rows = [head]
 
@@ -488,8 +540,14 @@ def watch_text(e, h, d, dt, args, n, unit, reset):
         rows.append(['last -', '-', '-', '-'] + ['-'] * len(percentiles) + ['-'])
     rows.append(row('total', h, '-'))
     note = ' (counters went down: reset; interval is since then)' if reset else ''
-    lines.append(table(rows, 'l' + 'r' * (len(head) - 1)) + note)
+    # Too wide: without the percentiles, the last first, then the mean.
+    text = fit_table(rows, 'l' + 'r' * (len(head) - 1), width,
+                     list(range(3 + len(percentiles), 2, -1)))
+    if too_wide(text + note, width):
+        lines += [text] + wrap(note.strip(), width)
+    else:
+        lines.append(text + note)
     if args.hist and d is not None and d.count:
         lines.append('last interval:')
-        lines.extend(hist_lines(d, max_rows=args.rows, unit=unit)[0])
+        lines.extend(hist_lines(d, max_rows=args.rows, unit=unit, fit=width)[0])
     return lines
