@@ -4,9 +4,10 @@ stdout cannot encode (LC_ALL=C), the terminal's width, warnings of lost
 samples and stopped entries, --unit's digits, -p pNN and unresolved
 percentiles, export's default, heatmap's and plot's output files,
 record's warning on a capture, and the help texts."""
+import json
 import os
 
-from conftest import FIXTURES, run
+from conftest import FIXTURES, run, write_capture
 
 HELPER = os.path.join(FIXTURES, 'helper')
 
@@ -74,3 +75,59 @@ def test_watch_fits_columns():
                                            'p99.9', 'max']
     out = run('--dir', HELPER, 'watch', 'lat_base', '-n', '1', env={'COLUMNS': '80'}).stdout
     assert widths(out) <= 80 and out.splitlines()[1].split()[-2:] == ['p99.9', 'max']
+
+
+def lossy_capture(tmp_path, extra):
+    samples = [(i % 2, 1000 + i) for i in range(5000)]
+    return write_capture(tmp_path / 'cap', {'e': (4, samples)}, extra)
+
+
+def test_warning_lost_samples(tmp_path):
+    cap = lossy_capture(tmp_path, ' missed 51 dropped 3 unpaired 60 expired 0')
+    r = run('--dir', cap, 'show', 'e')
+    assert r.stderr == ('kstats: warning: e: missed 51 (1.02% of count 5000), '
+                        'unpaired 60 (1.2% of count 5000)\n')
+    assert r.stdout.splitlines()[0] == 'e  (%s/e)' % cap
+    r = run('--dir', cap, 'show', 'e', '--json')
+    assert r.stderr.startswith('kstats: warning: e: missed 51 ')
+    out = run('--dir', cap, 'watch', 'e', '-n', '1').stdout.splitlines()
+    assert out[1] == ('warning: e: missed 51 (1.02% of count 5000), unpaired 60 (1.2% of '
+                      'count 5000)')
+    assert out[2].split()[0] == 'samples'
+
+
+def test_no_warning_at_one_percent(tmp_path):
+    cap = lossy_capture(tmp_path, ' missed 50 dropped 50 unpaired 0')
+    r = run('--dir', cap, 'show', 'e')
+    assert r.stderr == ''
+    out = run('--dir', cap, 'watch', 'e', '-n', '1').stdout.splitlines()
+    assert out[1].split()[0] == 'samples'
+    assert json.loads(run('--dir', cap, 'watch', 'e', '-n', '1', '--json').stdout)[
+        'warning'] is None
+
+
+def test_warning_stopped():
+    r = run('--dir', HELPER, 'show', 'stopped_b1')
+    assert r.stderr == ('kstats: warning: stopped_b1: state stopped (no new samples are '
+                        'counted)\n')
+    r = run('--dir', HELPER, 'watch', 'stopped_b1', '-n', '1', '--json')
+    assert '"warning": "stopped_b1: state stopped (no new samples are counted)"' in r.stdout
+
+
+def test_unit_digits():
+    out = run('--dir', HELPER, 'show', 'lat_base', '--unit', 'ns').stdout.splitlines()
+    assert out[3] == ('count 5000  min 681ns  mean 2342ns  max 40478ns  p50 2012ns  '
+                      'p90 2996ns  p99 13716ns  p99.9 31666ns')
+    assert out[7] == 'mean     2342ns     +1ns'
+    assert out[10] == 'p50      2012ns    \u00b163ns  [1984ns, 2047ns]'
+    out = run('--dir', HELPER, 'show', 'lat_base', '--unit', 'ms').stdout.splitlines()
+    assert out[7] == 'mean     0.00234ms  +0.000001ms'
+    assert out[9] == 'min     0.000681ms  \u00b10.000031ms  [0.000672ms, 0.000703ms]'
+    assert out[12] == 'p99       0.0137ms  \u00b10.000511ms  [0.0133ms, 0.0138ms]'
+    out = run('--dir', HELPER, 'show', 'lat_base', '--unit', 'us').stdout.splitlines()
+    assert out[7] == 'mean     2.34us  +0.001us'
+    from kstats import render
+    assert render.fmt_t(2341.5, 'ns') == '2342ns'
+    assert render.fmt_t(1, 'ms') == '0.000001ms' and render.fmt_t(25, 'us') == '0.025us'
+    assert render.fmt_t(7441, 'ms') == '0.00744ms' and render.fmt_t(0.4, 'us') == '0us'
+    assert render.fmt_t(2341.5) == '2.34us' and render.fmt_t(4.5) == '4.5ns'

@@ -25,8 +25,8 @@ from .plot import (
 from .recording import (
     Recorded, record_loop, record_output, recording_hists, save_header, write_atomic)
 from .render import (
-    calibration_table, diff_json, diff_text, entry_json, entry_unit, show_text, table,
-    typed_info, watch_json, watch_text)
+    calibration_table, diff_json, diff_text, entry_json, entry_unit, entry_warning, show_text,
+    table, typed_info, watch_json, watch_text)
 from .stats import compare
 
 
@@ -77,6 +77,10 @@ def cmd_show(args):
         check_cpu(e, args.cpu)
         args.bias = bias_of(e) if args.subtract_bias else None
         h = e.cpu_hist(args.cpu)
+        warning = entry_warning(e)
+        if warning:
+            sys.stdout.flush()
+            sys.stderr.write('kstats: warning: %s\n' % warning)
         if args.json:
             docs.append(entry_json(e, h, args, percentiles))
         else:

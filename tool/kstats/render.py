@@ -37,28 +37,34 @@ def auto_unit(v):
 def fmt_t(v, unit=None):
     """A time in ns with its unit: '812ns', '7.44us', '1.05ms'; three
     significant digits outside whole ns, in any unit ('0.00744ms').
-    unit None picks one per value; VALUE_UNIT prints a plain number (value
-    entries hold no time)."""
+    unit None picks one per value; a fixed unit prints v rounded to whole
+    ns (the resolution of the data): whole ns, or three significant digits
+    with no digit below 1 ns ('0.000001ms', not '0.00000100ms').
+    VALUE_UNIT prints a plain number (value entries hold no time)."""
     if v is None:
         return '-'
     if unit == VALUE_UNIT:
         return '%d' % round(v) if float(v).is_integer() or abs(v) >= 100 else '%.1f' % v
-    auto = unit is None
-    unit = unit or auto_unit(v)
+    if unit is not None:
+        ns = int(round(v))
+        if unit == 'ns':
+            return '%d%s' % (ns, unit)
+        return sig3(ns / UNIT_NS[unit], len(str(UNIT_NS[unit])) - 1) + unit
+    unit = auto_unit(v)
     x = v / UNIT_NS[unit]
     if unit == 'ns':
-        whole = float(x).is_integer() or (auto and abs(x) >= 100)
+        whole = float(x).is_integer() or abs(x) >= 100
         return ('%d' % round(x) if whole else '%.1f' % x) + unit
     return sig3(x) + unit
 
 
-def sig3(x):
-    """x with three significant digits, without an exponent: 812, 7.44,
-    0.0250; numbers of 1000 and more whole."""
+def sig3(x, decimals=12):
+    """x with three significant digits, without an exponent, and at most
+    that many decimals: 812, 7.44, 0.0250; numbers of 1000 and more whole."""
     ax = abs(x)
     if ax == 0:
         return '0'
-    digits = min(max(2 - int(math.floor(math.log10(ax))), 0), 12)
+    digits = min(max(2 - int(math.floor(math.log10(ax))), 0), decimals)
     out = '%.*f' % (digits, x)
     if digits and abs(float(out)) >= 10 ** (3 - digits):
         # Rounding carried into a new digit (9.995 -> 10.00): one less.
@@ -257,6 +263,27 @@ def bias_note(args):
     return ('bias subtracted: values shifted down by %s (bias_ns of %s: the p50 of an empty '
             'call; clamped at 0), bounds widened by the bias spread %s (bias_p99_ns %d - '
             'bias_ns %d)' % (fmt_t(b, args.unit), mech, fmt_t(q - b, args.unit), q, b))
+
+
+# _control counts of calls or hits that the histogram lacks.
+LOSS_KEYS = ('missed', 'dropped', 'unpaired', 'expired')
+
+
+def entry_warning(e):
+    """Why entry e's histogram may mislead, as one line, or None: the
+    counts of LOSS_KEYS that its _control line lists, where above 1% of
+    its samples, and a state of stopped."""
+    count = e.total.count
+    why = []
+    for key in LOSS_KEYS:
+        v = e.info.get(key, '')
+        if v.isdigit() and int(v) * 100 > count:
+            share = '%.3g%% of count %d' % (100.0 * int(v) / count, count) if count else \
+                'count 0'
+            why.append('%s %s (%s)' % (key, v, share))
+    if e.info.get('state') == 'stopped':
+        why.append('state stopped (no new samples are counted)')
+    return '%s: %s' % (e.name, ', '.join(why)) if why else None
 
 
 def entry_unit(e, args):
@@ -508,7 +535,7 @@ def diff_text(c, ea, eb, unit, conf):
 def watch_json(e, h, d, dt, args, percentiles, reset):
     unit = entry_unit(e, args) or 'ns'
     doc = {'time': time.strftime('%Y-%m-%dT%H:%M:%S%z'), 'name': e.name, 'cpu': args.cpu,
-           'unit': e.info.get('counter', unit), 'reset': reset,
+           'unit': e.info.get('counter', unit), 'reset': reset, 'warning': entry_warning(e),
            'interval': None if d is None else dict(
                seconds=dt, rate=d.count / dt if dt > 0 else None,
                **summary(d, percentiles)),
@@ -525,6 +552,9 @@ def watch_text(e, h, d, dt, args, n, unit, reset):
         e.name, '' if args.cpu is None else ' CPU %d' % args.cpu, args.interval,
         'Ctrl-C to stop' if args.count is None else '%d of %d' % (n + 1, args.count),
         time.strftime('%H:%M:%S')), width)
+    warning = entry_warning(e)
+    if warning:
+        lines += wrap('warning: ' + warning, width)
     head = ['', 'samples', 'rate/s', 'mean'] + ['p' + w for w, _ in percentiles] + ['max']
     rows = [head]
 
