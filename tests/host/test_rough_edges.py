@@ -131,3 +131,31 @@ def test_unit_digits():
     assert render.fmt_t(1, 'ms') == '0.000001ms' and render.fmt_t(25, 'us') == '0.025us'
     assert render.fmt_t(7441, 'ms') == '0.00744ms' and render.fmt_t(0.4, 'us') == '0us'
     assert render.fmt_t(2341.5) == '2.34us' and render.fmt_t(4.5) == '4.5ns'
+
+
+def test_percentile_forms_and_unresolved():
+    a = run('--dir', HELPER, 'show', 'lat_base', '-p', 'p99,99.9', '--json').stdout
+    b = run('--dir', HELPER, 'show', 'lat_base', '-p', '99,p99.9', '--json').stdout
+    assert a == b and set(json.loads(a)['percentiles']) == {'p99', 'p99.9'}
+    assert json.loads(a)['unresolved'] == []
+    out = run('--dir', HELPER, 'show', 'lat_base', '-p', 'p50,99.9,99.999').stdout.splitlines()
+    assert out[3] == ('count 5000  min 681ns  mean 2.34us  max 40.5us  p50 2.01us  '
+                      'p99.9 31.7us  p99.999* 40.5us')
+    assert 'p99.999*  40.5us  \u00b12.05us  [38.9us, 41.0us]' in out
+    assert 'p99.9     31.7us  \u00b11.02us  [30.7us, 31.7us]' in out
+    note = ('* too few samples for the percentile: it reads as the max (samples needed: '
+            'p99.999 100000)')
+    assert out.count(note) == 2       # under the table and under the per-CPU table
+    assert out[-4].split() == ['cpu', 'count', 'share', 'mean', 'p50', 'p99.9', 'p99.999',
+                               'max']
+    assert out[-3].split()[-2:] == ['40.5us*', '40.5us']
+    d = json.loads(run('--dir', HELPER, 'show', 'lat_base', '-p', '99.999',
+                       '--json').stdout)
+    assert d['unresolved'] == ['p99.999']
+    out = run('--dir', HELPER, 'watch', 'lat_base', '-n', '1', '-p', 'p50,p99.99').stdout
+    assert out.splitlines()[3].split()[-2:] == ['40.5us*', '40.5us']
+    assert out.splitlines()[4] == ('* too few samples for the percentile: it reads as the '
+                                   'max (samples needed: p99.99 10000)')
+    # Without the mark where the count suffices.
+    out = run('--dir', HELPER, 'show', 'lat_base').stdout
+    assert '*' not in out

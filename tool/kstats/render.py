@@ -136,9 +136,13 @@ def fit_table(rows, align, width, drop=()):
 
 
 def parse_percentiles(text):
+    """(label, fraction) pairs of '50,p99,99.9': each a number in (0, 100],
+    with or without a leading p."""
     out = []
     for w in text.split(','):
         w = w.strip()
+        if w[:1] in ('p', 'P'):
+            w = w[1:]
         try:
             q = fractions.Fraction(w)
         except ValueError:
@@ -147,6 +151,25 @@ def parse_percentiles(text):
             raise Error('percentile %s is not in (0, 100]' % w)
         out.append((w, q / 100))
     return out
+
+
+UNRESOLVED = '*'    # the mark of a percentile that its count cannot resolve
+
+
+def unresolved(q, count):
+    """Whether count samples are too few for the percentile q (a
+    fraction): fewer than 1 / (1 - q), so that fewer than one sample lies
+    above it and its nearest rank is the last, the max."""
+    return 0 < count and q < 1 and (1 - q) * count < 1
+
+
+def unresolved_note(percentiles, marked):
+    """The note under a table with percentiles marked UNRESOLVED (the
+    labels of marked)."""
+    need = ', '.join('p%s %d' % (w, math.ceil(1 / (1 - q)))
+                     for w, q in percentiles if w in marked)
+    return ('%s too few samples for the percentile: it reads as the max (samples needed: '
+            '%s)' % (UNRESOLVED, need))
 
 
 def hist_rows(m):
@@ -253,8 +276,9 @@ def summary_line(s, percentiles, unit=None, exact=None, width=None):
     lo, hi = exact if exact else (s['min']['value'], s['max']['value'])
     parts = ['count %d' % s['count'], 'min %s' % fmt_t(lo, unit),
              'mean %s' % fmt_t(s['mean'], unit), 'max %s' % fmt_t(hi, unit)]
-    parts += ['p%s %s' % (w, fmt_t(s['percentiles']['p' + w]['value'], unit))
-              for w, _ in percentiles]
+    parts += ['p%s%s %s' % (w, UNRESOLVED if unresolved(q, s['count']) else '',
+                            fmt_t(s['percentiles']['p' + w]['value'], unit))
+              for w, q in percentiles]
     return '\n'.join(join_fit(parts, width))
 
 
@@ -330,11 +354,15 @@ def show_text(e, h, args, percentiles):
         return [label, fmt_t(est['value'], unit), '±' + fmt_t(est['bound'], unit),
                 fmt_range(est['lo'], est['hi'], unit, closed=True)]
     rows.append(est_row('min', s['min']))
+    marked = [w for w, q in percentiles if unresolved(q, h.count)]
     for w, _ in percentiles:
-        rows.append(est_row('p' + w, s['percentiles']['p' + w]))
+        rows.append(est_row('p' + w + (UNRESOLVED if w in marked else ''),
+                            s['percentiles']['p' + w]))
     rows.append(est_row('max', s['max']))
     out.append('')
     out.append(fit_table(rows, 'lrrl', width, drop=(3, 2)))
+    if marked:
+        out += wrap(unresolved_note(percentiles, marked), width)
     out.append('')
     lines, hb = hist_lines(h, max_rows=args.rows, bits=args.hist_bits, unit=unit,
                            shift=args.bias[0] if args.bias else 0, fit=width)
@@ -350,16 +378,21 @@ def show_text(e, h, args, percentiles):
         out.append('')
         out.append('per CPU:')
         prow = [['cpu', 'count', 'share', 'mean'] + ['p' + w for w, _ in percentiles] + ['max']]
+        marked = set()
         for cpu in sorted(e.cpus):
             ch = e.cpus[cpu]
             cs = entry_summary(e, ch, args, percentiles)
+            marked.update(w for w, q in percentiles if unresolved(q, ch.count))
             prow.append([str(cpu), str(ch.count), '%.1f%%' % (100.0 * ch.count / h.count),
                          fmt_t(cs['mean'], unit)] +
-                        [fmt_t(cs['percentiles']['p' + w]['value'], unit)
-                         for w, _ in percentiles] + [fmt_t(cs['max']['value'], unit)])
+                        [fmt_t(cs['percentiles']['p' + w]['value'], unit) +
+                         (UNRESOLVED if unresolved(q, ch.count) else '')
+                         for w, q in percentiles] + [fmt_t(cs['max']['value'], unit)])
         # Too wide: without share, then without the percentiles, the last first.
         drop = [2] + list(range(3 + len(percentiles), 3, -1))
         out.append(fit_table(prow, 'r' * len(prow[0]), width, drop))
+        if marked:
+            out += wrap(unresolved_note(percentiles, marked), width)
     return out
 
 
@@ -389,6 +422,7 @@ def entry_json(e, h, args, percentiles):
         d['bias_subtracted'] = {'bias_ns': b, 'bias_p99_ns': args.bias[1],
                                 'spread_ns': args.bias[1] - b, 'mechanism': args.bias[2]}
     d.update(entry_summary(e, h, args, percentiles))
+    d['unresolved'] = ['p' + w for w, q in percentiles if unresolved(q, h.count)]
     d['slots'] = [{'slot': s, 'lo': max(slot_lo(s, e.bits) - b, 0),
                    'hi': max(slot_top(s, e.bits) - b, 0),
                    'count': c, 'avg': max(a - b, 0), 'cdf': cum / h.count}
@@ -557,13 +591,15 @@ def watch_text(e, h, d, dt, args, n, unit, reset):
         lines += wrap('warning: ' + warning, width)
     head = ['', 'samples', 'rate/s', 'mean'] + ['p' + w for w, _ in percentiles] + ['max']
     rows = [head]
+    marked = set()
 
     def row(label, hh, rate):
         if not hh.count:
             return [label, '0', rate, '-'] + ['-'] * len(percentiles) + ['-']
+        marked.update(w for w, q in percentiles if unresolved(q, hh.count))
         return [label, str(hh.count), rate, fmt_t(hh.mean(), unit)] + \
-            [fmt_t(hh.quantile(q)[0], unit) for _, q in percentiles] + \
-            [fmt_t(hh.max()['value'], unit)]
+            [fmt_t(hh.quantile(q)[0], unit) + (UNRESOLVED if unresolved(q, hh.count) else '')
+             for _, q in percentiles] + [fmt_t(hh.max()['value'], unit)]
     if d is not None:
         rows.append(row('last %.2f s' % dt, d, '%.1f' % (d.count / dt if dt > 0 else 0)))
     else:
@@ -577,6 +613,8 @@ def watch_text(e, h, d, dt, args, n, unit, reset):
         lines += [text] + wrap(note.strip(), width)
     else:
         lines.append(text + note)
+    if marked:
+        lines += wrap(unresolved_note(percentiles, marked), width)
     if args.hist and d is not None and d.count:
         lines.append('last interval:')
         lines.extend(hist_lines(d, max_rows=args.rows, unit=unit, fit=width)[0])
