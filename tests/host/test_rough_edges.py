@@ -159,3 +159,41 @@ def test_percentile_forms_and_unresolved():
     # Without the mark where the count suffices.
     out = run('--dir', HELPER, 'show', 'lat_base').stdout
     assert '*' not in out
+
+
+def buckets(text, entry):
+    return [line for line in text.splitlines()
+            if line.startswith('kstats_') and '_bucket{entry="%s"' % entry in line]
+
+
+def test_export_default(tmp_path):
+    from kstats import model
+    from kstats.export import EXPORT_BITS, EXPORT_RANGE
+    assert EXPORT_RANGE == (100, 1000000000) and EXPORT_BITS == 2
+    r = run('--dir', HELPER, 'export', 'lat_base')
+    assert r.stdout.splitlines()[0] == '# TYPE kstats_duration_seconds histogram'
+    b = buckets(r.stdout, 'lat_base')
+    assert len(b) == 95                     # 94 edges and +Inf
+    assert b[0] == 'kstats_duration_seconds_bucket{entry="lat_base",le="1.11e-07"} 0'
+    assert b[-2] == 'kstats_duration_seconds_bucket{entry="lat_base",le="1.073741823"} 5000'
+    assert b[-1] == 'kstats_duration_seconds_bucket{entry="lat_base",le="+Inf"} 5000'
+    # The same layout for every duration entry, whatever its bits.
+    text = run('--dir', HELPER, 'export').stdout
+    les = [[x.split('le=')[1].split('}')[0] for x in buckets(text, n)]
+           for n in ('lat_base', 'small_b0', 'wide_b5', 'lat_base_b2')]
+    assert all(x == les[0] for x in les)
+    want = [model.slot_top(s, 2) for s in range(model.slot_of(100, 2),
+                                                model.slot_of(10 ** 9, 2) + 1)]
+    raw = run('--dir', HELPER, 'export', '--raw', 'lat_base').stdout
+    assert [x.split('le="')[1].split('"')[0] for x in buckets(raw, 'lat_base')] == [
+        '%d.0' % t for t in want] + ['+Inf']
+    # --range and --bucket-bits change it; --range all: every bucket.
+    assert len(buckets(run('--dir', HELPER, 'export', '--range', 'all', 'lat_base').stdout,
+                       'lat_base')) == 252
+    assert len(buckets(run('--dir', HELPER, 'export', '--range', '1us:10s',
+                           'lat_base').stdout, 'lat_base')) == 95
+    assert len(buckets(run('--dir', HELPER, 'export', '--bucket-bits', '1', 'lat_base').stdout,
+                       'lat_base')) == 48
+    # Values keep every bucket by default.
+    cap = write_capture(tmp_path / 'v', {'sz': (2, [(0, 4096), (1, 10)])}, ' value arg3')
+    assert len(buckets(run('--dir', cap, 'export').stdout, 'sz')) == 252

@@ -223,15 +223,17 @@ def add_diff(sub, par):
 
 def add_export(sub, par):
     s = sub.add_parser('export', parents=[par.common], help='OpenMetrics text, for Prometheus')
-    s.add_argument('--openmetrics', action='store_true', help='OpenMetrics text format')
+    s.add_argument('--openmetrics', action='store_true',
+                   help='OpenMetrics text format (the default, and the only one so far)')
     s.add_argument('names', nargs='*', metavar='NAME',
                    help='entries in --dir or entry files (default: every entry)')
     s.add_argument('--bucket-bits', '--bits', type=int, dest='out_bits', metavar='N',
                    help='buckets at every slot edge of N bits, for every entry '
                    '(default %d)' % EXPORT_BITS)
     s.add_argument('--range', type=range_arg, metavar='LO:HI',
-                   help='only the buckets from LO to HI (such as 1us:10s); the rest '
-                   'folds into the end buckets')
+                   help="only the buckets from LO to HI (such as 1us:10s), or 'all'; the "
+                   'rest folds into the end buckets (default: 100ns:1s for durations, '
+                   'all for values and counts)')
     s.add_argument('--label', type=label_arg, action='append', dest='labels',
                    metavar='KEY=VALUE', help='a label on every series (repeatable), '
                    'such as host=web1')

@@ -340,8 +340,6 @@ def cmd_diff(args):
 
 
 def cmd_export(args):
-    if not args.openmetrics:
-        raise Error('give the format: --openmetrics (the only one so far)')
     if args.metric and not args.raw and not args.metric.endswith('_seconds'):
         raise Error("--metric '%s': a metric in seconds must end in _seconds (or --raw "
                     'for values as recorded)' % args.metric)
