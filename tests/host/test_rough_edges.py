@@ -197,3 +197,24 @@ def test_export_default(tmp_path):
     # Values keep every bucket by default.
     cap = write_capture(tmp_path / 'v', {'sz': (2, [(0, 4096), (1, 10)])}, ' value arg3')
     assert len(buckets(run('--dir', cap, 'export').stdout, 'sz')) == 252
+
+
+def test_help_texts():
+    out = run('--help').stdout
+    assert out.splitlines()[-1] == ('The manual: man kstats. "kstats COMMAND -h" for a '
+                                    "command's options.")
+    assert 'Documentation/kstats-tool.rst' not in out
+    lines = run('trace', '-h').stdout.splitlines()
+    assert '  ARGS        the words of the trace command: FUNC [OPTION...] (below)' in lines
+    i = lines.index('ARGS, as _control takes them after "trace":')
+    assert lines[i + 1:i + 10] == [
+        '  FUNC [bits N] [via kretprobe|fprobe|direct] [as NAME] [clock mono|tsc]',
+        '       [value argN|retval [type u8|u16|u32|u64|s8|s16|s32|s64]]',
+        '       [counter EVENT] [FILTER...]',
+        '  pcpu:FUNC [bits N] [as NAME] [clock local|mono|tsc] [counter EVENT] [FILTER...]',
+        '  NAME start X end Y [bits N] [key cpu|task] [slots N] [clock local|mono|tsc]',
+        '       [counter EVENT] [FILTER...]',
+        '  NAME gap X [bits N] [clock local|mono|tsc] [FILTER...]',
+        'FILTER: pid N | tid N | comm NAME | cpu N',
+        'X, Y: SYMBOL, SYMBOL+OFFSET or __tracepoint_NAME']
+    assert lines[-1] == 'The details: man kstats, and Documentation/kstats.rst ("trace FUNC").'

@@ -122,8 +122,7 @@ def top_parser():
         prog='kstats',
         description='Summarise, watch, plot, compare and export kstats histograms. '
         'Every command reads the live debugfs directory or a saved capture (--dir).',
-        epilog='The manual: Documentation/kstats-tool.rst. "kstats COMMAND -h" for a '
-        "command's options.")
+        epilog='The manual: man kstats. "kstats COMMAND -h" for a command\'s options.')
     p.add_argument('--version', action='version', version='kstats ' + VERSION)
     p.add_argument('--dir', default=None, metavar='DIR',
                    help='kstats directory (default %s, or $KSTATS_DIR)' % DEFAULT_DIR)
@@ -293,11 +292,27 @@ def add_heatmap(sub, par):
     s.set_defaults(func=cmd_heatmap)
 
 
+# The _control grammar of "trace" (Documentation/kstats.rst), for trace -h.
+TRACE_GRAMMAR = '''ARGS, as _control takes them after "trace":
+  FUNC [bits N] [via kretprobe|fprobe|direct] [as NAME] [clock mono|tsc]
+       [value argN|retval [type u8|u16|u32|u64|s8|s16|s32|s64]]
+       [counter EVENT] [FILTER...]
+  pcpu:FUNC [bits N] [as NAME] [clock local|mono|tsc] [counter EVENT] [FILTER...]
+  NAME start X end Y [bits N] [key cpu|task] [slots N] [clock local|mono|tsc]
+       [counter EVENT] [FILTER...]
+  NAME gap X [bits N] [clock local|mono|tsc] [FILTER...]
+FILTER: pid N | tid N | comm NAME | cpu N
+X, Y: SYMBOL, SYMBOL+OFFSET or __tracepoint_NAME
+e.g. kstats trace vfs_read bits 4; kstats trace vfs_read value arg3 as read_size
+The details: man kstats, and Documentation/kstats.rst ("trace FUNC").'''
+
+
 def add_trace(sub, par):
     s = sub.add_parser('trace', parents=[par.common],
-                       help='write "trace ..." to _control (run-time attachment)')
+                       help='write "trace ..." to _control (run-time attachment)',
+                       epilog=TRACE_GRAMMAR, formatter_class=argparse.RawDescriptionHelpFormatter)
     s.add_argument('words', nargs=argparse.REMAINDER, metavar='ARGS',
-                   help='e.g. vfs_read bits 4')
+                   help='the words of the trace command: FUNC [OPTION...] (below)')
     s.set_defaults(func=cmd_trace)
 
 
