@@ -218,3 +218,39 @@ def test_help_texts():
         'FILTER: pid N | tid N | comm NAME | cpu N',
         'X, Y: SYMBOL, SYMBOL+OFFSET or __tracepoint_NAME']
     assert lines[-1] == 'The details: man kstats, and Documentation/kstats.rst ("trace FUNC").'
+
+
+def test_output_files_and_record_warning(tmp_path):
+    import subprocess
+    import time
+    from conftest import PYTHON, TOOL
+    cap = write_capture(tmp_path / 'live', {'e': (2, [(0, 1000)] * 10)})
+    env = dict(os.environ, KSTATS_TEST_LIVE_DIR=cap)
+    env.pop('COLUMNS', None)
+    p = subprocess.Popen([PYTHON, TOOL, '--dir', cap, 'record', 'e', '-n', '1', '-i', '1',
+                          '-o', str(tmp_path / 'rec')], stdout=subprocess.PIPE,
+                         stderr=subprocess.PIPE, universal_newlines=True, env=env)
+    while not os.path.isdir(str(tmp_path / 'rec' / 'start')):
+        time.sleep(0.02)
+    write_capture(tmp_path / 'live', {'e': (2, [(0, 1000)] * 30)})
+    out, err = p.communicate(timeout=30)
+    assert p.returncode == 0 and err == ''      # live: no warning
+    r = run('heatmap', 'rec', cwd=str(tmp_path))
+    assert r.stdout == 'rec-e.png: heatmap of e, 1 intervals\n'
+    assert open(str(tmp_path / 'rec-e.png'), 'rb').read(8) == b'\x89PNG\r\n\x1a\n'
+    # A capture: one warning line.
+    r = run('--dir', HELPER, 'record', 'lat_base', '-n', '1', '-i', '0.01', '-o',
+            tmp_path / 'rec2')
+    assert r.stderr == ('kstats: warning: %s is not on debugfs (a saved capture?): its '
+                        'entries do not change, every interval after the first is empty\n'
+                        % HELPER)
+    # plot --png and heatmap -o refuse a name of another format.
+    r = run('--dir', HELPER, 'plot', 'lat_base', '--png', tmp_path / 'x.svg', check=False)
+    assert r.returncode == 1 and r.stderr == (
+        "kstats: error: --png %s: --png writes PNG only, and %s names 'svg': give a "
+        'FILE.png\n' % (tmp_path / 'x.svg', tmp_path / 'x.svg'))
+    assert not os.path.exists(str(tmp_path / 'x.svg'))
+    r = run('heatmap', tmp_path / 'rec', '-o', tmp_path / 'h', check=False)
+    assert r.returncode == 1 and r.stderr == (
+        'kstats: error: -o %s: -o writes PNG only, and %s names no format: give a '
+        'FILE.png\n' % (tmp_path / 'h', tmp_path / 'h'))
