@@ -60,14 +60,18 @@ def build_tool():
 TOOL = os.environ.get('KSTATS_TOOL') or build_tool()
 
 
-def run(*args, check=True, env=None, timeout=60, input=None):
+def run(*args, check=True, env=None, timeout=60, input=None, cwd=None):
     """Run the tool; with check, it must exit 0 and print no traceback."""
     e = dict(os.environ)
+    # No COLUMNS: output as to a pipe, whatever the shell that runs the tests.
     e.pop('KSTATS_DIR', None)
+    e.pop('COLUMNS', None)
     e.update(env or {})
+    for k in [k for k, v in e.items() if v is None]:
+        del e[k]                    # env={'NAME': None} unsets NAME
     r = subprocess.run([PYTHON, TOOL] + [str(a) for a in args],
                        stdout=subprocess.PIPE, stderr=subprocess.PIPE,
-                       universal_newlines=True, env=e, timeout=timeout, input=input)
+                       universal_newlines=True, env=e, timeout=timeout, input=input, cwd=cwd)
     assert 'Traceback' not in r.stderr, r.stderr
     if check:
         assert r.returncode == 0, 'kstats %s: exit %d\n%s' % (

@@ -11,7 +11,7 @@ SAMPLES = [(0, 995), (0, 1020), (1, 5000), (1, 5100)]
 def test_summary_exact(tmp_path):
     d = write_capture(tmp_path / 'cap', {'lat': (4, SAMPLES)}, ' min 995 max 5100')
     lines = run('show', '--dir', d, 'lat', '--unit', 'ns').stdout.splitlines()
-    assert lines[3].split()[:8] == ['count', '4', 'min', '995ns', 'mean', '3028.5ns',
+    assert lines[3].split()[:8] == ['count', '4', 'min', '995ns', 'mean', '3028ns',
                                     'max', '5100ns']
 
 

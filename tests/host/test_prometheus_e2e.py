@@ -135,7 +135,7 @@ def prom(tmp_path_factory):
             d = os.path.join(tmp, 'textfile-' + host)
             os.makedirs(d)
             run('export', '--openmetrics', '--dir', cap, '--label', 'host=' + host,
-                '-o', os.path.join(d, 'kstats.prom'))
+                '--range', 'all', '-o', os.path.join(d, 'kstats.prom'))
             ports[host] = free_port()
             stack.start([binary('prometheus-node-exporter'),
                          '--web.listen-address=127.0.0.1:%d' % ports[host],

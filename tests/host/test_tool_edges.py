@@ -22,7 +22,8 @@ CALIBRATED = os.path.join(FIXTURES, 'calibrated')
 
 def test_fixed_unit_three_digits():
     out = run('calibrate', '--no-run', '--dir', CALIBRATED, '--unit', 'us').stdout
-    assert out.splitlines()[1].split() == ['clock', '0.0250us', '0.0310us', '0.0250us',
+    # Rounded to whole ns first: no digit below 1 ns (tool-edges item 4).
+    assert out.splitlines()[1].split() == ['clock', '0.025us', '0.031us', '0.025us',
                                            '10000']
     out = run('show', '--dir', HELPER, 'lat_base', '--unit', 'ms').stdout
     assert '0.00ms' not in out

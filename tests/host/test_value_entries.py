@@ -26,7 +26,7 @@ def test_show_prints_plain_numbers(tmp_path):
     lines = out.splitlines()
     assert lines[2].split() == LINE.replace(' bits 4', '').split()[2:]
     assert lines[3].split() == ['count', '10', 'min', '1', 'mean', '28263', 'max', '131072',
-                                'p50', '4096', 'p90', '131072', 'p99', '131072', 'p99.9',
+                                'p50', '4096', 'p90', '131072', 'p99*', '131072', 'p99.9*',
                                 '131072']
     assert '[4096, 4352)     5 |' in out
 

@@ -4,8 +4,11 @@ checks argparse cannot make, main() and run() (exit statuses, one-line
 errors)."""
 
 import argparse
+import codecs
+import io
 import os
 import re
+import shutil
 import signal
 import sys
 
@@ -35,6 +38,17 @@ def seconds_arg(text):
         raise argparse.ArgumentTypeError("'%s' is not a time above 0 (such as 1s, 200ms, "
                                          '0.5 or 1m)' % text)
     return v
+
+
+MIN_WIDTH = 60     # the narrowest output: a narrower terminal gets this
+
+
+def output_width():
+    """The columns that show's and watch's lines fit in: $COLUMNS, else
+    the terminal's, at least MIN_WIDTH; None (no limit, lines as long as
+    they are) when standard output is no terminal and COLUMNS is unset."""
+    cols = shutil.get_terminal_size((0, 0)).columns
+    return max(cols, MIN_WIDTH) if cols > 0 else None
 
 
 def cmd_completion(args):
@@ -108,8 +122,7 @@ def top_parser():
         prog='kstats',
         description='Summarise, watch, plot, compare and export kstats histograms. '
         'Every command reads the live debugfs directory or a saved capture (--dir).',
-        epilog='The manual: Documentation/kstats-tool.rst. "kstats COMMAND -h" for a '
-        "command's options.")
+        epilog='The manual: man kstats. "kstats COMMAND -h" for a command\'s options.')
     p.add_argument('--version', action='version', version='kstats ' + VERSION)
     p.add_argument('--dir', default=None, metavar='DIR',
                    help='kstats directory (default %s, or $KSTATS_DIR)' % DEFAULT_DIR)
@@ -209,15 +222,17 @@ def add_diff(sub, par):
 
 def add_export(sub, par):
     s = sub.add_parser('export', parents=[par.common], help='OpenMetrics text, for Prometheus')
-    s.add_argument('--openmetrics', action='store_true', help='OpenMetrics text format')
+    s.add_argument('--openmetrics', action='store_true',
+                   help='OpenMetrics text format (the default, and the only one so far)')
     s.add_argument('names', nargs='*', metavar='NAME',
                    help='entries in --dir or entry files (default: every entry)')
     s.add_argument('--bucket-bits', '--bits', type=int, dest='out_bits', metavar='N',
                    help='buckets at every slot edge of N bits, for every entry '
                    '(default %d)' % EXPORT_BITS)
     s.add_argument('--range', type=range_arg, metavar='LO:HI',
-                   help='only the buckets from LO to HI (such as 1us:10s); the rest '
-                   'folds into the end buckets')
+                   help="only the buckets from LO to HI (such as 1us:10s), or 'all'; the "
+                   'rest folds into the end buckets (default: 100ns:1s for durations, '
+                   'all for values and counts)')
     s.add_argument('--label', type=label_arg, action='append', dest='labels',
                    metavar='KEY=VALUE', help='a label on every series (repeatable), '
                    'such as host=web1')
@@ -277,11 +292,27 @@ def add_heatmap(sub, par):
     s.set_defaults(func=cmd_heatmap)
 
 
+# The _control grammar of "trace" (Documentation/kstats.rst), for trace -h.
+TRACE_GRAMMAR = '''ARGS, as _control takes them after "trace":
+  FUNC [bits N] [via kretprobe|fprobe|direct] [as NAME] [clock mono|tsc]
+       [value argN|retval [type u8|u16|u32|u64|s8|s16|s32|s64]]
+       [counter EVENT] [FILTER...]
+  pcpu:FUNC [bits N] [as NAME] [clock local|mono|tsc] [counter EVENT] [FILTER...]
+  NAME start X end Y [bits N] [key cpu|task] [slots N] [clock local|mono|tsc]
+       [counter EVENT] [FILTER...]
+  NAME gap X [bits N] [clock local|mono|tsc] [FILTER...]
+FILTER: pid N | tid N | comm NAME | cpu N
+X, Y: SYMBOL, SYMBOL+OFFSET or __tracepoint_NAME
+e.g. kstats trace vfs_read bits 4; kstats trace vfs_read value arg3 as read_size
+The details: man kstats, and Documentation/kstats.rst ("trace FUNC").'''
+
+
 def add_trace(sub, par):
     s = sub.add_parser('trace', parents=[par.common],
-                       help='write "trace ..." to _control (run-time attachment)')
+                       help='write "trace ..." to _control (run-time attachment)',
+                       epilog=TRACE_GRAMMAR, formatter_class=argparse.RawDescriptionHelpFormatter)
     s.add_argument('words', nargs=argparse.REMAINDER, metavar='ARGS',
-                   help='e.g. vfs_read bits 4')
+                   help='the words of the trace command: FUNC [OPTION...] (below)')
     s.set_defaults(func=cmd_trace)
 
 
@@ -371,6 +402,7 @@ def main(argv=None):
     if extra:
         sub.error('unrecognized arguments: %s' % ' '.join(extra))
     check_args(args, sub)
+    args.width = output_width()
     set_ssh_host(args.ssh)
     if args.dir is None:
         args.dir = os.environ.get('KSTATS_DIR') or DEFAULT_DIR
@@ -385,9 +417,39 @@ def main(argv=None):
     return args.func(args)
 
 
+# What an output stream that cannot encode a character (LC_ALL=C: ASCII)
+# writes instead.
+ASCII_FALLBACK = {'\u00b1': '+-', '\u00d7': 'x', '\u00b5': 'u', '\u2013': '-',
+                  '\u2014': '-', '\u2026': '...'}
+
+
+def ascii_fallback(err):
+    """codecs error handler of the tool's output: a character that the
+    stream's encoding lacks as its ASCII look-alike ('\u00b1' as '+-') or '?';
+    a byte that the input's decoding escaped (surrogateescape) as itself."""
+    c = err.object[err.start]
+    if '\udc80' <= c <= '\udcff':
+        return bytes([ord(c) - 0xdc00]), err.start + 1
+    return ASCII_FALLBACK.get(c, '?'), err.start + 1
+
+
+def fallback_streams():
+    """Standard output and error write what they cannot encode through
+    ascii_fallback instead of failing."""
+    codecs.register_error('kstats-fallback', ascii_fallback)
+    for name in ('stdout', 'stderr'):
+        f = getattr(sys, name)
+        if hasattr(f, 'reconfigure'):
+            f.reconfigure(errors='kstats-fallback')
+        elif hasattr(f, 'buffer'):      # Python 3.6
+            setattr(sys, name, io.TextIOWrapper(f.buffer, f.encoding, 'kstats-fallback',
+                                                line_buffering=f.line_buffering))
+
+
 def run():
     # Output into a closed pipe (kstats show foo | head) ends quietly.
     signal.signal(signal.SIGPIPE, signal.SIG_DFL)
+    fallback_streams()
     try:
         signal.signal(signal.SIGINT, signal.default_int_handler)
         rc = main()

@@ -18,7 +18,7 @@ from .capture import (
 from .errors import Error
 from .export import EXPORT_BITS, export_every, export_once
 from .live import (
-    control_names, control_path, device, listing_path, require_live, write_command)
+    control_names, control_path, device, is_live, listing_path, require_live, write_command)
 from .model import bias_of, timeless
 from .plot import (
     find_gnuplot, gnuplot_png, heatmap_grid, heatmap_json, heatmap_script, plot_entries,
@@ -26,8 +26,8 @@ from .plot import (
 from .recording import (
     Recorded, record_loop, record_output, recording_hists, save_header, write_atomic)
 from .render import (
-    calibration_table, diff_json, diff_text, entry_json, entry_unit, show_text, table,
-    typed_info, watch_json, watch_text)
+    calibration_table, diff_json, diff_text, entry_json, entry_unit, entry_warning, show_text,
+    table, typed_info, watch_json, watch_text)
 from .stats import compare
 
 
@@ -78,6 +78,10 @@ def cmd_show(args):
         check_cpu(e, args.cpu)
         args.bias = bias_of(e) if args.subtract_bias else None
         h = e.cpu_hist(args.cpu)
+        warning = entry_warning(e)
+        if warning:
+            sys.stdout.flush()
+            sys.stderr.write('kstats: warning: %s\n' % warning)
         if args.json:
             docs.append(entry_json(e, h, args, percentiles))
         else:
@@ -162,6 +166,8 @@ def cmd_watch(args):
 
 
 def cmd_plot(args):
+    if args.png:
+        png_output(args.png, '--png')
     if args.live and not ssh_host():
         for arg in [args.name] + ([args.other] if args.other else []):
             why = rereadable(arg)
@@ -337,8 +343,6 @@ def cmd_diff(args):
 
 
 def cmd_export(args):
-    if not args.openmetrics:
-        raise Error('give the format: --openmetrics (the only one so far)')
     if args.metric and not args.raw and not args.metric.endswith('_seconds'):
         raise Error("--metric '%s': a metric in seconds must end in _seconds (or --raw "
                     'for values as recorded)' % args.metric)
@@ -357,6 +361,19 @@ def cmd_export(args):
     return export_every(args)
 
 
+def static_sources(args):
+    """The directories that record reads and that are not live debugfs
+    (saved captures, whose counts never change); none over --ssh."""
+    if ssh_host():
+        return []
+    dirs = []
+    for arg in args.entries:
+        d = os.path.dirname(arg) or '.' if '/' in arg else args.dir
+        if d not in dirs and os.path.isdir(d) and not is_live(d):
+            dirs.append(d)
+    return dirs
+
+
 def cmd_record(args):
     if not ssh_host():
         for arg in args.entries:
@@ -371,6 +388,11 @@ def cmd_record(args):
     if len(set(names)) < len(names):
         raise Error('record: an entry named twice (%s)' % ', '.join(names))
     out = record_output(args)
+    static = static_sources(args)
+    if static:
+        sys.stderr.write('kstats: warning: %s is not on debugfs (a saved capture?): its '
+                         'entries do not change, every interval after the first is empty\n'
+                         % static[0])
     stop = []
     handlers = {}
 
@@ -385,11 +407,22 @@ def cmd_record(args):
             signal.signal(sig, h)
 
 
+def png_output(path, option):
+    """path, checked to name a PNG (what gnuplot_png writes)."""
+    ext = os.path.splitext(path)[1]
+    if ext.lower() != '.png':
+        raise Error('%s %s: %s writes PNG only, and %s names %s: give a FILE.png' % (
+            option, path, option, path, "'%s'" % ext[1:] if ext else 'no format'))
+    return path
+
+
 def cmd_heatmap(args):
-    if not (args.output or args.json or args.script):
-        raise Error('heatmap writes a PNG (-o FILE.png), JSON (--json) or the gnuplot '
-                    'script (--script): give one')
+    if args.output:
+        png_output(args.output, '-o')
     header, name, series = recording_hists(args.recording, args.name, args)
+    if not (args.output or args.json or args.script):
+        # The default: RECORDING-ENTRY.png in the current directory.
+        args.output = '%s-%s.png' % (os.path.basename(os.path.normpath(args.recording)), name)
     grid = heatmap_grid(series, args.hist_bits)
     if args.json:
         print(json.dumps(heatmap_json(args.recording, header, name, series, grid, args),

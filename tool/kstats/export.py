@@ -21,6 +21,13 @@ from .render import UNIT_NS
 # sum over series (CPUs, entries, hosts) adds counts of the same intervals.
 EXPORT_BITS = 2
 
+# The default --range of durations (in ns), the same on every host: 100 ns
+# to 1 s, 94 buckets at EXPORT_BITS. Values and counts keep every bucket.
+EXPORT_RANGE = (100, 1000000000)
+
+# --range all: every bucket of the layout, for every family.
+ALL_RANGE = 'all'
+
 # _control counts exported as counters: key, what it counts.
 EXPORT_COUNTS = (
     ('missed', 'calls or hits that the probes did not report'),
@@ -56,7 +63,9 @@ def om_labels(labels):
 
 def range_arg(text):
     """argparse type of --range LO:HI: two values in the recorded unit (ns
-    for times; a suffix ns, us, ms or s converts), LO < HI."""
+    for times; a suffix ns, us, ms or s converts), LO < HI; or 'all'."""
+    if text.strip() == ALL_RANGE:
+        return ALL_RANGE
     parts = text.split(':')
     vals = []
     for w in parts if len(parts) == 2 else ():
@@ -67,7 +76,7 @@ def range_arg(text):
                 vals.append(int(v))
     if len(vals) != 2 or vals[0] >= vals[1]:
         raise argparse.ArgumentTypeError("'%s' is not LO:HI with LO < HI (such as 1us:10s "
-                                         'or 100:1000000)' % text)
+                                         "or 100:1000000), or 'all'" % text)
     return tuple(vals)
 
 
@@ -168,6 +177,14 @@ def export_family(e, args):
             'seconds, one per entry', 'seconds', 1e9)
 
 
+def export_range(e, args):
+    """The range of entry e's buckets: --range (None for all), else
+    EXPORT_RANGE for durations and every bucket for values and counts."""
+    if args.range is not None:
+        return None if args.range == ALL_RANGE else args.range
+    return None if 'counter' in e.info or 'value' in e.info else EXPORT_RANGE
+
+
 def export_entry(e, args, families, labels):
     """Add entry e's histogram(s) and its _control counts, state and bias
     to families: {name: [type, help, unit, lines]} in output order."""
@@ -182,9 +199,9 @@ def export_entry(e, args, families, labels):
             raise Error('%s has no per-CPU lines for --per-cpu' % e.path)
         for cpu in sorted(e.cpus):
             out += om_histogram(name, lab + [('cpu', str(cpu))], e.cpus[cpu], args.out_bits,
-                                scale, args.range)
+                                scale, export_range(e, args))
     else:
-        out += om_histogram(name, lab, e.total, args.out_bits, scale, args.range)
+        out += om_histogram(name, lab, e.total, args.out_bits, scale, export_range(e, args))
     p = args.prefix
     for key, what in EXPORT_COUNTS:
         v = e.info.get(key, '')

@@ -123,6 +123,15 @@ def statfs_type(path):
     return {'debugfs': DEBUGFS_MAGIC}.get(fstype, 0 if fstype else None)
 
 
+def is_live(directory):
+    """Whether directory is on debugfs (or the host tests' stand-in,
+    KSTATS_TEST_LIVE_DIR): live entries, not a saved capture."""
+    fake = os.environ.get('KSTATS_TEST_LIVE_DIR')
+    if fake and os.path.realpath(fake) == os.path.realpath(directory):
+        return True
+    return statfs_type(directory) == DEBUGFS_MAGIC
+
+
 def require_live(args, what):
     """Refuse to write anywhere but the live debugfs kstats directory: a
     saved capture has the same layout, and a write there destroys data."""
@@ -133,10 +142,7 @@ def require_live(args, what):
     src.check_dir()
     # KSTATS_TEST_LIVE_DIR: the host tests' stand-in for debugfs (one exact
     # directory; its _control is still required).
-    fake = os.environ.get('KSTATS_TEST_LIVE_DIR')
-    if fake and os.path.realpath(fake) == os.path.realpath(args.dir):
-        pass
-    elif statfs_type(args.dir) != DEBUGFS_MAGIC:
+    if not is_live(args.dir):
         raise Error('%s is not on debugfs (a saved capture?): %s writes only to the live '
                     'kstats directory' % (args.dir, what))
     if not os.path.exists(os.path.join(args.dir, CONTROL)):

@@ -8,6 +8,7 @@ import math
 import time
 
 from .errors import Error
+from .fit import fit_table, join_fit, table, too_wide, wrap  # noqa: F401 (table: render's)
 from .model import shift_summary, slot_lo, slot_top, summary, timeless
 from .stats import half
 
@@ -36,28 +37,34 @@ def auto_unit(v):
 def fmt_t(v, unit=None):
     """A time in ns with its unit: '812ns', '7.44us', '1.05ms'; three
     significant digits outside whole ns, in any unit ('0.00744ms').
-    unit None picks one per value; VALUE_UNIT prints a plain number (value
-    entries hold no time)."""
+    unit None picks one per value; a fixed unit prints v rounded to whole
+    ns (the resolution of the data): whole ns, or three significant digits
+    with no digit below 1 ns ('0.000001ms', not '0.00000100ms').
+    VALUE_UNIT prints a plain number (value entries hold no time)."""
     if v is None:
         return '-'
     if unit == VALUE_UNIT:
         return '%d' % round(v) if float(v).is_integer() or abs(v) >= 100 else '%.1f' % v
-    auto = unit is None
-    unit = unit or auto_unit(v)
+    if unit is not None:
+        ns = int(round(v))
+        if unit == 'ns':
+            return '%d%s' % (ns, unit)
+        return sig3(ns / UNIT_NS[unit], len(str(UNIT_NS[unit])) - 1) + unit
+    unit = auto_unit(v)
     x = v / UNIT_NS[unit]
     if unit == 'ns':
-        whole = float(x).is_integer() or (auto and abs(x) >= 100)
+        whole = float(x).is_integer() or abs(x) >= 100
         return ('%d' % round(x) if whole else '%.1f' % x) + unit
     return sig3(x) + unit
 
 
-def sig3(x):
-    """x with three significant digits, without an exponent: 812, 7.44,
-    0.0250; numbers of 1000 and more whole."""
+def sig3(x, decimals=12):
+    """x with three significant digits, without an exponent, and at most
+    that many decimals: 812, 7.44, 0.0250; numbers of 1000 and more whole."""
     ax = abs(x)
     if ax == 0:
         return '0'
-    digits = min(max(2 - int(math.floor(math.log10(ax))), 0), 12)
+    digits = min(max(2 - int(math.floor(math.log10(ax))), 0), decimals)
     out = '%.*f' % (digits, x)
     if digits and abs(float(out)) >= 10 ** (3 - digits):
         # Rounding carried into a new digit (9.995 -> 10.00): one less.
@@ -72,28 +79,14 @@ def fmt_range(lo, hi, unit=None, closed=False):
     return '[%s, %s%s' % (fmt_t(lo, unit), fmt_t(hi, unit), ']' if closed else ')')
 
 
-def table(rows, align=None):
-    """Left-align the first column, right-align the others."""
-    rows = [[str(c) for c in r] for r in rows]
-    if not rows:
-        return ''
-    n = max(len(r) for r in rows)
-    rows = [r + [''] * (n - len(r)) for r in rows]
-    width = [max(len(r[i]) for r in rows) for i in range(n)]
-    out = []
-    for r in rows:
-        cells = []
-        for i, c in enumerate(r):
-            left = (align or 'l' + 'r' * (n - 1))[i] == 'l'
-            cells.append(c.ljust(width[i]) if left else c.rjust(width[i]))
-        out.append('  '.join(cells).rstrip())
-    return '\n'.join(out)
-
-
 def parse_percentiles(text):
+    """(label, fraction) pairs of '50,p99,99.9': each a number in (0, 100],
+    with or without a leading p."""
     out = []
     for w in text.split(','):
         w = w.strip()
+        if w[:1] in ('p', 'P'):
+            w = w[1:]
         try:
             q = fractions.Fraction(w)
         except ValueError:
@@ -102,6 +95,25 @@ def parse_percentiles(text):
             raise Error('percentile %s is not in (0, 100]' % w)
         out.append((w, q / 100))
     return out
+
+
+UNRESOLVED = '*'    # the mark of a percentile that its count cannot resolve
+
+
+def unresolved(q, count):
+    """Whether count samples are too few for the percentile q (a
+    fraction): fewer than 1 / (1 - q), so that fewer than one sample lies
+    above it and its nearest rank is the last, the max."""
+    return 0 < count and q < 1 and (1 - q) * count < 1
+
+
+def unresolved_note(percentiles, marked):
+    """The note under a table with percentiles marked UNRESOLVED (the
+    labels of marked)."""
+    need = ', '.join('p%s %d' % (w, math.ceil(1 / (1 - q)))
+                     for w, q in percentiles if w in marked)
+    return ('%s too few samples for the percentile: it reads as the max (samples needed: '
+            '%s)' % (UNRESOLVED, need))
 
 
 def hist_rows(m):
@@ -128,12 +140,18 @@ def group_rows(rows, max_rows):
     return out
 
 
-def hist_lines(h, width=52, max_rows=40, bits=None, indent='', unit=None, shift=0):
+BAR_WIDTH = 52      # the histogram's bars, at most
+MIN_BAR_WIDTH = 10  # and at least, when they shrink to fit the terminal
+
+
+def hist_lines(h, width=BAR_WIDTH, max_rows=40, bits=None, indent='', unit=None, shift=0,
+               fit=None):
     """bpftrace-style histogram: '[lo, hi)  count |@@@@   |', merged to the
     largest bits (at most the entry's) that fits in max_rows rows; a run
     of empty slots is one row. If even bits 0 gives more rows than
     max_rows, adjacent rows are joined so that max_rows holds. shift:
-    subtracted from the ranges (clamped at 0)."""
+    subtracted from the ranges (clamped at 0). fit: the lines' width at
+    most (None: no limit), by narrower bars (at least MIN_BAR_WIDTH)."""
     if not h.count:
         return [], None
     if bits is not None:
@@ -155,6 +173,8 @@ def hist_lines(h, width=52, max_rows=40, bits=None, indent='', unit=None, shift=
     labels = [fmt_range(lo, top + 1, unit) for lo, top, _ in rows]
     lw = max(len(x) for x in labels)
     cw = max(len(str(c)) for _, _, c in rows)
+    if fit:
+        width = min(width, max(fit - len(indent) - lw - cw - 4, MIN_BAR_WIDTH))
     out = []
     for (lo, top, c), label in zip(rows, labels):
         n = int(round(c * width / peak)) if c else 0
@@ -191,17 +211,19 @@ def exact_extremes(e, args):
     return int(lo), int(hi)
 
 
-def summary_line(s, percentiles, unit=None, exact=None):
-    """One line like perf ftrace latency's statistics; min and max exact
-    if given, else estimated from their slots."""
+def summary_line(s, percentiles, unit=None, exact=None, width=None):
+    """One line like perf ftrace latency's statistics (more, each of at
+    most width columns, where it is wider); min and max exact if given,
+    else estimated from their slots."""
     if not s['count']:
         return 'count 0'
     lo, hi = exact if exact else (s['min']['value'], s['max']['value'])
     parts = ['count %d' % s['count'], 'min %s' % fmt_t(lo, unit),
              'mean %s' % fmt_t(s['mean'], unit), 'max %s' % fmt_t(hi, unit)]
-    parts += ['p%s %s' % (w, fmt_t(s['percentiles']['p' + w]['value'], unit))
-              for w, _ in percentiles]
-    return '  '.join(parts)
+    parts += ['p%s%s %s' % (w, UNRESOLVED if unresolved(q, s['count']) else '',
+                            fmt_t(s['percentiles']['p' + w]['value'], unit))
+              for w, q in percentiles]
+    return '\n'.join(join_fit(parts, width))
 
 
 def bias_note(args):
@@ -209,6 +231,27 @@ def bias_note(args):
     return ('bias subtracted: values shifted down by %s (bias_ns of %s: the p50 of an empty '
             'call; clamped at 0), bounds widened by the bias spread %s (bias_p99_ns %d - '
             'bias_ns %d)' % (fmt_t(b, args.unit), mech, fmt_t(q - b, args.unit), q, b))
+
+
+# _control counts of calls or hits that the histogram lacks.
+LOSS_KEYS = ('missed', 'dropped', 'unpaired', 'expired')
+
+
+def entry_warning(e):
+    """Why entry e's histogram may mislead, as one line, or None: the
+    counts of LOSS_KEYS that its _control line lists, where above 1% of
+    its samples, and a state of stopped."""
+    count = e.total.count
+    why = []
+    for key in LOSS_KEYS:
+        v = e.info.get(key, '')
+        if v.isdigit() and int(v) * 100 > count:
+            share = '%.3g%% of count %d' % (100.0 * int(v) / count, count) if count else \
+                'count 0'
+            why.append('%s %s (%s)' % (key, v, share))
+    if e.info.get('state') == 'stopped':
+        why.append('state stopped (no new samples are counted)')
+    return '%s: %s' % (e.name, ', '.join(why)) if why else None
 
 
 def entry_unit(e, args):
@@ -224,26 +267,27 @@ def entry_unit(e, args):
 def show_text(e, h, args, percentiles):
     out = []
     unit = entry_unit(e, args)
+    width = getattr(args, 'width', None)
     what = 'CPU %d' % args.cpu if args.cpu is not None else 'all CPUs'
     rel = 100.0 / (1 << e.bits)
-    out.append('%s  (%s)' % (e.name, e.path))
-    out.append('bits %d (%s): slots at most %.4g%% wide; %s CPUs possible; %s' % (
-        e.bits, e.bits_from, rel, e.ncpus if e.ncpus is not None else '?', what))
-    extra = ' '.join('%s %s' % (k, v) for k, v in e.info.items()
-                     if k not in ('name', 'bits') and not k.startswith('_'))
+    out += wrap('%s  (%s)' % (e.name, e.path), width)
+    out += wrap('bits %d (%s): slots at most %.4g%% wide; %s CPUs possible; %s' % (
+        e.bits, e.bits_from, rel, e.ncpus if e.ncpus is not None else '?', what), width)
+    extra = ['%s %s' % (k, v) for k, v in e.info.items()
+             if k not in ('name', 'bits') and not k.startswith('_')]
     if extra:
-        out.append(extra)
+        out += join_fit(extra, width, ' ')
     if args.bias:
-        out.append(bias_note(args))
+        out += wrap(bias_note(args), width)
     if not h.count:
         if args.cpu is not None and e.cpus:
-            out.append('no samples on CPU %d (CPUs with samples: %s)' % (
-                args.cpu, ', '.join(map(str, sorted(e.cpus)))))
+            out += wrap('no samples on CPU %d (CPUs with samples: %s)' % (
+                args.cpu, ', '.join(map(str, sorted(e.cpus)))), width)
         else:
             out.append('no samples')
         return out
     s = entry_summary(e, h, args, percentiles)
-    out.append(summary_line(s, percentiles, unit, exact_extremes(e, args)))
+    out.append(summary_line(s, percentiles, unit, exact_extremes(e, args), width))
     rows = [['', 'value', '±bound', 'slot range']]
     rows.append(['count', str(h.count), '', ''])
     rows.append(['mean', fmt_t(s['mean'], unit), ('±' if args.bias else '+') +
@@ -254,34 +298,45 @@ def show_text(e, h, args, percentiles):
         return [label, fmt_t(est['value'], unit), '±' + fmt_t(est['bound'], unit),
                 fmt_range(est['lo'], est['hi'], unit, closed=True)]
     rows.append(est_row('min', s['min']))
+    marked = [w for w, q in percentiles if unresolved(q, h.count)]
     for w, _ in percentiles:
-        rows.append(est_row('p' + w, s['percentiles']['p' + w]))
+        rows.append(est_row('p' + w + (UNRESOLVED if w in marked else ''),
+                            s['percentiles']['p' + w]))
     rows.append(est_row('max', s['max']))
     out.append('')
-    out.append(table(rows, 'lrrl'))
+    out.append(fit_table(rows, 'lrrl', width, drop=(3, 2)))
+    if marked:
+        out += wrap(unresolved_note(percentiles, marked), width)
     out.append('')
     lines, hb = hist_lines(h, max_rows=args.rows, bits=args.hist_bits, unit=unit,
-                           shift=args.bias[0] if args.bias else 0)
+                           shift=args.bias[0] if args.bias else 0, fit=width)
     if hb is None:
         split = 'several powers of two per row, to fit --rows %d' % args.rows
         hb = 0
     else:
         split = 'one slot per row' if hb == e.bits else '%d slot%s per power of two' % (
             1 << hb, 's' if hb else '')
-    out.append('histogram (%s, bits %d):' % (split, hb))
+    out += wrap('histogram (%s, bits %d):' % (split, hb), width)
     out.extend(lines)
     if args.cpu is None and e.cpus:
         out.append('')
         out.append('per CPU:')
         prow = [['cpu', 'count', 'share', 'mean'] + ['p' + w for w, _ in percentiles] + ['max']]
+        marked = set()
         for cpu in sorted(e.cpus):
             ch = e.cpus[cpu]
             cs = entry_summary(e, ch, args, percentiles)
+            marked.update(w for w, q in percentiles if unresolved(q, ch.count))
             prow.append([str(cpu), str(ch.count), '%.1f%%' % (100.0 * ch.count / h.count),
                          fmt_t(cs['mean'], unit)] +
-                        [fmt_t(cs['percentiles']['p' + w]['value'], unit)
-                         for w, _ in percentiles] + [fmt_t(cs['max']['value'], unit)])
-        out.append(table(prow, 'r' * len(prow[0])))
+                        [fmt_t(cs['percentiles']['p' + w]['value'], unit) +
+                         (UNRESOLVED if unresolved(q, ch.count) else '')
+                         for w, q in percentiles] + [fmt_t(cs['max']['value'], unit)])
+        # Too wide: without share, then without the percentiles, the last first.
+        drop = [2] + list(range(3 + len(percentiles), 3, -1))
+        out.append(fit_table(prow, 'r' * len(prow[0]), width, drop))
+        if marked:
+            out += wrap(unresolved_note(percentiles, marked), width)
     return out
 
 
@@ -311,6 +366,7 @@ def entry_json(e, h, args, percentiles):
         d['bias_subtracted'] = {'bias_ns': b, 'bias_p99_ns': args.bias[1],
                                 'spread_ns': args.bias[1] - b, 'mechanism': args.bias[2]}
     d.update(entry_summary(e, h, args, percentiles))
+    d['unresolved'] = ['p' + w for w, q in percentiles if unresolved(q, h.count)]
     d['slots'] = [{'slot': s, 'lo': max(slot_lo(s, e.bits) - b, 0),
                    'hi': max(slot_top(s, e.bits) - b, 0),
                    'count': c, 'avg': max(a - b, 0), 'cdf': cum / h.count}
@@ -457,7 +513,7 @@ def diff_text(c, ea, eb, unit, conf):
 def watch_json(e, h, d, dt, args, percentiles, reset):
     unit = entry_unit(e, args) or 'ns'
     doc = {'time': time.strftime('%Y-%m-%dT%H:%M:%S%z'), 'name': e.name, 'cpu': args.cpu,
-           'unit': e.info.get('counter', unit), 'reset': reset,
+           'unit': e.info.get('counter', unit), 'reset': reset, 'warning': entry_warning(e),
            'interval': None if d is None else dict(
                seconds=dt, rate=d.count / dt if dt > 0 else None,
                **summary(d, percentiles)),
@@ -469,27 +525,41 @@ def watch_text(e, h, d, dt, args, n, unit, reset):
     """watch's screen n: a header, the last interval (d, dt seconds) and
     the total h, and with --hist the last interval's histogram."""
     percentiles = args.percentiles
-    lines = ['kstats watch %s%s  every %g s, %s  %s' % (
+    width = getattr(args, 'width', None)
+    lines = wrap('kstats watch %s%s  every %g s, %s  %s' % (
         e.name, '' if args.cpu is None else ' CPU %d' % args.cpu, args.interval,
         'Ctrl-C to stop' if args.count is None else '%d of %d' % (n + 1, args.count),
-        time.strftime('%H:%M:%S'))]
+        time.strftime('%H:%M:%S')), width)
+    warning = entry_warning(e)
+    if warning:
+        lines += wrap('warning: ' + warning, width)
     head = ['', 'samples', 'rate/s', 'mean'] + ['p' + w for w, _ in percentiles] + ['max']
     rows = [head]
+    marked = set()
 
     def row(label, hh, rate):
         if not hh.count:
             return [label, '0', rate, '-'] + ['-'] * len(percentiles) + ['-']
+        marked.update(w for w, q in percentiles if unresolved(q, hh.count))
         return [label, str(hh.count), rate, fmt_t(hh.mean(), unit)] + \
-            [fmt_t(hh.quantile(q)[0], unit) for _, q in percentiles] + \
-            [fmt_t(hh.max()['value'], unit)]
+            [fmt_t(hh.quantile(q)[0], unit) + (UNRESOLVED if unresolved(q, hh.count) else '')
+             for _, q in percentiles] + [fmt_t(hh.max()['value'], unit)]
     if d is not None:
         rows.append(row('last %.2f s' % dt, d, '%.1f' % (d.count / dt if dt > 0 else 0)))
     else:
         rows.append(['last -', '-', '-', '-'] + ['-'] * len(percentiles) + ['-'])
     rows.append(row('total', h, '-'))
     note = ' (counters went down: reset; interval is since then)' if reset else ''
-    lines.append(table(rows, 'l' + 'r' * (len(head) - 1)) + note)
+    # Too wide: without the percentiles, the last first, then the mean.
+    text = fit_table(rows, 'l' + 'r' * (len(head) - 1), width,
+                     list(range(3 + len(percentiles), 2, -1)))
+    if too_wide(text + note, width):
+        lines += [text] + wrap(note.strip(), width)
+    else:
+        lines.append(text + note)
+    if marked:
+        lines += wrap(unresolved_note(percentiles, marked), width)
     if args.hist and d is not None and d.count:
         lines.append('last interval:')
-        lines.extend(hist_lines(d, max_rows=args.rows, unit=unit)[0])
+        lines.extend(hist_lines(d, max_rows=args.rows, unit=unit, fit=width)[0])
     return lines
