@@ -81,7 +81,7 @@ static int kstats_trace(struct kstats_cmd *cmd)
 	p = kstats_probe_alloc(cmd);
 	if (!p)
 		return kstats_fail(cmd, -ENOMEM, "out of memory");
-	ret = kstats_counter_create(p, cmd);
+	ret = kstats_counter_create(p, cmd) ?: kstats_filter_get(p, cmd);
 	if (ret) {
 		kstats_probe_free(p);
 		return ret;

@@ -2,14 +2,19 @@
 /*
  * Layer: shared probe helpers. Calls the kernel only.
  *
- * Filters of an entry: "pid N", "tid N", "comm NAME" and "cpu N" in a
- * trace command, combined with AND. pid is the process (thread group) as
- * in perf's --pid, tid the thread as in perf's --tid, both in the initial
- * pid namespace. The handlers check them first (kstats_filter.h); for a
- * pair only the start is checked.
+ * Filters of an entry: "pid N", "tid N", "comm NAME", "cpu N" and
+ * "cgroup PATH|ID" in a trace command, combined with AND. pid is the
+ * process (thread group) as in perf's --pid, tid the thread as in perf's
+ * --tid, both in the initial pid namespace; cgroup a cgroup v2 group, by
+ * its path below the root or its id (the inode number of its directory),
+ * with every group below it, as in bpftrace's cgroup filters. The handlers
+ * check them first (kstats_filter.h); for a pair only the start is
+ * checked.
  */
+#include <linux/cgroup.h>
 #include <linux/cpumask.h>
 #include <linux/ctype.h>
+#include <linux/err.h>
 #include <linux/errno.h>
 #include <linux/kernel.h>
 #include <linux/sched.h>
@@ -46,6 +51,23 @@ static int kstats_parse_comm(struct kstats_cmd *cmd, const char *val)
 	return 0;
 }
 
+/* "cgroup /a/b" (below the cgroup v2 root) or "cgroup ID" (non-zero). */
+static int kstats_parse_cgroup(struct kstats_cmd *cmd, const char *val)
+{
+	if (val[0] == '/') {
+		if (strlen(val) > KSTATS_CGROUP_PATH_MAX)
+			return kstats_fail(cmd, -EINVAL,
+					   "cgroup: a path of at most %d characters",
+					   KSTATS_CGROUP_PATH_MAX);
+		strscpy(cmd->cgroup_path, val, sizeof(cmd->cgroup_path));
+		return 0;
+	}
+	if (kstrtou64(val, 10, &cmd->filter.cgroup_id) || !cmd->filter.cgroup_id)
+		return kstats_fail(cmd, -EINVAL,
+				   "cgroup: a path from / or a cgroup id (its directory's inode number)");
+	return 0;
+}
+
 int kstats_parse_filter(struct kstats_cmd *cmd, const char *key,
 			const char *val)
 {
@@ -61,6 +83,8 @@ int kstats_parse_filter(struct kstats_cmd *cmd, const char *key,
 		flag = KSTATS_FILTER_COMM;
 	else if (!strcasecmp(key, "cpu"))
 		flag = KSTATS_FILTER_CPU;
+	else if (!strcasecmp(key, "cgroup"))
+		flag = KSTATS_FILTER_CGROUP;
 	else
 		return -ENOENT;
 	if (f->flags & flag)
@@ -74,6 +98,9 @@ int kstats_parse_filter(struct kstats_cmd *cmd, const char *key,
 		break;
 	case KSTATS_FILTER_COMM:
 		ret = kstats_parse_comm(cmd, val);
+		break;
+	case KSTATS_FILTER_CGROUP:
+		ret = kstats_parse_cgroup(cmd, val);
 		break;
 	default:
 		ret = kstrtouint(val, 10, &f->cpu) ?
@@ -96,6 +123,49 @@ int kstats_filter_check(struct kstats_cmd *cmd)
 	return 0;
 }
 
+#ifdef CONFIG_CGROUPS
+int kstats_filter_get(struct kstats_probe *p, struct kstats_cmd *cmd)
+{
+	struct cgroup *cgrp;
+
+	if (!(cmd->filter.flags & KSTATS_FILTER_CGROUP))
+		return 0;
+	if (cmd->cgroup_path[0])
+		cgrp = cgroup_get_from_path(cmd->cgroup_path);
+	else
+		cgrp = cgroup_get_from_id(cmd->filter.cgroup_id);
+	if (IS_ERR_OR_NULL(cgrp)) {
+		if (cmd->cgroup_path[0])
+			return kstats_fail(cmd, -ENOENT, "cgroup %s: no such cgroup v2 group",
+					   cmd->cgroup_path);
+		return kstats_fail(cmd, -ENOENT, "cgroup %llu: no such cgroup v2 group",
+				   cmd->filter.cgroup_id);
+	}
+	p->filter.cgroup = cgrp;
+	p->filter.cgroup_id = cgroup_id(cgrp);
+	return 0;
+}
+
+void kstats_filter_put(struct kstats_probe *p)
+{
+	if (p->filter.cgroup)
+		cgroup_put(p->filter.cgroup);
+	p->filter.cgroup = NULL;
+}
+#else
+int kstats_filter_get(struct kstats_probe *p, struct kstats_cmd *cmd)
+{
+	if (!(cmd->filter.flags & KSTATS_FILTER_CGROUP))
+		return 0;
+	return kstats_fail(cmd, -EOPNOTSUPP,
+			   "cgroup: this kernel has no cgroups (CONFIG_CGROUPS)");
+}
+
+void kstats_filter_put(struct kstats_probe *p)
+{
+}
+#endif
+
 void kstats_filter_show(struct seq_file *m, const struct kstats_filter *f,
 			unsigned long filtered)
 {
@@ -109,5 +179,7 @@ void kstats_filter_show(struct seq_file *m, const struct kstats_filter *f,
 		seq_printf(m, " comm %s", f->comm);
 	if (f->flags & KSTATS_FILTER_CPU)
 		seq_printf(m, " cpu %u", f->cpu);
+	if (f->flags & KSTATS_FILTER_CGROUP)
+		seq_printf(m, " cgroup %llu", f->cgroup_id);
 	seq_printf(m, " filtered %lu", filtered);
 }

@@ -2,14 +2,16 @@
 /*
  * Layer: shared probe helpers (bodies inlined into handlers).
  *
- * Filters of an entry (pid, tid, comm, cpu): the check that the handlers
- * make first, before any clock read, and the _control side in
+ * Filters of an entry (pid, tid, comm, cpu, cgroup): the check that the
+ * handlers make first, before any clock read, and the _control side in
  * kstats_filter.c.
  */
 #ifndef _KSTATS_FILTER_H
 #define _KSTATS_FILTER_H
 
+#include <linux/cgroup.h>
 #include <linux/percpu.h>
+#include <linux/rcupdate.h>
 #include <linux/sched.h>
 #include <linux/smp.h>
 #include "kstats_parse.h"
@@ -32,6 +34,28 @@ static __always_inline bool kstats_comm_eq(const char *comm, const char *want)
 }
 
 /*
+ * Whether the current task is in cgroup @want or below it (cgroup v2). Its
+ * css_set is read under RCU, which a handler in the idle loop or on the
+ * way into or out of user mode may find not watching: such a hit does not
+ * match.
+ */
+static __always_inline bool kstats_cgroup_in(struct cgroup *want)
+{
+#ifdef CONFIG_CGROUPS
+	bool in;
+
+	if (!rcu_is_watching())
+		return false;
+	rcu_read_lock();
+	in = cgroup_is_descendant(task_dfl_cgroup(current), want);
+	rcu_read_unlock();
+	return in;
+#else
+	return false;	/* never set up: kstats_filter_get() refuses */
+#endif
+}
+
+/*
  * Whether the current hit is to be measured; one not matching every
  * filter is counted in filtered. The CPU is read without pinning: the
  * handlers run with preemption off, but a preemptible tracepoint (6.13
@@ -47,7 +71,8 @@ static __always_inline bool kstats_filter_pass(struct kstats_probe *p)
 	if ((!(flags & KSTATS_FILTER_PID) || task_tgid_nr(current) == f->pid) &&
 	    (!(flags & KSTATS_FILTER_TID) || task_pid_nr(current) == f->tid) &&
 	    (!(flags & KSTATS_FILTER_CPU) || raw_smp_processor_id() == f->cpu) &&
-	    (!(flags & KSTATS_FILTER_COMM) || kstats_comm_eq(current->comm, f->comm)))
+	    (!(flags & KSTATS_FILTER_COMM) || kstats_comm_eq(current->comm, f->comm)) &&
+	    (!(flags & KSTATS_FILTER_CGROUP) || kstats_cgroup_in(f->cgroup)))
 		return true;
 	this_cpu_inc(p->stats->filtered);
 	return false;
@@ -55,6 +80,12 @@ static __always_inline bool kstats_filter_pass(struct kstats_probe *p)
 
 /* Refuse filters the running machine cannot match (a CPU it lacks). */
 int kstats_filter_check(struct kstats_cmd *cmd);
+/*
+ * The cgroup of "cgroup PATH|ID", found and held for @p; released by
+ * kstats_filter_put(), from kstats_probe_free().
+ */
+int kstats_filter_get(struct kstats_probe *p, struct kstats_cmd *cmd);
+void kstats_filter_put(struct kstats_probe *p);
 /* The filters as the grammar writes them, and the filtered count. */
 void kstats_filter_show(struct seq_file *m, const struct kstats_filter *f,
 			unsigned long filtered);

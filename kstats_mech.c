@@ -18,6 +18,7 @@
 #include <linux/seq_file.h>
 #include <linux/slab.h>
 #include "kstats_counter.h"
+#include "kstats_filter.h"
 #include "kstats_internal.h"
 #include "kstats_mech.h"
 #include "kstats_probe.h"
@@ -89,6 +90,7 @@ void kstats_probe_free(struct kstats_probe *p)
 	if (p->ops && p->ops->free)
 		p->ops->free(p);
 	kstats_counter_free(p);
+	kstats_filter_put(p);
 	free_percpu(p->owner);
 	free_percpu(p->stats);
 	kfree(p);

@@ -74,13 +74,20 @@ enum kstats_cmd_clock {
  * @tid: thread id, likewise.
  * @cpu: CPU number; checked against the possible CPUs at attach time.
  * @comm: task name, NUL-terminated, compared whole.
+ * @cgroup_id: "cgroup ID", a cgroup v2 id; 0 with "cgroup PATH", whose
+ *	path is in the command (struct kstats_cmd).
+ * @cgroup: the cgroup, found at trace time and held by the entry: tasks
+ *	in it or below it are measured. NULL in a parsed command.
  */
 #define KSTATS_FILTER_PID	BIT(0)
 #define KSTATS_FILTER_TID	BIT(1)
 #define KSTATS_FILTER_COMM	BIT(2)
 #define KSTATS_FILTER_CPU	BIT(3)
+#define KSTATS_FILTER_CGROUP	BIT(4)
 /* Same as the kernel's TASK_COMM_LEN, without pulling in sched.h. */
 #define KSTATS_COMM_LEN		16
+
+struct cgroup;
 
 struct kstats_filter {
 	unsigned int flags;
@@ -88,7 +95,12 @@ struct kstats_filter {
 	int tid;
 	unsigned int cpu;
 	char comm[KSTATS_COMM_LEN];
+	u64 cgroup_id;
+	struct cgroup *cgroup;
 };
+
+/* "cgroup PATH": a path below the cgroup v2 root, at most this long. */
+#define KSTATS_CGROUP_PATH_MAX	200
 
 /* What a trace FUNC entry samples, "value argN|retval"; time if none. */
 enum kstats_cmd_value {
@@ -138,7 +150,8 @@ struct kstats_target {
  * @clock: the clock asked for with "clock".
  * @slots: task table size for %KSTATS_KEY_TASK; 0 for the default.
  * @samples: calls per mechanism for %KSTATS_CMD_CALIBRATE.
- * @filter: the hits measured (pid, tid, comm, cpu).
+ * @filter: the hits measured (pid, tid, comm, cpu, cgroup).
+ * @cgroup_path: the PATH of "cgroup PATH", or "".
  * @value: what is sampled: time, an argument or the return value.
  * @arg: the argument of %KSTATS_VALUE_ARG, 1-based.
  * @vbytes: the value's width in bytes given with "type"; 0 if none.
@@ -158,6 +171,7 @@ struct kstats_cmd {
 	unsigned int slots;
 	unsigned int samples;
 	struct kstats_filter filter;
+	char cgroup_path[KSTATS_CGROUP_PATH_MAX + 1];
 	enum kstats_cmd_value value;
 	unsigned int arg;
 	u8 vbytes;

@@ -1742,6 +1742,7 @@ struct kt_parse_case {
 	u8 vbytes;
 	bool vsigned;
 	enum kstats_cmd_counter counter;
+	const char *cgroup;	/* the PATH of "cgroup PATH"; NULL: "" */
 };
 
 #define KT_OK(l, o, n, b, v, k, s, e)					\
@@ -1763,6 +1764,7 @@ struct kt_parse_case {
 #define KT_T	KSTATS_FILTER_TID
 #define KT_C	KSTATS_FILTER_COMM
 #define KT_U	KSTATS_FILTER_CPU
+#define KT_G	KSTATS_FILTER_CGROUP
 /* trace f value ...: what is sampled */
 #define KT_VALUE(l, n, val, a)						\
 	{ .line = l, .op = KSTATS_CMD_TRACE, .name = n, .bits = 4,	\
@@ -1880,6 +1882,16 @@ static const struct kt_parse_case kt_parse_cases[] = {
 	  .via = KSTATS_VIA_KRETPROBE, .start = "f", .end = "",
 	  .value = KSTATS_VALUE_ARG, .arg = 3,
 	  .filter = { .flags = KT_P, .pid = 7 } },
+	/* cgroup PATH|ID: a cgroup v2 group and those below it */
+	{ .line = "trace f cgroup /kstats-latency-7/x", .op = KSTATS_CMD_TRACE,
+	  .name = "f", .bits = 4, .start = "f", .end = "",
+	  .filter = { .flags = KT_G }, .cgroup = "/kstats-latency-7/x" },
+	{ .line = "trace f CGROUP 4242 pid 3", .op = KSTATS_CMD_TRACE,
+	  .name = "f", .bits = 4, .start = "f", .end = "",
+	  .filter = { .flags = KT_G | KT_P, .pid = 3, .cgroup_id = 4242 } },
+	{ .line = "trace f cgroup /", .op = KSTATS_CMD_TRACE,
+	  .name = "f", .bits = 4, .start = "f", .end = "",
+	  .filter = { .flags = KT_G }, .cgroup = "/" },
 	/* type: the value's type, where BTF cannot say it */
 	{ .line = "trace f value arg2 type s32", .op = KSTATS_CMD_TRACE,
 	  .name = "f", .bits = 4, .start = "f", .end = "",
@@ -2068,6 +2080,12 @@ static const struct kt_parse_case kt_parse_cases[] = {
 	KT_BAD("trace f value retval value arg1"),
 	KT_BAD("trace f value arg1 value arg1"),
 	KT_BAD("trace f type u32"),
+	KT_BAD("trace f cgroup 0"),
+	KT_BAD("trace f cgroup a/b"),
+	KT_BAD("trace f cgroup -1"),
+	KT_BAD("trace f cgroup 18446744073709551616"),
+	KT_BAD("trace f cgroup /a cgroup /a"),
+	KT_BAD("trace f cgroup /" KT_SYM127 KT_NAME63 "0123456789"),
 	KT_BAD("trace f value arg1 type"),
 	KT_BAD("trace f value arg1 type u32 type u32"),
 	KT_BAD("trace f value arg1 type reg"),
@@ -2190,6 +2208,9 @@ static void kt_parse_table(struct kunit *test)
 	KUNIT_EXPECT_STREQ(test, cmd->filter.comm, c->filter.comm);
 	KUNIT_EXPECT_EQ(test, cmd->value, c->value);
 	KUNIT_EXPECT_EQ(test, cmd->arg, c->arg);
+	KUNIT_EXPECT_EQ(test, cmd->filter.cgroup_id, c->filter.cgroup_id);
+	KUNIT_EXPECT_STREQ(test, cmd->cgroup_path, c->cgroup ?: "");
+	KUNIT_EXPECT_PTR_EQ(test, cmd->filter.cgroup, NULL);
 	KUNIT_EXPECT_EQ(test, cmd->vbytes, c->vbytes);
 	KUNIT_EXPECT_EQ(test, cmd->vsigned, c->vsigned);
 	KUNIT_EXPECT_EQ(test, cmd->counter, c->counter);

@@ -215,7 +215,7 @@ def test_help_texts():
         '  NAME start X end Y [bits N] [key cpu|task] [slots N] [clock local|mono|tsc]',
         '       [counter EVENT] [FILTER...]',
         '  NAME gap X [bits N] [clock local|mono|tsc] [FILTER...]',
-        'FILTER: pid N | tid N | comm NAME | cpu N',
+        'FILTER: pid N | tid N | comm NAME | cpu N | cgroup PATH|ID',
         'X, Y: SYMBOL, SYMBOL+OFFSET or __tracepoint_NAME']
     assert lines[-1] == 'The details: man kstats, and Documentation/kstats.rst ("trace FUNC").'
 

@@ -20,6 +20,7 @@ from .commands import (
 from .completion import completion_script
 from .errors import Error
 from .export import EXPORT_BITS, METRIC_RE, label_arg, range_arg
+from .latency import MAX_GLOB, cmd_latency
 from .model import MAX_BITS
 from .render import DEFAULT_PERCENTILES, UNITS, parse_percentiles
 
@@ -301,7 +302,7 @@ TRACE_GRAMMAR = '''ARGS, as _control takes them after "trace":
   NAME start X end Y [bits N] [key cpu|task] [slots N] [clock local|mono|tsc]
        [counter EVENT] [FILTER...]
   NAME gap X [bits N] [clock local|mono|tsc] [FILTER...]
-FILTER: pid N | tid N | comm NAME | cpu N
+FILTER: pid N | tid N | comm NAME | cpu N | cgroup PATH|ID
 X, Y: SYMBOL, SYMBOL+OFFSET or __tracepoint_NAME
 e.g. kstats trace vfs_read bits 4; kstats trace vfs_read value arg3 as read_size
 The details: man kstats, and Documentation/kstats.rst ("trace FUNC").'''
@@ -314,6 +315,39 @@ def add_trace(sub, par):
     s.add_argument('words', nargs=argparse.REMAINDER, metavar='ARGS',
                    help='the words of the trace command: FUNC [OPTION...] (below)')
     s.set_defaults(func=cmd_trace)
+
+
+LATENCY_EPILOG = '''TARGET: a function (vfs_read), a quoted trace specification
+("vfs_read via kretprobe bits 3", as "kstats trace" takes it), or a glob
+('vfs_*', from available_filter_functions, at most --max-targets).
+Without -d or -- COMMAND it measures until Ctrl-C. With -- COMMAND it
+counts only COMMAND and its descendants (a cgroup v2 group of their own)
+and exits with COMMAND's status. Every way out removes the entries.
+e.g. kstats latency vfs_read -- dd if=/dev/zero of=/dev/null count=1000
+     kstats latency 'vfs_*' -d 10s -c bash'''
+
+
+def add_latency(sub, par):
+    s = sub.add_parser('latency', parents=[par.common, par.unit],
+                       help='attach, measure, print and remove, as funclatency does',
+                       epilog=LATENCY_EPILOG,
+                       formatter_class=argparse.RawDescriptionHelpFormatter)
+    s.add_argument('targets', nargs='+', metavar='TARGET', help='what to time (below)')
+    s.add_argument('-d', '--duration', type=seconds_arg, metavar='TIME',
+                   help='measure this long: 10s, 500ms, 1m (default: until Ctrl-C)')
+    s.add_argument('-i', '--interval', type=seconds_arg, metavar='TIME',
+                   help='print and restart the histograms every TIME')
+    s.add_argument('-p', '--pid', type=int, metavar='PID', help='only process PID')
+    s.add_argument('-c', '--comm', metavar='COMM', help='only tasks named COMM')
+    s.add_argument('--via', choices=['direct', 'fprobe', 'kretprobe'],
+                   help='the mechanism (default: the cheapest the kernel has)')
+    s.add_argument('--percentiles', type=percentiles_arg, default=DEFAULT_PERCENTILES,
+                   metavar='LIST',
+                   help='comma-separated percentiles (default %s)' % DEFAULT_PERCENTILES)
+    s.add_argument('--max-targets', type=int, default=MAX_GLOB, metavar='N',
+                   help='the most functions a glob may give (default %d)' % MAX_GLOB)
+    s.add_argument('--rows', type=int, default=40, help='at most this many histogram rows')
+    s.set_defaults(func=cmd_latency, cpu=None, hist_bits=None, bias=None, run=None, count=None)
 
 
 def add_calibrate(sub, par):
@@ -346,7 +380,7 @@ def add_completion(sub, par):
 
 # In the order of "kstats --help".
 COMMAND_PARSERS = (add_list, add_show, add_watch, add_plot, add_save, add_diff, add_export,
-                   add_record, add_heatmap, add_trace, add_calibrate, add_remove,
+                   add_record, add_heatmap, add_trace, add_latency, add_calibrate, add_remove,
                    add_entry_commands, add_completion)
 
 
@@ -392,7 +426,16 @@ def main(argv=None):
         # diff A1 A2 -- B1 B2: argparse would drop the '--' between the sides.
         argv = list(argv)
         argv[argv.index('--', argv.index('diff'))] = DIFF_SEP
+    run = None
+    if 'latency' in argv and '--' in argv[argv.index('latency'):]:
+        # latency TARGET... -- COMMAND ARGS: COMMAND's own options are its own.
+        i = argv.index('--', argv.index('latency'))
+        argv, run = list(argv[:i]), list(argv[i + 1:])
+        if not run:
+            parser.error('latency: give COMMAND after --')
     args, extra = parser.parse_known_args(argv)
+    if run is not None:
+        args.run = run
     if not getattr(args, 'command', None):
         if extra:
             parser.error('unrecognized arguments: %s' % ' '.join(extra))
@@ -408,6 +451,10 @@ def main(argv=None):
         args.dir = os.environ.get('KSTATS_DIR') or DEFAULT_DIR
     if args.bits is not None and not 0 <= args.bits <= MAX_BITS:
         sub.error('--bits must be 0..%d' % MAX_BITS)
+    if args.command == 'latency' and args.max_targets < 1:
+        sub.error('--max-targets must be 1 or more')
+    if args.command == 'latency' and args.pid is not None and args.pid < 0:
+        sub.error('-p PID must be 0 or more')
     if args.command == 'trace' and not args.words:
         parser.error('trace needs its arguments, e.g. "kstats trace vfs_read bits 4"')
     if args.command == 'save' and not args.all and not args.names:

@@ -1,0 +1,113 @@
+#!/bin/sh
+# kstats latency: attach, measure, print, remove, as funclatency does.
+# With -- COMMAND only COMMAND and its descendants count (a cgroup v2
+# group of their own, "cgroup ID" of _control) while another process
+# hits the same function; the exit status is COMMAND's; no entry and no
+# cgroup are left, whichever way it ends.
+# timeout: 300
+. /tests/lib.sh
+load_modules
+
+FN=kstats_helper_work
+CG=/sys/fs/cgroup
+if grep -q cgroup2 /proc/filesystems; then
+	grep -q " $CG cgroup2 " /proc/mounts || mount -t cgroup2 none $CG
+else
+	# The debug kernel has no cgroups: the filter and -- COMMAND say so.
+	CG=/tmp/no-cgroup
+	mkdir -p $CG
+fi
+# left: entries and cgroups of kstats latency still there
+left() { echo "$(grep -c '^name kl' "$KS/_control") $(ls $CG | grep -c '^kstats-latency-')"; }
+# counts FILE: the count of each entry printed (its summary line), in order
+counts() { awk '$1 == "count" && $3 == "min" { printf "%s ", $2 }' "$1"; }
+
+# Another process calls FN all along.
+(while :; do echo "work 3 0" > "$HELPER"; sleep 0.02; done) &
+BG=$!
+
+if ! grep -q cgroup2 /proc/filesystems; then
+	log_mark
+	is "$(ctl trace $FN cgroup / as nocg)" "Operation not supported" "cgroup without cgroups: EOPNOTSUPP"
+	is "$(log_new | grep -c "refused: cgroup: this kernel has no cgroups (CONFIG_CGROUPS)")" 1 \
+		"cgroup without cgroups: reason logged"
+	kstats latency $FN -- true >/tmp/out 2>&1
+	is "$? $(grep -c 'this kernel has no cgroup v2 (CONFIG_CGROUPS): use -p PID or -c COMM' /tmp/out)" \
+		"1 1" "-- COMMAND without cgroups: refused, says why"
+	is "$(left)" "0 0" "nothing left"
+	skip_part "-- COMMAND: this kernel has no cgroups"
+else
+kstats latency $FN -- sh -c "echo 'work 7 0' > $HELPER; echo 'work 5 0' > $HELPER; exit 3" \
+	>/tmp/out 2>/tmp/err
+is "$?" 3 "-- COMMAND: exits with COMMAND's status"
+is "$(counts /tmp/out)" "12 " "-- COMMAND: exactly COMMAND's 12 calls, not the other process's"
+is "$(head -n 1 /tmp/out | cut -d' ' -f1)" "$FN" "the histogram is headed by the function's name"
+is "$(cat /tmp/err)" "" "nothing on stderr"
+is "$(left)" "0 0" "-- COMMAND: no entry and no cgroup left"
+
+# Descendants count too: a child of a child.
+kstats latency $FN -- sh -c "sh -c \"echo 'work 4 0' > $HELPER\" & wait" >/tmp/out 2>&1
+is "$? $(counts /tmp/out)" "0 4 " "-- COMMAND: its descendants' calls count"
+
+# A glob, from available_filter_functions: two functions, counted apart.
+kstats latency 'kstats_helper_*value' -- sh -c \
+	"echo 'value 9 4' > $HELPER; echo 'ivalue 9 2' > $HELPER" >/tmp/out 2>&1
+is "$? $(counts /tmp/out)" "0 2 4 " "a glob: kstats_helper_ivalue 2 calls, kstats_helper_value 4"
+is "$(grep -c '^kstats_helper_i\{0,1\}value ' /tmp/out)" 2 "both functions named"
+# The filter itself, by path and by id, and a group that does not exist.
+mkdir $CG/kst91
+is "$(ctl trace $FN cgroup /kst91 as cg_p) $(ctl trace $FN cgroup $(stat -c %i $CG/kst91) as cg_i)" \
+	"OK OK" "cgroup PATH and cgroup ID"
+is "$(field cg_p cgroup)" "$(stat -c %i $CG/kst91)" "listed by its id"
+sh -c "echo \$\$ > $CG/kst91/cgroup.procs; echo 'work 5 0' > $HELPER"
+is "$(samples cg_p) $(samples cg_i)" "5 5" "the group's 5 calls"
+is "$(ctl remove cg_p) $(ctl remove cg_i)" "OK OK" "removed"
+rmdir $CG/kst91
+is "$(ctl trace $FN cgroup /kst91 as cg_p)" "No such file or directory" "a group that does not exist: ENOENT"
+kstats latency $FN -- /no/such/command >/tmp/out 2>&1
+is "$?" 127 "-- a command that does not exist: 127"
+is "$(left)" "0 0" "nothing left"
+fi
+kstats latency 'vfs_*' --max-targets 2 -d 1s >/tmp/out 2>&1
+is "$? $(grep -c 'more than 2: narrow it' /tmp/out)" "1 1" "a glob of too many functions: refused"
+is "$(left)" "0 0" "nothing left"
+
+# -d with -p: only that process, for that long.
+mkfifo /tmp/go
+sh -c "read x < /tmp/go; echo 'work 6 0' > $HELPER; sleep 30" &
+P=$!
+kstats latency $FN -d 4s -p $P >/tmp/out 2>/tmp/err &
+L=$!
+i=0
+while [ "$(grep -c '^name kl' "$KS/_control")" = 0 ] && [ $i -lt 300 ]; do
+	sleep 0.1
+	i=$((i + 1))
+done
+echo go > /tmp/go
+wait $L
+is "$? $(counts /tmp/out)" "0 6 " "-d 4s -p PID: that process's 6 calls"
+kill $P 2>/dev/null
+is "$(left)" "0 0" "-d: nothing left"
+
+# Ends by a signal (Ctrl-C, SIGTERM): prints, removes, exits 0.
+for sig in INT TERM; do
+	kstats latency $FN >/tmp/out 2>/tmp/err &
+	L=$!
+	i=0
+	while [ "$(grep -c '^name kl' "$KS/_control")" = 0 ] && [ $i -lt 300 ]; do
+		sleep 0.1
+		i=$((i + 1))
+	done
+	kill -$sig $L
+	wait $L
+	is "$? $(grep -c "^$FN  (" /tmp/out)" "0 1" "SIG$sig: ends, prints"
+	is "$(left)" "0 0" "SIG$sig: nothing left"
+done
+
+# Refusals leave nothing behind.
+kstats latency $FN no_such_function_91 -d 1s >/tmp/out 2>&1
+is "$? $(grep -c 'no_such_function_91: not traced' /tmp/out)" "1 1" "a target that cannot be traced: exit 1"
+is "$(left)" "0 0" "the one traced before it is removed"
+kill $BG
+wait $BG 2>/dev/null
+is "$(left)" "0 0" "nothing left at the end"

@@ -1,0 +1,87 @@
+# SPDX-License-Identifier: GPL-2.0
+"""kstats latency on the host: targets and globs, the command line, the
+refusals; what it measures is checked in the guests (91-latency.sh)."""
+import pytest
+
+from conftest import live_env, run
+from kstats import latency
+from kstats.errors import Error
+
+FUNCS = ['vfs_read', 'vfs_readv', 'vfs_write', 'ksys_read [kstats_helper]', 'do_sys_open']
+
+
+@pytest.fixture
+def funcs(tmp_path, monkeypatch):
+    f = tmp_path / 'available_filter_functions'
+    f.write_text(''.join(n + '\n' for n in FUNCS))
+    monkeypatch.setattr(latency, 'FILTER_FILES', (str(tmp_path / 'none'), str(f)))
+
+
+def test_targets(funcs):
+    assert latency.expand(['vfs_read']) == [('vfs_read', [])]
+    assert latency.expand(['vfs_read via kretprobe bits 3', 'x']) == \
+        [('vfs_read', ['via', 'kretprobe', 'bits', '3']), ('x', [])]
+    assert latency.expand(['vfs_*']) == [('vfs_read', []), ('vfs_readv', []), ('vfs_write', [])]
+    assert latency.expand(['?sys_read bits 2']) == [('ksys_read', ['bits', '2'])]
+
+
+def test_glob_refusals(funcs):
+    with pytest.raises(Error, match="'vfs_\\*' matches 3 functions, more than 2: narrow it"):
+        latency.expand(['vfs_*'], limit=2)
+    with pytest.raises(Error, match="'nosuch\\*' matches no function"):
+        latency.expand(['nosuch*'])
+    with pytest.raises(Error, match='an empty target'):
+        latency.expand([' '])
+
+
+def test_glob_without_tracefs(tmp_path, monkeypatch):
+    monkeypatch.setattr(latency, 'FILTER_FILES', (str(tmp_path / 'a'), str(tmp_path / 'b')))
+    with pytest.raises(Error, match='a glob needs available_filter_functions'):
+        latency.expand(['vfs_*'])
+
+
+def test_cgroup2_mount(tmp_path, monkeypatch):
+    mi = tmp_path / 'mountinfo'
+    mi.write_text('22 1 0:21 / /sys rw - sysfs sysfs rw\n'
+                  '30 22 0:26 / /sys/fs/cgroup rw,nosuid - cgroup2 cgroup2 rw\n')
+    monkeypatch.setattr(latency, 'MOUNTINFO', str(mi))
+    assert latency.cgroup2_mount() == '/sys/fs/cgroup'
+    mi.write_text('22 1 0:21 / /sys rw - sysfs sysfs rw\n')
+    assert latency.cgroup2_mount() is None
+
+
+def test_command_line(tmp_path):
+    (tmp_path / '_control').write_text('')
+    env = live_env(tmp_path)
+    r = run('latency', '--dir', tmp_path, 'vfs_read', '--', check=False, env=env)
+    assert r.returncode == 2 and 'latency: give COMMAND after --' in r.stderr
+    r = run('latency', '--dir', tmp_path, 'vfs_read', '-i', '1s', '--', 'true', check=False,
+            env=env)
+    assert (r.returncode, r.stderr) == (1, 'kstats: error: -i prints while it waits, '
+                                        '-- COMMAND prints once COMMAND ends: give one\n')
+    r = run('latency', '--dir', tmp_path, 'vfs_read', '--max-targets', '0', check=False,
+            env=env)
+    assert r.returncode == 2 and '--max-targets must be 1 or more' in r.stderr
+    r = run('latency', '--dir', tmp_path, check=False, env=env)
+    assert r.returncode == 2
+
+
+def test_refused_target_leaves_nothing(tmp_path):
+    """A write that the kernel refuses (here: /dev/full) ends the run with
+    exit 1, and nothing was attached."""
+    (tmp_path / '_control').write_text('')
+    env = live_env(tmp_path, KSTATS_DEVICE='/dev/full', KSTATS_DMESG='true')
+    r = run('latency', '--dir', tmp_path, 'vfs_read', '-d', '1s', check=False, env=env)
+    assert r.returncode == 1 and r.stdout == ''
+    err = r.stderr.splitlines()
+    assert err[0].startswith("kstats: 'trace vfs_read as kl") and \
+        err[0].endswith("' refused by /dev/full: ENOSPC (No space left on device)")
+    assert err[-1] == 'kstats: error: vfs_read: not traced (above); nothing is left attached'
+
+
+def test_capture_refused(tmp_path):
+    (tmp_path / '_control').write_text('')
+    r = run('latency', '--dir', tmp_path, 'vfs_read', check=False)
+    assert r.returncode == 1
+    assert r.stderr == 'kstats: error: %s is not on debugfs (a saved capture?): latency ' \
+        'writes only to the live kstats directory\n' % tmp_path

@@ -1,0 +1,233 @@
+# SPDX-License-Identifier: GPL-2.0
+"""kstats latency: attach, measure, print and clean up in one command, as
+funclatency does. The entries get names of their own (kl<PID>_<N>), so
+they never meet a user's; every way out removes them. With a COMMAND, a
+transient cgroup v2 group holds it and its descendants, and the entries
+filter on it ("cgroup ID" of _control). Calls live, capture and
+render."""
+
+import fnmatch
+import os
+import signal
+import sys
+import time
+
+from .capture import open_entry
+from .errors import Error
+from .live import control_path, require_live, write_command
+from .render import entry_warning, show_text
+
+# A glob expands to at most this many functions: each is a probe.
+MAX_GLOB = 50
+FILTER_FILES = ('/sys/kernel/tracing/available_filter_functions',
+                '/sys/kernel/debug/tracing/available_filter_functions')
+MOUNTINFO = '/proc/self/mountinfo'
+FILESYSTEMS = '/proc/filesystems'
+
+
+def filter_functions():
+    """The functions ftrace can trace, one per name (module suffix cut)."""
+    for path in FILTER_FILES:
+        try:
+            with open(path) as f:
+                return sorted({line.split()[0] for line in f if line.strip()})
+        except OSError:
+            continue
+    raise Error('a glob needs available_filter_functions, readable in %s' % ' or '.join(
+        os.path.dirname(p) for p in FILTER_FILES))
+
+
+def expand(targets, limit=MAX_GLOB):
+    """[(FUNC, trace words after FUNC)]: a quoted "FUNC OPTION..." keeps its
+    options; a glob (*?[) is matched against available_filter_functions."""
+    out = []
+    for t in targets:
+        words = t.split()
+        if not words:
+            raise Error('an empty target')
+        if any(c in words[0] for c in '*?['):
+            names = [n for n in filter_functions() if fnmatch.fnmatchcase(n, words[0])]
+            if not names:
+                raise Error("'%s' matches no function of available_filter_functions"
+                            % words[0])
+            if len(names) > limit:
+                raise Error("'%s' matches %d functions, more than %d: narrow it, or give "
+                            "--max-targets" % (words[0], len(names), limit))
+            out += [(n, words[1:]) for n in names]
+        else:
+            out.append((words[0], words[1:]))
+    return out
+
+
+def cgroup2_mount():
+    """The mount point of the cgroup v2 hierarchy, or None."""
+    try:
+        with open(MOUNTINFO) as f:
+            for line in f:
+                w = line.split()
+                if '-' in w and w[w.index('-') + 1] == 'cgroup2':
+                    return w[4].replace('\\040', ' ')
+    except OSError:
+        pass
+    return None
+
+
+def cgroup2_known():
+    """Whether the kernel has the cgroup2 filesystem."""
+    try:
+        with open(FILESYSTEMS) as f:
+            return any(line.split()[-1:] == ['cgroup2'] for line in f)
+    except OSError:
+        return True     # unknown: say what is missing, the mount
+
+
+class Session(object):
+    """The entries and the cgroup of one run; close() undoes them all."""
+
+    def __init__(self, args):
+        self.args = args
+        self.names = []         # (entry name, what it traces)
+        self.cgroup = None
+
+    def make_cgroup(self):
+        root = cgroup2_mount()
+        if root is None and not cgroup2_known():
+            raise Error('-- COMMAND runs in a cgroup v2 group of its own, and this kernel '
+                        'has no cgroup v2 (CONFIG_CGROUPS): use -p PID or -c COMM')
+        if root is None:
+            raise Error('-- COMMAND runs in a cgroup v2 group of its own, and this machine '
+                        'has no cgroup2 mount (mount -t cgroup2 none /sys/fs/cgroup)')
+        path = os.path.join(root, 'kstats-latency-%d' % os.getpid())
+        try:
+            os.mkdir(path)
+        except OSError as err:
+            raise Error('cannot make the cgroup %s: %s' % (path, err.strerror))
+        self.cgroup = path
+        # The cgroup id is its directory's inode number (kernfs).
+        return os.stat(path).st_ino
+
+    def attach(self, targets, cgroup_id):
+        args = self.args
+        extra = []
+        if args.via:
+            extra += ['via', args.via]
+        if args.pid is not None:
+            extra += ['pid', str(args.pid)]
+        if args.comm:
+            extra += ['comm', args.comm]
+        if cgroup_id is not None:
+            extra += ['cgroup', str(cgroup_id)]
+        ctl = control_path(args)
+        for i, (func, opts) in enumerate(targets):
+            name = 'kl%d_%d' % (os.getpid(), i)
+            line = 'trace %s %s as %s\n' % (func, ' '.join(opts + extra), name)
+            if write_command(ctl, line.replace('  ', ' ')):
+                raise Error('%s: not traced (above); nothing is left attached' % func)
+            self.names.append((name, func))
+
+    def show(self):
+        args = self.args
+        first = True
+        for name, func in self.names:
+            e = open_entry(name, args)
+            e.name = func
+            h = e.cpu_hist(None)
+            if not first:
+                print()
+            first = False
+            print('\n'.join(show_text(e, h, args, args.percentiles)))
+            warning = entry_warning(e)
+            if warning:
+                sys.stdout.flush()
+                sys.stderr.write('kstats: warning: %s\n' % warning)
+        sys.stdout.flush()
+
+    def reset(self):
+        ctl = control_path(self.args)
+        for name, _ in self.names:
+            write_command(ctl, 'reset %s\n' % name, show_reason=False)
+
+    def close(self):
+        ctl = control_path(self.args)
+        while self.names:
+            name, func = self.names.pop()
+            if write_command(ctl, 'remove %s\n' % name, show_reason=False):
+                sys.stderr.write('kstats: %s (%s) could not be removed: remove it with '
+                                 '"kstats remove %s"\n' % (name, func, name))
+        if self.cgroup:
+            try:
+                os.rmdir(self.cgroup)
+            except OSError as err:
+                sys.stderr.write('kstats: cgroup %s not removed (%s): processes that '
+                                 'COMMAND left are still in it\n' % (self.cgroup, err.strerror))
+            self.cgroup = None
+
+
+def run_command(argv, cgroup):
+    """Run argv in cgroup; its exit status as a shell gives it."""
+    pid = os.fork()
+    if pid == 0:
+        try:
+            with open(os.path.join(cgroup, 'cgroup.procs'), 'w') as f:
+                f.write('0\n')
+            signal.signal(signal.SIGINT, signal.SIG_DFL)
+            os.execvp(argv[0], argv)
+        except OSError as err:
+            sys.stderr.write('kstats: %s: %s\n' % (argv[0], err.strerror))
+            os._exit(127)
+    while True:
+        try:
+            _, status = os.waitpid(pid, 0)
+            break
+        except KeyboardInterrupt:
+            continue        # COMMAND got the Ctrl-C too: wait for it
+    if os.WIFSIGNALED(status):
+        return 128 + os.WTERMSIG(status)
+    return os.WEXITSTATUS(status)
+
+
+def wait(args, session):
+    """Until the duration ends or Ctrl-C; every interval, the histograms
+    since the last one."""
+    end = time.monotonic() + args.duration if args.duration else None
+    try:
+        while True:
+            step = args.interval or 3600.0
+            if end is not None:
+                step = min(step, end - time.monotonic())
+            if step > 0:
+                time.sleep(step)
+            if end is not None and time.monotonic() >= end - 1e-3:
+                return
+            if args.interval:
+                session.show()
+                print()
+                session.reset()
+    except KeyboardInterrupt:
+        sys.stderr.write('\n')
+
+
+def cmd_latency(args):
+    require_live(args, 'latency')
+    if args.interval is not None and args.run:
+        raise Error('-i prints while it waits, -- COMMAND prints once COMMAND ends: give one')
+    targets = expand(args.targets, args.max_targets)
+    session = Session(args)
+    rc = 0
+    # SIGTERM (a timeout, a service stop) cleans up as Ctrl-C does.
+    old = signal.signal(signal.SIGTERM, signal.default_int_handler)
+    try:
+        cgroup_id = session.make_cgroup() if args.run else None
+        session.attach(targets, cgroup_id)
+        if args.run:
+            rc = run_command(args.run, session.cgroup)
+        else:
+            if not args.duration:
+                sys.stderr.write('kstats: tracing %s; Ctrl-C to end\n' % ', '.join(
+                    f for _, f in session.names))
+            wait(args, session)
+        session.show()
+    finally:
+        signal.signal(signal.SIGTERM, old)
+        session.close()
+    return rc
