@@ -21,7 +21,8 @@ command -v perf >/dev/null || die "perf is not installed"
 out=$(realpath -m "${KSTATS_BUILD:-$KSTATS_REPO/build}")/bench/host
 rm -rf "$out"
 mkdir -p "$out/modules" "$out/log"
-make -C "/lib/modules/$(uname -r)/build" M="$KSTATS_REPO" modules >"$out/build.log"
+make -C "/lib/modules/$(uname -r)/build" M="$KSTATS_REPO" KSTATS_TEST_MODULES=1 \
+	modules >"$out/build.log"
 find "$KSTATS_REPO" -name '*.ko' -exec cp {} "$out/modules/" \;
 gcc -O2 -Wall -o "$out/bench-mark" "$KSTATS_REPO/tests/bench/bench-mark.c"
 printf 'SIZE=%s\nROUNDS=%s\nCLOCKS=%s\nEMPTY=%s\nMODDIR=%s\nPERF=1\n' \

@@ -6,7 +6,9 @@
 #           on our own sources fails (headers of the kernel are not ours).
 # Kbuild writes objects beside the sources, so each step of each target
 # builds its own copy of them. KSTATS_SRC overrides the source directory
-# (default: the repository); KSTATS_DEMO_ONLY=1 builds kstats.ko and the
+# (default: the repository). Every module of Kbuild is built (the test,
+# bench and example ones too: KSTATS_TEST_MODULES=1, which a plain "make"
+# leaves out); KSTATS_DEMO_ONLY=1 builds kstats.ko and the
 # example only, for "make demo", and keeps OUTDIR/build's objects from
 # the last run: only changed sources are copied (their mtime then tells
 # kbuild), so a second demo rebuilds nothing that did not change. Checks
@@ -102,8 +104,9 @@ step_build() {
 	else
 		copy_sources "$dir"
 	fi
-	if ! kmake "$root" M="$dir" -j"$(nproc)" W=1 \
-		${KSTATS_DEMO_ONLY:+KSTATS_DEMO_ONLY=1} modules >"$log" 2>&1; then
+	local which=KSTATS_TEST_MODULES=1
+	[ -z "${KSTATS_DEMO_ONLY:-}" ] || which=KSTATS_DEMO_ONLY=1
+	if ! kmake "$root" M="$dir" -j"$(nproc)" W=1 "$which" modules >"$log" 2>&1; then
 		echo "${0##*/}: $target: make failed; tail of $log:" >&2
 		tail -n 30 "$log" >&2
 		ok=1
@@ -141,7 +144,7 @@ step_sparse() {
 		force=(CC=gcc-14 KBUILD_CHECKSRC=2)
 	fi
 	if ! kmake "$root" M="$dir" -j"$(nproc)" C=2 CHECK=sparse "${force[@]}" \
-		modules >"$log" 2>&1; then
+		KSTATS_TEST_MODULES=1 modules >"$log" 2>&1; then
 		echo "${0##*/}: $target: sparse build failed; tail of $log:" >&2
 		tail -n 30 "$log" >&2
 		return 1

@@ -12,7 +12,8 @@
 #   5. on the host: a guest records a capture (tests/capture.sh), then
 #      pytest runs tests/host (the kstats command) on it and on the kept
 #      fixtures, one check per test; "dkms build" and "make install"
-#      (into a staging directory) against the stock kernels' headers;
+#      (into a staging directory, then "make uninstall") against the stock
+#      kernels' headers;
 #      "make demo" (deb61) runs to its end
 # Each check prints "PASS <target> <what>", "FAIL <target> <what>" or,
 # for a guest script that does not apply to a boot (tests/guest/
@@ -598,15 +599,27 @@ for t in $stock; do
 		want=$(printf '%s\n' kstats.ko kstats_tramp.ko ./usr/local/bin/kstats \
 			./usr/local/share/man/man1/kstats.1 \
 			./usr/local/share/bash-completion/completions/kstats \
+			./usr/local/share/zsh/site-functions/_kstats \
 			./usr/local/lib/systemd/system/kstats-export.service \
 			./usr/local/lib/systemd/system/kstats-export.timer | sort)
 		# modprobe kstats loads kstats_tramp first: depmod says so.
 		if [ "$got" = "$want" ] &&
 			grep -q '/kstats\.ko[.a-z]*:.*/kstats_tramp\.ko' \
 				"$stage/root/lib/modules/$rel/modules.dep"; then
-			pass "$t make install (kstats.ko, kstats_tramp.ko, depmod, the command, its man page, completion, units)"
+			pass "$t make install (kstats.ko, kstats_tramp.ko, depmod, the command, its man page, completions, units)"
 		else
 			fail "$t make install: installed $(tr '\n' ' ' <<<"$got")"
+		fi
+		# make uninstall: no file of ours left, and depmod forgot them.
+		left=
+		if make -C "$stage/src" uninstall KDIR="$(target_kdir "$t")" \
+			DESTDIR="$stage/root" >>"$log" 2>&1 &&
+			left=$(cd "$stage/root" && find . -name '*.ko*' -o -path './usr/*' -type f) &&
+			[ -z "$left" ] &&
+			! grep -q kstats "$stage/root/lib/modules/$rel/modules.dep"; then
+			pass "$t make uninstall"
+		else
+			fail "$t make uninstall ($log): left ${left:-?}"
 		fi
 	else
 		fail "$t make install ($log)"

@@ -6,7 +6,18 @@
 set -eu
 rst=${1:-$(dirname "$0")/../Documentation/kstats-tool.rst}
 version=$(sed -n "s/^VERSION = '\(.*\)'/\1/p" "$(dirname "$0")/../tool/kstats/__init__.py")
-if ! command -v rst2man >/dev/null; then
+# rst2man: $RST2MAN, else rst2man or rst2man.py (docutils from pip) in PATH.
+# "mkman.sh --which" prints it, or fails silently where there is none
+# (make install-tool then installs no man page, with a warning).
+rst2man=${RST2MAN:-}
+if [ -z "$rst2man" ]; then
+	rst2man=$(command -v rst2man || command -v rst2man.py) || rst2man=
+fi
+if [ "${1:-}" = --which ]; then
+	[ -n "$rst2man" ] && command -v "$rst2man"
+	exit
+fi
+if [ -z "$rst2man" ] || ! command -v "$rst2man" >/dev/null; then
 	echo "mkman.sh: rst2man not found (Debian: apt-get install python3-docutils)" >&2
 	exit 1
 fi
@@ -35,4 +46,4 @@ EOF2
 	     { skip = 0 }
 	     !intro && /^=+$/ { bar++; if (bar == 2) intro = 1; next }
 	     intro || body { print }' "$rst" | sed '1{/^$/d}'
-} | rst2man --halt=warning
+} | "$rst2man" --halt=warning

@@ -17,7 +17,7 @@ from .capture import DEFAULT_DIR, STDIN, set_ssh_host
 from .commands import (
     DIFF_SEP, cmd_calibrate, cmd_diff, cmd_entry_command, cmd_export, cmd_heatmap, cmd_list,
     cmd_plot, cmd_record, cmd_remove, cmd_save, cmd_show, cmd_trace, cmd_watch)
-from .completion import completion_script
+from .completion import SHELLS, completion_script
 from .errors import Error
 from .export import EXPORT_BITS, METRIC_RE, label_arg, range_arg
 from .latency import MAX_GLOB, cmd_latency
@@ -53,7 +53,7 @@ def output_width():
 
 
 def cmd_completion(args):
-    sys.stdout.write(completion_script(build_parser()))
+    sys.stdout.write(completion_script(build_parser(), args.shell))
     return 0
 
 
@@ -372,9 +372,23 @@ def add_entry_commands(sub, par):
         s.set_defaults(func=cmd_entry_command)
 
 
+COMPLETION_HELP = '''To use it in the running shell:
+  source <(kstats completion bash)
+  source <(kstats completion zsh)     (after compinit)
+or once for all (make install does it): as
+  PREFIX/share/bash-completion/completions/kstats and
+  PREFIX/share/zsh/site-functions/_kstats (a directory of $fpath).
+It completes commands, options, their choices, file names, entry names
+(from _control of --dir DIR, --dir=DIR, $KSTATS_DIR or the live directory)
+and, after trace, kernel functions (tracefs's available_filter_functions,
+where readable).'''
+
+
 def add_completion(sub, par):
-    s = sub.add_parser('completion', help='print the bash completion script')
-    s.add_argument('shell', choices=['bash'], metavar='SHELL', help='bash')
+    s = sub.add_parser('completion', help='print the bash or zsh completion script',
+                       epilog=COMPLETION_HELP,
+                       formatter_class=argparse.RawDescriptionHelpFormatter)
+    s.add_argument('shell', choices=list(SHELLS), metavar='SHELL', help='bash or zsh')
     s.set_defaults(func=cmd_completion)
 
 
