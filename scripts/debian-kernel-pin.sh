@@ -6,7 +6,7 @@
 # apt state in the cache; the host's apt configuration is not touched).
 # Pinning is choosing: paste the lines over the old ones, then run the
 # targets (KSTATS_TARGETS="deb618 deb7x") and update MECH_TABLE in
-# tests/guest/lib.sh and the tables of README.md and kstats.rst.
+# tests/guest/lib.sh and the tables of Documentation/testing.rst and kstats.rst.
 #
 # Usage: debian-kernel-pin.sh
 set -euo pipefail

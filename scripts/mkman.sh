@@ -2,7 +2,9 @@
 # SPDX-License-Identifier: GPL-2.0
 # kstats(1) on standard output, from the tool's manual
 # (Documentation/kstats-tool.rst) through rst2man (Debian: python3-docutils):
-# the manual's title becomes the NAME line, its introduction DESCRIPTION.
+# the NAME line below, then the manual after its title and table of
+# contents, whose sections are the page's: SYNOPSIS, DESCRIPTION,
+# COMMANDS, OPTIONS, ..., EXIT STATUS, SEE ALSO.
 set -eu
 rst=${1:-$(dirname "$0")/../Documentation/kstats-tool.rst}
 version=$(sed -n "s/^VERSION = '\(.*\)'/\1/p" "$(dirname "$0")/../tool/kstats/__init__.py")
@@ -35,15 +37,11 @@ summarise, watch, plot, compare and export kstats latency histograms
 :Manual group: kstats
 :Version: $version
 
-DESCRIPTION
-===========
-
 EOF2
-	# The introduction (after the title), then everything after the
-	# table of contents.
-	awk 'NR > 1 && /^\.\. contents::/ { skip = 1; body = 1; next }
+	# Everything after the title, without the table of contents.
+	awk '/^\.\. contents::/ { skip = 1; next }
 	     skip && /^   :/ { next }
 	     { skip = 0 }
-	     !intro && /^=+$/ { bar++; if (bar == 2) intro = 1; next }
-	     intro || body { print }' "$rst" | sed '1{/^$/d}'
+	     !body && /^=+$/ { bar++; if (bar == 2) body = 1; next }
+	     body { print }' "$rst" | sed '1{/^$/d}'
 } | "$rst2man" --halt=warning

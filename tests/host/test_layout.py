@@ -1,5 +1,5 @@
 # SPDX-License-Identifier: GPL-2.0
-"""The package tool/kstats as Documentation/kstats-tool.rst ("The tool's
+"""The package tool/kstats as Documentation/testing.rst ("The tool's
 code") lays it out: modules by concern, none over 600 lines, each
 importing only from the layers below it; "python3 -m kstats" from the
 checkout; histogram rows as a named type."""
