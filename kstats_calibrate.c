@@ -117,8 +117,10 @@ KSTATS_DECLARE_TRACE(kstats_calib_end, TP_PROTO(unsigned int i), TP_ARGS(i));
 DEFINE_TRACE(kstats_calib_start, TP_PROTO(unsigned int i), TP_ARGS(i));
 DEFINE_TRACE(kstats_calib_end, TP_PROTO(unsigned int i), TP_ARGS(i));
 
+#ifdef CONFIG_X86_TSC
 /* The TSC's scale for "clock-tsc", set before it runs. */
 static u32 kstats_cal_tsc_mult, kstats_cal_tsc_shift;
+#endif
 
 /* One call of @code as its caller sees it, in ns. */
 static __always_inline u64 kstats_cal_call(enum kstats_cal_code code,

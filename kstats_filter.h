@@ -34,21 +34,26 @@ static __always_inline bool kstats_comm_eq(const char *comm, const char *want)
 }
 
 /*
- * Whether the current task is in cgroup @want or below it (cgroup v2). Its
- * css_set is read under RCU, which a handler in the idle loop or on the
- * way into or out of user mode may find not watching: such a hit does not
- * match.
+ * Whether the current task is in cgroup @want or below it (cgroup v2).
+ * Its css_set, which a migration may replace and free after a grace
+ * period, is read with preemption off, an RCU reader; RCU does not wait
+ * for a CPU where it is not watching (the idle loop, the edges of user
+ * mode), so such a hit does not match. No rcu_read_lock() nor
+ * task_dfl_cgroup(): the filter runs before the handlers' recursion
+ * guard, and __rcu_read_lock() and lockdep's checks may be traced.
  */
 static __always_inline bool kstats_cgroup_in(struct cgroup *want)
 {
 #ifdef CONFIG_CGROUPS
+	struct css_set *cset;
 	bool in;
 
 	if (!rcu_is_watching())
 		return false;
-	rcu_read_lock();
-	in = cgroup_is_descendant(task_dfl_cgroup(current), want);
-	rcu_read_unlock();
+	preempt_disable_notrace();
+	cset = rcu_dereference_raw(current->cgroups);
+	in = cgroup_is_descendant(cset->dfl_cgrp, want);
+	preempt_enable_notrace();
 	return in;
 #else
 	return false;	/* never set up: kstats_filter_get() refuses */

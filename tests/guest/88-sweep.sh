@@ -68,7 +68,7 @@ LIMIT=3540
 OTHER=__tracepoint_sched_switch
 
 # Every command form. cmd FORM FUNC NAME: sets C to its command.
-FORMS_ALL="trace kretprobe fprobe direct pcpu gap start-cpu start-task end-cpu end-task arg1 retval"
+FORMS_ALL="trace kretprobe fprobe direct pcpu gap start-cpu start-task end-cpu end-task arg1 retval cgroup"
 cmd() {
 	case $1 in
 	trace) C="trace $2 as $3" ;;
@@ -83,6 +83,7 @@ cmd() {
 	end-task) C="trace $3 start $OTHER end $2 key task" ;;
 	arg1) C="trace $2 value arg1 as $3" ;;
 	retval) C="trace $2 value retval as $3" ;;
+	cgroup) C="trace $2 cgroup / as $3" ;;
 	esac
 }
 

@@ -57,12 +57,27 @@ locked_boot() {
 		is "$(samples ld_d | awk '{ print ($1 > 0) }')" 1 "$mode: the trace counts"
 		is "$(dev "stop ld_d") $(field ld_d state)" "OK stopped" "$mode: stop through /dev/kstats"
 		is "$(dev "remove ld_d")" OK "$mode: remove through /dev/kstats"
+		is "$(dev "trace vfs_read bits 9")" "Invalid argument" "$mode: bad input through /dev/kstats: EINVAL"
+		# The tool, which sends its commands through /dev/kstats.
+		is "$(kstats trace vfs_read as ld_t 2>&1 | head -n 1)" "ok: trace vfs_read as ld_t" \
+			"$mode: kstats trace"
+		cat "$KS/_control" >/dev/null
+		is "$(kstats stop ld_t 2>&1)$(field ld_t state)" stopped "$mode: kstats stop"
+		is "$(kstats reset ld_t 2>&1)$(samples ld_t)" 0 "$mode: kstats reset"
+		is "$(kstats start ld_t 2>&1)$(field ld_t state)" running "$mode: kstats start"
+		kstats trace vfs_read bits 9 >/tmp/out 2>&1
+		is "$? $(grep -c "kstats: kernel: .*'trace vfs_read bits 9' refused: bits must be 0 to 5" /tmp/out)" \
+			"1 1" "$mode: kstats trace with bad input: exit 1, the kernel's reason"
+		is "$(kstats remove ld_t 2>&1)" "removed ld_t" "$mode: kstats remove"
 	else
 		sleep 6 # a fresh window of the rate-limited refusal log
 		log_mark
 		is "$(dev "trace vfs_read as ld_d")" "$EPERM" "$mode: trace through /dev/kstats: EPERM"
 		is "$(log_new | grep -c "kstats: /dev/kstats: 'trace vfs_read as ld_d' refused: kernel locked down (confidentiality)")" 1 \
 			"$mode: one line in the log names lockdown"
+		kstats trace vfs_read as ld_t >/tmp/out 2>&1
+		is "$? $(grep -c "kstats: kernel: .*'trace vfs_read as ld_t' refused: kernel locked down (confidentiality)" /tmp/out)" \
+			"1 1" "$mode: kstats trace: exit 1, the kernel's reason names lockdown"
 	fi
 	is "$(dev "reset example_memset") $(samples example_memset)" "OK 0" "$mode: reset through /dev/kstats"
 	check "$mode: rmmod example" rmmod kstats_example

@@ -64,6 +64,17 @@ is "$(samples cg_p) $(samples cg_i)" "5 5" "the group's 5 calls"
 is "$(ctl remove cg_p) $(ctl remove cg_i)" "OK OK" "removed"
 rmdir $CG/kst91
 is "$(ctl trace $FN cgroup /kst91 as cg_p)" "No such file or directory" "a group that does not exist: ENOENT"
+# The filter runs before the handlers' recursion guard: it must call
+# nothing that a pair's ftrace callbacks (which have no recursion flag)
+# may hook, such as __rcu_read_lock().
+if grep -q ' __rcu_read_lock$' /proc/kallsyms; then
+	is "$(ctl trace rr start __rcu_read_lock end __rcu_read_unlock key cpu cgroup /)" OK \
+		"a pair on __rcu_read_lock with a cgroup filter"
+	cat /proc/self/status "$KS/_control" >/dev/null
+	is "$(samples rr | awk '{ print ($1 > 0) }') $(ctl remove rr)" "1 OK" "it counts, and goes"
+else
+	skip_part "no __rcu_read_lock in this kernel (not a preemptible RCU)"
+fi
 kstats latency $FN -- /no/such/command >/tmp/out 2>&1
 is "$?" 127 "-- a command that does not exist: 127"
 is "$(left)" "0 0" "nothing left"
@@ -88,6 +99,25 @@ wait $L
 is "$? $(counts /tmp/out)" "0 6 " "-d 4s -p PID: that process's 6 calls"
 kill $P 2>/dev/null
 is "$(left)" "0 0" "-d: nothing left"
+
+# -i: each print holds the samples since the last one; they add up.
+sh -c "read x < /tmp/go; for i in 1 2 3; do echo 'work 2 0' > $HELPER; sleep 1; done; sleep 30" &
+P=$!
+kstats latency $FN -d 8s -i 1s -p $P >/tmp/out 2>/tmp/err &
+L=$!
+i=0
+while [ "$(grep -c '^name kl' "$KS/_control")" = 0 ] && [ $i -lt 300 ]; do
+	sleep 0.1
+	i=$((i + 1))
+done
+echo go > /tmp/go
+wait $L
+is "$? $(counts /tmp/out | awk '{ for (i = 1; i <= NF; i++) n += $i } END { print n }')" "0 6" \
+	"-i 1s: the intervals' counts add up to the 6 calls"
+is "$(grep -c "^$FN  (" /tmp/out | awk '{ print ($1 >= 3) }')" 1 "-i 1s: a histogram per interval"
+sed 's/^/# stderr: /' /tmp/err
+kill $P 2>/dev/null
+is "$(left)" "0 0" "-i: nothing left"
 
 # Ends by a signal (Ctrl-C, SIGTERM): prints, removes, exits 0.
 for sig in INT TERM; do

@@ -85,3 +85,53 @@ def test_capture_refused(tmp_path):
     assert r.returncode == 1
     assert r.stderr == 'kstats: error: %s is not on debugfs (a saved capture?): latency ' \
         'writes only to the live kstats directory\n' % tmp_path
+
+
+def test_interval_is_a_difference():
+    """-i prints the samples since the last print: two reads subtracted,
+    per CPU too; the exact min and max (since the start) are left out."""
+    from kstats.model import Entry, Hist
+    old, new = Entry('f', 'p'), Entry('f', 'p')
+    for e in (old, new):
+        e.bits = 2
+        e.info = {'state': 'running', 'min': '5', 'max': '900'}
+    old.total = Hist(2, [(10, 3, 100.0)])
+    old.cpus = {0: Hist(2, [(10, 3, 100.0)])}
+    new.total = Hist(2, [(10, 5, 100.0), (20, 2, 800.0)])
+    new.cpus = {0: Hist(2, [(10, 3, 100.0)]), 1: Hist(2, [(10, 2, 100.0), (20, 2, 800.0)])}
+    first = latency.since(old, None)
+    assert first.whole is old and first.total is old.total
+    d = latency.since(new, old)
+    assert d.whole is new and d.info == {'state': 'running'}
+    assert [(r.slot, r.count) for r in d.total.rows] == [(10, 2), (20, 2)]
+    assert list(d.cpus) == [1] and [(r.slot, r.count) for r in d.cpus[1].rows] == \
+        [(10, 2), (20, 2)]
+
+
+def test_interval_show(tmp_path, capsys):
+    """Two prints of -i: the second holds the samples since the first,
+    those of CPU 1 only (CPU 0 has none in it: no row)."""
+    import argparse
+    from kstats.render import DEFAULT_PERCENTILES, parse_percentiles
+    (tmp_path / '_control').write_text('name e0 origin control mechanism fprobe targets f '
+                                       'bits 2 state running\n')
+    e0 = tmp_path / 'e0'
+    e0.write_text('slot 20  CPU  0    count        3 avg       70 p 1.000000\n'
+                  'slot 20  CPUS 2    count        3 avg       70 p 1.000000\n')
+    args = argparse.Namespace(dir=str(tmp_path), bits=None, cpu=None, hist_bits=None,
+                              bias=None, rows=40, unit=None, width=None, interval=1.0,
+                              percentiles=parse_percentiles(DEFAULT_PERCENTILES))
+    s = latency.Session(args)
+    s.names = [('e0', 'f')]
+    s.show()
+    e0.write_text('slot 20  CPU  0    count        3 avg       70 p 1.000000\n'
+                  'slot 20  CPU  1    count        2 avg       71 p 0.500000\n'
+                  'slot 20  CPUS 2    count        5 avg       70 p 0.714285\n'
+                  'slot 24  CPU  1    count        2 avg      140 p 1.000000\n'
+                  'slot 24  CPUS 2    count        2 avg      140 p 1.000000\n')
+    capsys.readouterr()
+    s.show()
+    out = capsys.readouterr().out.splitlines()
+    assert [x.split()[1] for x in out if x.startswith('count ') and ' min ' in x] == ['4']
+    rows = out[out.index('per CPU:') + 2:]
+    assert [r.split()[:2] for r in rows if r.split() and r.split()[0].isdigit()] == [['1', '4']]

@@ -116,6 +116,11 @@ static const char * const seeds[] = {
 	"trace fz_pair start kstats_helper_mark_start end __tracepoint_kstats_helper_end key task",
 	"trace fz_kp start kstats_helper_mark_start+0 end kstats_helper_mark_end key cpu bits 5",
 	"trace fz_tp start __tracepoint_kstats_helper_start end __tracepoint_kstats_helper_end",
+	"trace kstats_helper_value value arg2 type s64 as fz_v",
+	"trace kstats_helper_work cgroup / pid 1 as fz_c",
+	"stop fz",
+	"reset fz",
+	"start fz",
 };
 
 /* Seeds that fail late (lookups) or that remove. */
@@ -133,7 +138,8 @@ static const char * const words[] = {
 	"trace", "remove", "start", "end", "bits", "via", "as", "key", "cpu",
 	"task", "kretprobe", "fprobe", "pcpu:", "TRACE", "Remove", "stop",
 	"reset", "uprobe", "node", "__tracepoint_", "+", "0x", "/", "..", ".",
-	"a/b", "fz fz", "_x", "-", ":",
+	"a/b", "fz fz", "_x", "-", ":", "type", "s32", "u64", "u0", "cgroup",
+	"value", "arg2", "retval",
 };
 
 static const char * const numbers[] = {

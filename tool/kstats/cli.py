@@ -336,7 +336,7 @@ def add_latency(sub, par):
     s.add_argument('-d', '--duration', type=seconds_arg, metavar='TIME',
                    help='measure this long: 10s, 500ms, 1m (default: until Ctrl-C)')
     s.add_argument('-i', '--interval', type=seconds_arg, metavar='TIME',
-                   help='print and restart the histograms every TIME')
+                   help="print each TIME's histograms (each of the samples since the last)")
     s.add_argument('-p', '--pid', type=int, metavar='PID', help='only process PID')
     s.add_argument('-c', '--comm', metavar='COMM', help='only tasks named COMM')
     s.add_argument('--via', choices=['direct', 'fprobe', 'kretprobe'],

@@ -6,6 +6,7 @@ transient cgroup v2 group holds it and its descendants, and the entries
 filter on it ("cgroup ID" of _control). Calls live, capture and
 render."""
 
+import copy
 import fnmatch
 import os
 import signal
@@ -15,6 +16,7 @@ import time
 from .capture import open_entry
 from .errors import Error
 from .live import control_path, require_live, write_command
+from .model import Hist
 from .render import entry_warning, show_text
 
 # A glob expands to at most this many functions: each is a probe.
@@ -88,6 +90,7 @@ class Session(object):
         self.args = args
         self.names = []         # (entry name, what it traces)
         self.cgroup = None
+        self.last = {}          # entry name -> Entry at the last print (-i)
 
     def make_cgroup(self):
         root = cgroup2_mount()
@@ -126,11 +129,16 @@ class Session(object):
             self.names.append((name, func))
 
     def show(self):
+        """Each entry's histogram; with -i, of the samples since the last
+        print (snapshots subtracted: nothing is reset, nothing is lost)."""
         args = self.args
         first = True
         for name, func in self.names:
             e = open_entry(name, args)
             e.name = func
+            if args.interval:
+                e = since(e, self.last.get(name))
+                self.last[name] = e.whole
             h = e.cpu_hist(None)
             if not first:
                 print()
@@ -141,11 +149,6 @@ class Session(object):
                 sys.stdout.flush()
                 sys.stderr.write('kstats: warning: %s\n' % warning)
         sys.stdout.flush()
-
-    def reset(self):
-        ctl = control_path(self.args)
-        for name, _ in self.names:
-            write_command(ctl, 'reset %s\n' % name, show_reason=False)
 
     def close(self):
         ctl = control_path(self.args)
@@ -161,6 +164,23 @@ class Session(object):
                 sys.stderr.write('kstats: cgroup %s not removed (%s): processes that '
                                  'COMMAND left are still in it\n' % (self.cgroup, err.strerror))
             self.cgroup = None
+
+
+def since(e, old):
+    """Entry e with the samples since `old` (e as read before) only; its
+    exact min and max, kept since the start, are left out."""
+    d = copy.copy(e)
+    d.whole = e
+    if old is None:
+        return d
+    d.info = {k: v for k, v in e.info.items() if k not in ('min', 'max')}
+    d.total = e.total.delta(old.total) or e.total
+    d.cpus = {}
+    for c, h in e.cpus.items():
+        dh = h.delta(old.cpus.get(c, Hist(e.bits, []))) or h
+        if dh.count:    # a CPU without samples in the interval is no row
+            d.cpus[c] = dh
+    return d
 
 
 def run_command(argv, cgroup):
@@ -202,7 +222,6 @@ def wait(args, session):
             if args.interval:
                 session.show()
                 print()
-                session.reset()
     except KeyboardInterrupt:
         sys.stderr.write('\n')
 
