@@ -49,6 +49,11 @@ is "$(kstats stop lr_k 2>&1)$(field lr_k state)" stopped "integrity: kstats stop
 is "$(kstats reset lr 2>&1)$(samples lr)" 0 "integrity: kstats reset"
 is "$(kstats remove lr_k 2>&1)" "removed lr_k" "integrity: kstats remove"
 is "$(kstats show lr >/dev/null 2>&1 && echo shown)" shown "integrity: kstats show"
+# What a user of a Secure Boot machine types first.
+is "$(kstats trace vfs_read 2>&1 | head -n 1)" "ok: trace vfs_read" "integrity: kstats trace vfs_read"
+cat /proc/self/status >/dev/null
+is "$(kstats show vfs_read 2>/dev/null | grep -c '^count [1-9]')" 1 "integrity: kstats show vfs_read: its samples"
+is "$(kstats remove vfs_read 2>&1)" "removed vfs_read" "integrity: kstats remove vfs_read"
 
 is "$(write_err "$SECFS/lockdown" confidentiality)" OK "lockdown raised to confidentiality"
 sleep 6 # a fresh window of the rate-limited refusal log
