@@ -94,7 +94,7 @@ n=$(samples $FN)
 # Units and the summary line; standard input with --label.
 line=$(kstats show $FN | sed -n 4p)
 check "kstats show: summary line with units ($line)" \
-	sh -c "echo '$line' | grep -Eq '^count $n  min [0-9.]+(ns|us|ms)  mean .*  p99.9 [0-9.]+(ns|us|ms)$'"
+	sh -c "echo '$line' | grep -Eq '^count $n  min [0-9.]+(ns|us|ms)  mean .*  p99 [0-9.]+(ns|us|ms)  p99.9\* [0-9.]+(ns|us|ms)$'"
 is "$(kstats show - --label $FN --json <"$KS/$FN" | python3 -c "import json, sys
 d = json.load(sys.stdin)
 print(d['name'], d['count'], d['unit'])")" "$FN $n ns" "cat FILE | kstats show - --label NAME"

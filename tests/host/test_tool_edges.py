@@ -81,6 +81,22 @@ def wait_reader(fifo, proc):
             time.sleep(0.01)
 
 
+def wait_blocked_in_read(proc):
+    """Until proc sleeps in a read of the FIFO. A signal that comes
+    between its open() and its read() is handled in C, but Python runs the
+    handler only at its next check, after read() returned: it would block
+    for ever, as it would for a user who pressed Ctrl-C at that instant
+    (a second one ends it). Ctrl-C while it waits for its input is what is
+    tested, so the signal is sent once it waits."""
+    deadline = time.monotonic() + 60
+    while True:
+        with open('/proc/%d/wchan' % proc.pid) as f:
+            if 'pipe_read' in f.read():
+                return
+        assert proc.poll() is None and time.monotonic() < deadline
+        time.sleep(0.01)
+
+
 @pytest.mark.parametrize('how', ['zipapp', 'module'])
 def test_ctrl_c_while_loading(tmp_path, how):
     """Ctrl-C while the tool loads its modules, run as installed (the
@@ -118,6 +134,7 @@ def test_ctrl_c_while_reading(tmp_path, cmd):
     p = subprocess.Popen([PYTHON, TOOL] + argv, stdout=subprocess.PIPE,
                          stderr=subprocess.PIPE, universal_newlines=True)
     fd = wait_reader(fifo, p)
+    wait_blocked_in_read(p)
     p.send_signal(signal.SIGINT)
     out, err = p.communicate(timeout=60)
     os.close(fd)
