@@ -35,6 +35,21 @@ scheduling while atomic
 unreferenced object
 Call Trace:'
 
+# Lines of the list above that the kernel prints of itself, whatever is
+# traced (extended regular expressions, whole lines):
+# - The ORC unwinder of 7.3, asked by an interrupt (a KASAN or lockdep
+#   stack save) to unwind a task that was in return_to_handler's two
+#   instructions after "call .Ldo_rop" (its retpoline to the traced
+#   function's caller), takes that call's return address, +0x46, for a
+#   frame and says once per boot that the stack goes the wrong way. Any
+#   function graph user meets it (fprobe since 6.14); seen once in 8,140
+#   checks of the debug kernel, during CPU hotplug (82-hotplug.sh, with
+#   a trace pcpu: fprobe). Another offset or function still fails.
+KERNEL_QUIRKS='WARNING: stack going in the wrong direction\? at return_to_handler\+0x46/0x[0-9a-f]+$'
+
+# bad FILE...: the lines of the list in FILE..., less the kernel's quirks.
+bad() { grep -naHF -e "$PATTERNS" "$@" | tr -d '\r' | grep -vE ":[0-9]+:\[ *[0-9.]+\] $KERNEL_QUIRKS" || true; }
+
 if [ -e "$logdir/results.tap" ]; then
 	sed -n '/^# DMESG BEGIN$/,/^# DMESG END$/{//!p}' "$logdir/results.tap" \
 		>"$logdir/dmesg.log"
@@ -49,7 +64,8 @@ done
 	exit 1
 }
 
-if hits=$(grep -nHF -e "$PATTERNS" "${files[@]}"); then
+hits=$(bad "${files[@]}")
+if [ -n "$hits" ]; then
 	echo "${0##*/}: kernel log of $logdir has $(wc -l <<<"$hits") bad line(s):" >&2
 	# The first lines of a report are the telling ones; the logs have all.
 	head -n 40 <<<"$hits" | sed 's/^/  /' >&2
@@ -57,7 +73,7 @@ if hits=$(grep -nHF -e "$PATTERNS" "${files[@]}"); then
 	# guest init ("kstats-guest:") or a test ("kstats-sweep:", one per
 	# command) wrote into the kernel log before it.
 	for f in "${files[@]}"; do
-		first=$(grep -naF -e "$PATTERNS" "$f" | head -n 1 | cut -d: -f1)
+		first=$(bad "$f" | head -n 1 | cut -d: -f2)
 		[ -n "$first" ] || continue
 		last=$(head -n "$first" "$f" | tr -d '\r' | grep -a 'kstats-[a-z]*: ' |
 			tail -n 1) || true
