@@ -42,6 +42,7 @@ src=${KSTATS_SRC:-$KSTATS_REPO}
 export KSTATS_SRC=$src
 passed=0
 failed=0
+failures=()
 skipped=0
 t0=$SECONDS
 
@@ -53,6 +54,7 @@ pass() {
 fail() {
 	echo "FAIL $*"
 	failed=$((failed + 1))
+	failures+=("$*")
 }
 
 # A check that did not apply here (tests/guest/skips.conf says where).
@@ -62,7 +64,13 @@ skip() {
 }
 
 finish() {
+	local f
+
 	echo "check: done in $((SECONDS - t0)) s; logs in $build/"
+	# Again at the end: a CI log is often read from its tail.
+	for f in "${failures[@]}"; do
+		echo "failed: $f"
+	done
 	echo "$passed passed, $failed failed, $skipped skipped"
 	[ "$failed" -eq 0 ] || exit 1
 	exit 0
