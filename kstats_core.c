@@ -197,13 +197,24 @@ void kstats_stop(struct kstats *ks)
 }
 EXPORT_SYMBOL_GPL(kstats_stop);
 
+static void kstats_clear_cpu(struct kstats *ks, int cpu)
+{
+	memset(per_cpu_ptr(ks->slots, cpu), 0,
+	       ks->nr_slots * sizeof(struct kstats_slot));
+	memset(per_cpu_ptr(ks->ext, cpu), 0, sizeof(struct kstats_extremes));
+}
+
 static void kstats_reset_local(void *arg)
 {
-	struct kstats *ks = arg;
+	kstats_clear_cpu(arg, smp_processor_id());
+}
 
-	memset(this_cpu_ptr(ks->slots), 0,
-	       ks->nr_slots * sizeof(struct kstats_slot));
-	memset(this_cpu_ptr(ks->ext), 0, sizeof(struct kstats_extremes));
+void kstats_clear(struct kstats *ks)
+{
+	int cpu;
+
+	for_each_possible_cpu(cpu)
+		kstats_clear_cpu(ks, cpu);
 }
 
 void kstats_reset(struct kstats *ks)
@@ -215,12 +226,8 @@ void kstats_reset(struct kstats *ks)
 	on_each_cpu(kstats_reset_local, ks, 1);
 	/* Nobody records on an offline CPU. */
 	for_each_possible_cpu(cpu)
-		if (!cpu_online(cpu)) {
-			memset(per_cpu_ptr(ks->slots, cpu), 0,
-			       ks->nr_slots * sizeof(struct kstats_slot));
-			memset(per_cpu_ptr(ks->ext, cpu), 0,
-			       sizeof(struct kstats_extremes));
-		}
+		if (!cpu_online(cpu))
+			kstats_clear_cpu(ks, cpu);
 	cpus_read_unlock();
 }
 EXPORT_SYMBOL_GPL(kstats_reset);

@@ -37,6 +37,7 @@
 #define KSTATS_FILE_MODE	0444
 
 static struct dentry *kstats_root;
+static struct dentry *kstats_keys_dir;
 
 /* One output line: a (slot, CPU) pair, or a slot total when cpu < 0. */
 struct kstats_line {
@@ -57,7 +58,7 @@ struct kstats_snapshot {
  * Copy the counters of every possible CPU, then build the output lines:
  * for each non-empty slot, its CPU lines in CPU order, then its total.
  */
-static struct kstats_snapshot *kstats_snapshot(struct kstats *ks)
+struct kstats_snapshot *kstats_snapshot(struct kstats *ks)
 {
 	unsigned int nr_slots = ks->nr_slots, ncpu = 0, n = 0, i, c, slot;
 	struct kstats_snapshot *snap = NULL;
@@ -162,10 +163,10 @@ static void kstats_seq_stop(struct seq_file *m, void *v)
 {
 }
 
-static int kstats_seq_show(struct seq_file *m, void *v)
+static void kstats_line_show(struct seq_file *m,
+			     const struct kstats_snapshot *snap,
+			     const struct kstats_line *l)
 {
-	struct kstats_snapshot *snap = m->private;
-	const struct kstats_line *l = v;
 	bool totals = l->cpu < 0;
 
 	seq_printf(m, "slot %-3u CPU%c %-4u count %8llu avg %8llu p %c.%06llu\n",
@@ -173,7 +174,30 @@ static int kstats_seq_show(struct seq_file *m, void *v)
 		   totals ? snap->nr_cpus : l->cpu, l->count, l->avg,
 		   l->p >= KSTATS_P_SCALE ? '1' : '0',
 		   l->p % KSTATS_P_SCALE);
+}
+
+static int kstats_seq_show(struct seq_file *m, void *v)
+{
+	kstats_line_show(m, m->private, v);
 	return 0;
+}
+
+bool kstats_snapshot_empty(const struct kstats_snapshot *snap)
+{
+	return !snap->nr_lines;
+}
+
+void kstats_snapshot_show(struct seq_file *m,
+			  const struct kstats_snapshot *snap,
+			  void (*prefix)(struct seq_file *m, const void *arg),
+			  const void *arg)
+{
+	unsigned int i;
+
+	for (i = 0; i < snap->nr_lines; i++) {
+		prefix(m, arg);
+		kstats_line_show(m, snap, &snap->lines[i]);
+	}
 }
 
 static const struct seq_operations kstats_seq_ops = {
@@ -289,11 +313,20 @@ int kstats_fs_add(struct kstats *ks)
 	if (IS_ERR(d))
 		return PTR_ERR(d);
 	ks->dentry = d;
+	if (ks->origin == KSTATS_ORIGIN_CONTROL) {
+		int ret = kstats_keys_fs_add(kstats_keys_dir, ks);
+
+		if (ret) {
+			debugfs_remove(d);
+			return ret;
+		}
+	}
 	return 0;
 }
 
 void kstats_fs_remove(struct kstats *ks)
 {
+	debugfs_remove(ks->keys_dentry);
 	debugfs_remove(ks->dentry);
 }
 
@@ -402,6 +435,11 @@ int kstats_fs_init(void)
 	if (IS_ERR(d)) {
 		debugfs_remove(kstats_root);
 		return PTR_ERR(d);
+	}
+	kstats_keys_dir = kstats_keys_fs_init(kstats_root);
+	if (IS_ERR(kstats_keys_dir)) {
+		debugfs_remove(kstats_root);
+		return PTR_ERR(kstats_keys_dir);
 	}
 	return 0;
 }

@@ -26,6 +26,7 @@
 #include "kstats.h"
 #include "kstats_counter.h"
 #include "kstats_internal.h"
+#include "kstats_keys.h"
 #include "kstats_probe.h"
 
 /* One handler call in this many, per CPU, is timed for overhead_ns. */
@@ -102,7 +103,7 @@ static __always_inline void kstats_record_delta(struct kstats_probe *p, u64 d)
 		d = mul_u64_u32_shr(d, p->tsc_mult, p->tsc_shift);
 	}
 #endif
-	kstats_record_inline(p->ks, d);
+	kstats_probe_record(p, d);
 }
 
 /* Records the time from @t0 to @now, two readings of @p's clock. */

@@ -206,9 +206,27 @@ struct kstats *kstats_find(const char *name);
 struct kstats *kstats_alloc(const char *name, u8 frac_bits);
 int kstats_publish(struct kstats *ks);
 void kstats_free(struct kstats *ks);
+/* Zero every CPU's slots of an entry that nobody records into. */
+void kstats_clear(struct kstats *ks);
 void kstats_core_exit(void);
 
 /* Front end, in kstats_fs.c. */
+struct kstats_snapshot;
+/*
+ * A copy of @ks's counters as the lines of its file (NULL: no memory),
+ * freed with kvfree(); kstats_snapshot_show() writes them, each after
+ * @prefix.
+ */
+struct kstats_snapshot *kstats_snapshot(struct kstats *ks);
+bool kstats_snapshot_empty(const struct kstats_snapshot *snap);
+void kstats_snapshot_show(struct seq_file *m,
+			  const struct kstats_snapshot *snap,
+			  void (*prefix)(struct seq_file *m, const void *arg),
+			  const void *arg);
+/* _keys/NAME of an entry with keys, in kstats_keys_fs.c. */
+struct dentry;
+struct dentry *kstats_keys_fs_init(struct dentry *root);
+int kstats_keys_fs_add(struct dentry *dir, struct kstats *ks);
 int kstats_fs_add(struct kstats *ks);
 void kstats_fs_remove(struct kstats *ks);
 int kstats_fs_init(void);

@@ -12,6 +12,7 @@
 #include "kstats_filter.h"
 #include "kstats_internal.h"
 #include "kstats_mech.h"
+#include "kstats_keys.h"
 #include "kstats_probe.h"
 #include "kstats_value.h"
 
@@ -87,6 +88,7 @@ void kstats_probe_show(struct seq_file *m, const struct kstats *ks)
 	if (ops->show_counts)
 		ops->show_counts(m, p, &sum);
 	kstats_filter_show(m, &p->filter, sum.filtered);
+	kstats_keys_show(m, p);
 	/* clock tsc: samples left out once the kernel found the TSC unstable. */
 	if (sum.unstable)
 		seq_printf(m, " unstable %lu", sum.unstable);

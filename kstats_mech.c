@@ -21,6 +21,7 @@
 #include "kstats_filter.h"
 #include "kstats_internal.h"
 #include "kstats_mech.h"
+#include "kstats_keys.h"
 #include "kstats_probe.h"
 #include "kstats_target.h"
 
@@ -91,6 +92,7 @@ void kstats_probe_free(struct kstats_probe *p)
 		p->ops->free(p);
 	kstats_counter_free(p);
 	kstats_filter_put(p);
+	kstats_keys_free(p);
 	free_percpu(p->owner);
 	free_percpu(p->stats);
 	kfree(p);

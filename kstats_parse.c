@@ -11,6 +11,7 @@
  *              [FILTER...]
  *   trace NAME start X end Y [bits N] [key cpu|task] [slots N] [clock C]
  *              [counter EVENT] [FILTER...]
+ *   (each trace form but the gap also [by comm|pid|tid|cpu|cgroup [keys N]])
  *   trace NAME gap X [bits N] [clock local|mono|tsc] [FILTER...]
  *   remove NAME
  *   start NAME | stop NAME | reset NAME
@@ -31,8 +32,8 @@
 #include "kstats_internal.h"
 #include "kstats_parse.h"
 
-/* The longest valid command has 24 words; one more is enough to refuse. */
-#define KSTATS_MAX_WORDS	25
+/* The longest valid command has 28 words; one more is enough to refuse. */
+#define KSTATS_MAX_WORDS	29
 
 #define kstats_why(cmd, fmt, ...)					\
 	({								\
@@ -255,6 +256,8 @@ static int kstats_parse_trace(struct kstats_cmd *cmd, char **w, int n)
 		} else {
 			ret = kstats_parse_filter(cmd, k, v);
 			if (ret == -ENOENT)
+				ret = kstats_parse_keys(cmd, k, v);
+			if (ret == -ENOENT)
 				return kstats_why(cmd, "unknown option '%.20s'", k);
 			if (ret)
 				return ret;
@@ -272,6 +275,8 @@ static int kstats_parse_trace(struct kstats_cmd *cmd, char **w, int n)
 		return kstats_why(cmd, "a value entry reads no clock");
 	if (have_type && !have_value)
 		return kstats_why(cmd, "type is only for value argN|retval");
+	if (cmd->keys && !cmd->by)
+		return kstats_why(cmd, "keys is only for by KEY");
 	ret = kstats_parse_counter_check(cmd);
 	if (ret)
 		return ret;

@@ -59,6 +59,16 @@ enum kstats_cmd_key {
 	KSTATS_KEY_TASK,	/* same task */
 };
 
+/* "by KEY": the key of per-key histograms (kstats_keys.h); NONE: no keys. */
+enum kstats_cmd_by {
+	KSTATS_BY_NONE,
+	KSTATS_BY_COMM,
+	KSTATS_BY_PID,
+	KSTATS_BY_TID,
+	KSTATS_BY_CPU,
+	KSTATS_BY_CGROUP,
+};
+
 /* The clock of an entry, "clock local|mono|tsc". */
 enum kstats_cmd_clock {
 	KSTATS_CLOCK_DEFAULT,	/* tsc where usable, else mono */
@@ -157,6 +167,8 @@ struct kstats_target {
  * @vbytes: the value's width in bytes given with "type"; 0 if none.
  * @vsigned: whether the type given is signed.
  * @counter: the perf event counted instead of the time, or none.
+ * @by: the key of per-key histograms, or %KSTATS_BY_NONE.
+ * @keys: "keys N", at most N keys; 0 for the default.
  * @start: FUNC, X of a pair, or X of a gap.
  * @end: Y of a pair.
  * @why: on error, why the line was refused, for the kernel log.
@@ -177,6 +189,8 @@ struct kstats_cmd {
 	u8 vbytes;
 	bool vsigned;
 	enum kstats_cmd_counter counter;
+	enum kstats_cmd_by by;
+	unsigned int keys;
 	struct kstats_target start;
 	struct kstats_target end;
 	char why[256];
@@ -197,6 +211,9 @@ int kstats_parse_filter(struct kstats_cmd *cmd, const char *key,
 			const char *val);
 int kstats_parse_value(struct kstats_cmd *cmd, const char *val);
 int kstats_parse_value_type(struct kstats_cmd *cmd, const char *val);
+/* "by KEY" and "keys N", in kstats_keys.c; -ENOENT for other keywords. */
+int kstats_parse_keys(struct kstats_cmd *cmd, const char *key,
+		      const char *val);
 /*
  * "counter EVENT", in kstats_counter.c; kstats_parse_counter_check()
  * refuses, once every option is read, the modes whose start and end may

@@ -44,6 +44,7 @@
 #endif
 
 struct kstats;
+struct kstats_keys;
 struct kstats_mech_ops;
 struct kstats_task_table;
 struct module;
@@ -147,6 +148,7 @@ struct kstats_probe {
 	bool verrors;
 	enum kstats_cmd_counter counter;	/* counted instead of time */
 	struct perf_event * __percpu *events;	/* its counter per CPU */
+	struct kstats_keys *keys;	/* by KEY: per-key histograms, or NULL */
 	bool registered;		/* its mechanism's probes */
 	bool gone;			/* detached: code it used went away */
 	bool armed;			/* its hooks fire (control mutex) */

@@ -13,6 +13,7 @@
 #include <linux/security.h>
 #include "kstats_handler.h"
 #include "kstats_internal.h"
+#include "kstats_keys.h"
 #include "kstats_mech.h"
 #include "kstats_parse.h"
 #include "kstats_probe.h"
@@ -46,6 +47,8 @@ static void kstats_state_apply(struct kstats *ks, enum kstats_cmd_op op)
 		break;
 	default:
 		kstats_reset(ks);
+		if (ks->origin == KSTATS_ORIGIN_CONTROL && ks->probe->keys)
+			kstats_keys_reset(ks->probe->keys);
 		break;
 	}
 }

@@ -1743,6 +1743,8 @@ struct kt_parse_case {
 	bool vsigned;
 	enum kstats_cmd_counter counter;
 	const char *cgroup;	/* the PATH of "cgroup PATH"; NULL: "" */
+	enum kstats_cmd_by by;
+	unsigned int keys;
 };
 
 #define KT_OK(l, o, n, b, v, k, s, e)					\
@@ -1775,9 +1777,9 @@ struct kt_parse_case {
 	{ .line = l, .op = KSTATS_CMD_TRACE_GAP, .name = n, .bits = b,	\
 	  .start = x, .end = "" }
 
-/* The longest valid command: 24 words, options then filters. */
+/* The longest valid command: 28 words, options, filters and keys. */
 #define KT_ALLOPTS	"trace l start a end b bits 1 key task slots 64 clock mono"
-#define KT_ALL		KT_ALLOPTS " pid 1 tid 2 comm c cpu 3"
+#define KT_ALL		KT_ALLOPTS " pid 1 tid 2 comm c cpu 3 cgroup 5 by pid keys 9"
 
 #define KT_NAME63	"f23456789012345678901234567890123456789012345678901234567890123"
 #define KT_SYM127	KT_NAME63 KT_NAME63 "x"
@@ -1865,12 +1867,13 @@ static const struct kt_parse_case kt_parse_cases[] = {
 	{ .line = "trace pcpu:f cpu 0", .op = KSTATS_CMD_TRACE_PCPU,
 	  .name = "f", .bits = 4, .start = "f", .end = "",
 	  .filter = { .flags = KT_U } },
-	/* The longest command: 24 words */
+	/* The longest command: 28 words */
 	{ .line = KT_ALL,
 	  .op = KSTATS_CMD_TRACE_PAIR, .name = "l", .bits = 1,
 	  .key = KSTATS_KEY_TASK, .start = "a", .end = "b", .slots = 64,
 	  .clock = KSTATS_CLOCK_MONO, .filter = { .flags = KT_P | KT_T | KT_C |
-	  KT_U, .pid = 1, .tid = 2, .comm = "c", .cpu = 3 } },
+	  KT_U | KT_G, .pid = 1, .tid = 2, .comm = "c", .cpu = 3,
+	  .cgroup_id = 5 }, .by = KSTATS_BY_PID, .keys = 9 },
 	/* value argN|retval: trace FUNC only, N within the register arguments */
 	KT_VALUE("trace f value arg1", "f", ARG, 1),
 	KT_VALUE("trace f VALUE ARG6", "f", ARG, 6),
@@ -1892,6 +1895,24 @@ static const struct kt_parse_case kt_parse_cases[] = {
 	{ .line = "trace f cgroup /", .op = KSTATS_CMD_TRACE,
 	  .name = "f", .bits = 4, .start = "f", .end = "",
 	  .filter = { .flags = KT_G }, .cgroup = "/" },
+	/* by KEY [keys N]: per-key histograms */
+	{ .line = "trace f by comm", .op = KSTATS_CMD_TRACE, .name = "f",
+	  .bits = 4, .start = "f", .end = "", .by = KSTATS_BY_COMM },
+	{ .line = "trace f BY Cgroup keys 1024 pid 3", .op = KSTATS_CMD_TRACE,
+	  .name = "f", .bits = 4, .start = "f", .end = "",
+	  .filter = { .flags = KT_P, .pid = 3 },
+	  .by = KSTATS_BY_CGROUP, .keys = 1024 },
+	{ .line = "trace pcpu:f keys 1 by tid", .op = KSTATS_CMD_TRACE_PCPU,
+	  .name = "f", .bits = 4, .start = "f", .end = "",
+	  .by = KSTATS_BY_TID, .keys = 1 },
+	{ .line = "trace l start a end b key task by pid",
+	  .op = KSTATS_CMD_TRACE_PAIR, .name = "l", .bits = 4,
+	  .key = KSTATS_KEY_TASK, .start = "a", .end = "b",
+	  .by = KSTATS_BY_PID },
+	{ .line = "trace f value arg2 type s32 by cpu keys 9",
+	  .op = KSTATS_CMD_TRACE, .name = "f", .bits = 4, .start = "f",
+	  .end = "", .value = KSTATS_VALUE_ARG, .arg = 2, .vbytes = 4,
+	  .vsigned = true, .by = KSTATS_BY_CPU, .keys = 9 },
 	/* type: the value's type, where BTF cannot say it */
 	{ .line = "trace f value arg2 type s32", .op = KSTATS_CMD_TRACE,
 	  .name = "f", .bits = 4, .start = "f", .end = "",
@@ -2080,6 +2101,14 @@ static const struct kt_parse_case kt_parse_cases[] = {
 	KT_BAD("trace f value retval value arg1"),
 	KT_BAD("trace f value arg1 value arg1"),
 	KT_BAD("trace f type u32"),
+	KT_BAD("trace f by"),
+	KT_BAD("trace f by retval"),
+	KT_BAD("trace f by comm by pid"),
+	KT_BAD("trace f by comm keys 0"),
+	KT_BAD("trace f by comm keys 1025"),
+	KT_BAD("trace f by comm keys -1"),
+	KT_BAD("trace f by comm keys 2 keys 2"),
+	KT_BAD("trace f keys 2"),
 	KT_BAD("trace f cgroup 0"),
 	KT_BAD("trace f cgroup a/b"),
 	KT_BAD("trace f cgroup -1"),
@@ -2214,6 +2243,8 @@ static void kt_parse_table(struct kunit *test)
 	KUNIT_EXPECT_EQ(test, cmd->vbytes, c->vbytes);
 	KUNIT_EXPECT_EQ(test, cmd->vsigned, c->vsigned);
 	KUNIT_EXPECT_EQ(test, cmd->counter, c->counter);
+	KUNIT_EXPECT_EQ(test, cmd->by, c->by);
+	KUNIT_EXPECT_EQ(test, cmd->keys, c->keys);
 }
 
 /* Lengths: 256 bytes parse, 257 do not; NUL bytes and @len are honoured. */

@@ -15,6 +15,7 @@
 #include <linux/percpu.h>
 #include <linux/ptrace.h>
 #include "kstats.h"
+#include "kstats_keys.h"
 #include "kstats_probe.h"
 
 struct kstats_cmd;
@@ -37,7 +38,7 @@ static __always_inline u64 kstats_value_norm(const struct kstats_probe *p,
 static __always_inline void kstats_value_arg(struct kstats_probe *p,
 					     unsigned long v)
 {
-	kstats_record(p->ks, kstats_value_norm(p, v));
+	kstats_probe_record(p, kstats_value_norm(p, v));
 }
 
 /*
@@ -62,7 +63,7 @@ static __always_inline void kstats_value_ret(struct kstats_probe *p,
 	if (p->verrors && kstats_value_is_error(v))
 		this_cpu_inc(p->stats->errors);
 	else
-		kstats_record(p->ks, v);
+		kstats_probe_record(p, v);
 }
 
 /*

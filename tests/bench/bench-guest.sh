@@ -125,6 +125,8 @@ config() {
 		kstats-value-retval) cmd='trace vfs_read value retval as e' ;;
 		kstats-gap) cmd='trace e gap vfs_read' ;;
 		kstats-counter) cmd='trace vfs_read counter page-faults as e' ;;
+		kstats-by-comm) cmd='trace vfs_read by comm as e' ;;
+		kstats-by-pid) cmd='trace vfs_read by pid as e' ;;
 		*) return 1 ;;
 		esac
 		if [ "$on" = on ]; then
@@ -201,6 +203,7 @@ done
 # running only.
 ALL="$ALL kstats-trace-mono kstats-direct-mono kstats-entry-pair-cpu-mono"
 ALL="$ALL kstats-filtered kstats-value-arg kstats-value-retval kstats-counter"
+ALL="$ALL kstats-by-comm kstats-by-pid"
 ALL="$ALL ftrace-syscall-hist ftrace-kprobe-hist ftrace-kretprobe-hist
 ftrace-fprobe-hist ftrace-synth-syscall ftrace-synth-vfs-read
 loop-empty-none loop-empty-stopped loop-empty-running loop-memcpy-none

@@ -68,7 +68,7 @@ LIMIT=3540
 OTHER=__tracepoint_sched_switch
 
 # Every command form. cmd FORM FUNC NAME: sets C to its command.
-FORMS_ALL="trace kretprobe fprobe direct pcpu gap start-cpu start-task end-cpu end-task arg1 retval cgroup"
+FORMS_ALL="trace kretprobe fprobe direct pcpu gap start-cpu start-task end-cpu end-task arg1 retval cgroup by"
 cmd() {
 	case $1 in
 	trace) C="trace $2 as $3" ;;
@@ -84,6 +84,7 @@ cmd() {
 	arg1) C="trace $2 value arg1 as $3" ;;
 	retval) C="trace $2 value retval as $3" ;;
 	cgroup) C="trace $2 cgroup / as $3" ;;
+	by) C="trace $2 by comm keys 4 as $3" ;;
 	esac
 }
 

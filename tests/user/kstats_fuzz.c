@@ -118,6 +118,8 @@ static const char * const seeds[] = {
 	"trace fz_tp start __tracepoint_kstats_helper_start end __tracepoint_kstats_helper_end",
 	"trace kstats_helper_value value arg2 type s64 as fz_v",
 	"trace kstats_helper_work cgroup / pid 1 as fz_c",
+	"trace kstats_helper_work by comm keys 3 as fz_k",
+	"trace fz_kt start kstats_helper_mark_start end kstats_helper_mark_end key task by tid",
 	"stop fz",
 	"reset fz",
 	"start fz",
@@ -139,7 +141,7 @@ static const char * const words[] = {
 	"task", "kretprobe", "fprobe", "pcpu:", "TRACE", "Remove", "stop",
 	"reset", "uprobe", "node", "__tracepoint_", "+", "0x", "/", "..", ".",
 	"a/b", "fz fz", "_x", "-", ":", "type", "s32", "u64", "u0", "cgroup",
-	"value", "arg2", "retval",
+	"value", "arg2", "retval", "by", "keys", "comm", "pid", "tid",
 };
 
 static const char * const numbers[] = {

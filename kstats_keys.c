@@ -1,0 +1,379 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * Layer: shared probe helpers. Calls the record core.
+ *
+ * Per-key histograms: the table of an entry's keys, its record path and
+ * its _control side (see kstats_keys.h).
+ *
+ * The table has twice N positions, so that a key is found in a few
+ * probes. A position is claimed with one cmpxchg of its state from 0 to
+ * the key's hash and "claimed", then gets the key and the next of the N
+ * histograms made at trace time, and is published "ready" with a
+ * release store: no lock, so any context may insert, NMI included. A
+ * lookup that meets its hash still being written (another CPU, or the
+ * context it interrupted) records into "other" rather than insert the
+ * key twice.
+ */
+#define pr_fmt(fmt) KBUILD_MODNAME ": " fmt
+
+#include <linux/atomic.h>
+#include <linux/cgroup.h>
+#include <linux/cpumask.h>
+#include <linux/jhash.h>
+#include <linux/log2.h>
+#include <linux/minmax.h>
+#include <linux/mm.h>
+#include <linux/percpu.h>
+#include <linux/rcupdate.h>
+#include <linux/sched.h>
+#include <linux/seq_file.h>
+#include <linux/slab.h>
+#include <linux/string.h>
+#include "kstats_keys.h"
+#include "kstats_parse.h"
+
+/* Low bits of a position's state; the rest is the key's hash. */
+#define KSTATS_KEY_CLAIMED	1UL	/* its key is being written */
+#define KSTATS_KEY_READY	2UL
+#define KSTATS_KEY_PHASE	3UL
+
+struct kstats_key {
+	unsigned long state;	/* 0: free, else hash << 2 | phase */
+	u64 k[2];		/* a number in k[0], or a comm's 16 bytes */
+	struct kstats *hist;	/* NULL: claimed past N, samples go to other */
+};
+
+struct kstats_keys {
+	enum kstats_cmd_by by;
+	unsigned int max;		/* keys N */
+	unsigned int mask;		/* positions - 1 */
+	atomic_t nr;			/* histograms handed out */
+	bool frozen;			/* a reset is under way */
+	unsigned long __percpu *dropped;	/* samples into other */
+	struct kstats *other;
+	struct kstats **hists;		/* the N histograms */
+	struct kstats_key pos[];
+};
+
+static const char * const kstats_by_names[] = {
+	[KSTATS_BY_COMM] = "comm",
+	[KSTATS_BY_PID] = "pid",
+	[KSTATS_BY_TID] = "tid",
+	[KSTATS_BY_CPU] = "cpu",
+	[KSTATS_BY_CGROUP] = "cgroup",
+};
+
+/* The cgroup v2 id of the current task; RCU is watching, preemption off. */
+static __always_inline u64 kstats_cgroup_now(void)
+{
+#ifdef CONFIG_CGROUPS
+	return cgroup_id(rcu_dereference_raw(current->cgroups)->dfl_cgrp);
+#else
+	return 0;
+#endif
+}
+
+/* The key of this hit into @k, and its hash. */
+static __always_inline u32 kstats_key_of(enum kstats_cmd_by by, u64 k[2])
+{
+	char *c = (char *)k;
+	unsigned int i;
+
+	k[0] = 0;
+	k[1] = 0;
+	switch (by) {
+	case KSTATS_BY_COMM:
+		/* Not a string copy: no call; the bytes after the NUL zeroed. */
+		for (i = 0; i < min(sizeof(current->comm), sizeof(u64) * 2); i++) {
+			c[i] = READ_ONCE(current->comm[i]);
+			if (!c[i])
+				break;
+		}
+		return jhash2((u32 *)k, 4, 0);
+	case KSTATS_BY_PID:
+		k[0] = task_tgid_nr(current);
+		break;
+	case KSTATS_BY_TID:
+		k[0] = task_pid_nr(current);
+		break;
+	case KSTATS_BY_CPU:
+		k[0] = raw_smp_processor_id();
+		break;
+	default:
+		k[0] = kstats_cgroup_now();
+		break;
+	}
+	return jhash_2words(lower_32_bits(k[0]), upper_32_bits(k[0]), 0);
+}
+
+/* Position @e was claimed for @k: give it a histogram, publish it. */
+static struct kstats *kstats_keys_fill(struct kstats_keys *t,
+				       struct kstats_key *e, const u64 k[2],
+				       unsigned long tag)
+{
+	unsigned int i = atomic_inc_return(&t->nr) - 1;
+
+	e->k[0] = k[0];
+	e->k[1] = k[1];
+	e->hist = i < t->max ? t->hists[i] : NULL;
+	/* Ready with its key and histogram: pairs with the lookups' acquire. */
+	smp_store_release(&e->state, tag | KSTATS_KEY_READY);
+	return e->hist;
+}
+
+/* The histogram of key @k (hash @hash), inserted if new; NULL: other. */
+static struct kstats *kstats_keys_find(struct kstats_keys *t,
+				       const u64 k[2], u32 hash)
+{
+	unsigned long tag = (unsigned long)hash << 2, s;
+	unsigned int i = hash & t->mask, n;
+	struct kstats_key *e;
+
+	for (n = 0; n <= t->mask; n++, i = (i + 1) & t->mask) {
+		e = &t->pos[i];
+		/* A ready state comes with its key: see kstats_keys_fill(). */
+		s = smp_load_acquire(&e->state);
+		if (!s) {
+			if (atomic_read(&t->nr) >= t->max)
+				return NULL;
+			s = cmpxchg(&e->state, 0, tag | KSTATS_KEY_CLAIMED);
+			if (!s)
+				return kstats_keys_fill(t, e, k, tag);
+		}
+		if ((s & ~KSTATS_KEY_PHASE) != tag)
+			continue;
+		if ((s & KSTATS_KEY_PHASE) != KSTATS_KEY_READY)
+			return NULL;
+		if (e->k[0] == k[0] && e->k[1] == k[1])
+			return e->hist;
+	}
+	return NULL;
+}
+
+/*
+ * Out of line: an entry without keys pays only the test in
+ * kstats_probe_record(). Preemption stays off from the check of @frozen
+ * to the sample, so that kstats_keys_reset() can wait for it; where RCU
+ * does not watch (the edges of idle) that wait does not cover the
+ * lookup, so such a hit goes to other.
+ */
+notrace void kstats_keys_record(struct kstats_probe *p, u64 val)
+{
+	struct kstats_keys *t = p->keys;
+	struct kstats *h = NULL;
+	u64 k[2];
+
+	if (!READ_ONCE(p->ks->active))
+		return;
+	preempt_disable_notrace();
+	/* Thawed: the table a reset cleared is seen clear. */
+	if (smp_load_acquire(&t->frozen))
+		goto out;
+	if (likely(rcu_is_watching()))
+		h = kstats_keys_find(t, k, kstats_key_of(t->by, k));
+	if (!h) {
+		h = t->other;
+		this_cpu_inc(*t->dropped);
+	}
+	kstats_add_sample(h, val);
+out:
+	preempt_enable_notrace();
+}
+
+int kstats_parse_keys(struct kstats_cmd *cmd, const char *key,
+		      const char *val)
+{
+	unsigned int i, n;
+
+	if (!strcasecmp(key, "keys")) {
+		if (cmd->keys)
+			return kstats_fail(cmd, -EINVAL, "keys given twice");
+		if (kstrtouint(val, 10, &n) || !n || n > KSTATS_KEYS_MAX)
+			return kstats_fail(cmd, -EINVAL, "keys must be 1 to %u",
+					   KSTATS_KEYS_MAX);
+		cmd->keys = n;
+		return 0;
+	}
+	if (strcasecmp(key, "by"))
+		return -ENOENT;
+	if (cmd->by)
+		return kstats_fail(cmd, -EINVAL, "by given twice");
+	for (i = KSTATS_BY_COMM; i < ARRAY_SIZE(kstats_by_names); i++)
+		if (!strcasecmp(val, kstats_by_names[i])) {
+			cmd->by = i;
+			return 0;
+		}
+	return kstats_fail(cmd, -EINVAL,
+			   "by: KEY is comm, pid, tid, cpu or cgroup");
+}
+
+/* Bytes of a histogram: its slots and extremes on every possible CPU. */
+static size_t kstats_hist_bytes(const struct kstats *ks)
+{
+	return sizeof(*ks) + num_possible_cpus() *
+	       (ks->nr_slots * sizeof(struct kstats_slot) +
+		sizeof(struct kstats_extremes));
+}
+
+static size_t kstats_keys_bytes(const struct kstats_keys *t)
+{
+	return struct_size(t, pos, t->mask + 1) +
+	       t->max * sizeof(*t->hists) +
+	       (t->max + 1) * kstats_hist_bytes(t->other) +
+	       num_possible_cpus() * sizeof(unsigned long);
+}
+
+static void kstats_keys_destroy(struct kstats_keys *t)
+{
+	unsigned int i;
+
+	if (t->hists)
+		for (i = 0; i < t->max && t->hists[i]; i++)
+			kstats_free(t->hists[i]);
+	kfree(t->hists);
+	if (!IS_ERR_OR_NULL(t->other))
+		kstats_free(t->other);
+	free_percpu(t->dropped);
+	kvfree(t);
+}
+
+/* Which keys the command's hits have where the sample is recorded. */
+static int kstats_keys_check(struct kstats_cmd *cmd)
+{
+	if (cmd->op == KSTATS_CMD_TRACE_GAP)
+		return kstats_fail(cmd, -EOPNOTSUPP,
+				   "by: a gap spans two hits of any tasks; no key");
+	/* With key cpu, the end may run in another task (an interrupt). */
+	if (cmd->op == KSTATS_CMD_TRACE_PAIR && cmd->key == KSTATS_KEY_CPU &&
+	    cmd->by != KSTATS_BY_CPU)
+		return kstats_fail(cmd, -EOPNOTSUPP,
+				   "by %s: a pair keyed by cpu may end in another task; use key task",
+				   kstats_by_names[cmd->by]);
+	if (!IS_ENABLED(CONFIG_CGROUPS) && cmd->by == KSTATS_BY_CGROUP)
+		return kstats_fail(cmd, -EOPNOTSUPP,
+				   "by cgroup: this kernel has no cgroups");
+	return 0;
+}
+
+int kstats_keys_setup(struct kstats_probe *p, struct kstats_cmd *cmd)
+{
+	unsigned int n = cmd->keys ?: KSTATS_KEYS_DEFAULT, size, i;
+	struct kstats_keys *t;
+	int ret;
+
+	if (cmd->by == KSTATS_BY_NONE)
+		return 0;
+	ret = kstats_keys_check(cmd);
+	if (ret)
+		return ret;
+	size = roundup_pow_of_two(2 * n);
+	t = kvzalloc(struct_size(t, pos, size), GFP_KERNEL);
+	if (!t)
+		goto nomem;
+	t->by = cmd->by;
+	t->max = n;
+	t->mask = size - 1;
+	t->hists = kcalloc(n, sizeof(*t->hists), GFP_KERNEL);
+	t->dropped = alloc_percpu(unsigned long);
+	t->other = kstats_alloc(cmd->name, cmd->bits);
+	if (!t->hists || !t->dropped || IS_ERR(t->other))
+		goto nomem;
+	for (i = 0; i < n; i++) {
+		t->hists[i] = kstats_alloc(cmd->name, cmd->bits);
+		if (IS_ERR(t->hists[i])) {
+			t->hists[i] = NULL;
+			goto nomem;
+		}
+	}
+	p->keys = t;
+	return 0;
+nomem:
+	if (t)
+		kstats_keys_destroy(t);
+	return kstats_fail(cmd, -ENOMEM, "keys %u: out of memory", n);
+}
+
+void kstats_keys_free(struct kstats_probe *p)
+{
+	if (p->keys)
+		kstats_keys_destroy(p->keys);
+	p->keys = NULL;
+}
+
+void kstats_keys_reset(struct kstats_keys *t)
+{
+	unsigned int i;
+	int cpu;
+
+	WRITE_ONCE(t->frozen, true);
+	/* Each hit that saw it thawed has left kstats_keys_record(). */
+	synchronize_rcu();
+	memset(t->pos, 0, (t->mask + 1) * sizeof(t->pos[0]));
+	for (i = 0; i < t->max; i++)
+		kstats_clear(t->hists[i]);
+	kstats_clear(t->other);
+	for_each_possible_cpu(cpu)
+		per_cpu(*t->dropped, cpu) = 0;
+	atomic_set(&t->nr, 0);
+	/* The cleared table before the thaw: see kstats_keys_record(). */
+	smp_store_release(&t->frozen, false);
+}
+
+void kstats_keys_show(struct seq_file *m, const struct kstats_probe *p)
+{
+	const struct kstats_keys *t = p->keys;
+	unsigned long dropped = 0;
+	int cpu;
+
+	if (!t)
+		return;
+	for_each_possible_cpu(cpu)
+		dropped += READ_ONCE(per_cpu(*t->dropped, cpu));
+	seq_printf(m, " by %s keys %u keys_max %u keys_dropped %lu bytes %zu",
+		   kstats_by_names[t->by],
+		   min_t(unsigned int, atomic_read(&t->nr), t->max), t->max,
+		   dropped, kstats_hist_bytes(p->ks) + kstats_keys_bytes(t));
+}
+
+unsigned int kstats_keys_size(const struct kstats_keys *t)
+{
+	return t->mask + 1;
+}
+
+struct kstats *kstats_keys_hist(const struct kstats_keys *t, unsigned int i)
+{
+	const struct kstats_key *e = &t->pos[i];
+
+	/* Its key and histogram are written before it is ready. */
+	if ((smp_load_acquire(&e->state) & KSTATS_KEY_PHASE) != KSTATS_KEY_READY)
+		return NULL;
+	return e->hist;
+}
+
+struct kstats *kstats_keys_other(const struct kstats_keys *t)
+{
+	return t->other;
+}
+
+/*
+ * A comm with every byte that is not printable ASCII, a space or a
+ * backslash written as \ooo, so that a key is one word of its line.
+ */
+void kstats_keys_name(struct seq_file *m, const struct kstats_keys *t,
+		      unsigned int i)
+{
+	const struct kstats_key *e = &t->pos[i];
+	const unsigned char *c = (const unsigned char *)e->k;
+	unsigned int j;
+
+	if (t->by != KSTATS_BY_COMM) {
+		seq_printf(m, "%llu", e->k[0]);
+		return;
+	}
+	for (j = 0; j < sizeof(e->k) && (c[j] || !j); j++) {
+		if (c[j] > ' ' && c[j] < 0x7f && c[j] != '\\')
+			seq_putc(m, c[j]);
+		else
+			seq_printf(m, "\\%03o", c[j]);
+	}
+}

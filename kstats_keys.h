@@ -1,0 +1,67 @@
+/* SPDX-License-Identifier: GPL-2.0 */
+/*
+ * Layer: shared probe helpers (the record hook inlined into handlers).
+ * Calls the record core.
+ *
+ * Per-key histograms, "trace ... by comm|pid|tid|cpu|cgroup [keys N]":
+ * besides the entry's own histogram, each sample goes into the histogram
+ * of its key, found or inserted without a lock in a table of at most N
+ * keys fixed at trace time; samples of later keys go into one histogram
+ * "other" and are counted in keys_dropped. The _control side and the
+ * table are in kstats_keys.c, the text of _keys/NAME in kstats_keys_fs.c.
+ */
+#ifndef _KSTATS_KEYS_H
+#define _KSTATS_KEYS_H
+
+#include <linux/compiler.h>
+#include <linux/types.h>
+#include "kstats_internal.h"
+#include "kstats_probe.h"
+
+/* "keys N": the default and the most keys of one entry. */
+#define KSTATS_KEYS_DEFAULT	32
+#define KSTATS_KEYS_MAX		1024
+
+struct kstats_cmd;
+struct kstats_keys;
+struct seq_file;
+
+void kstats_keys_record(struct kstats_probe *p, u64 val);
+
+/*
+ * A sample of @p: into the entry, and into its key's histogram where the
+ * entry has keys (one load and one branch more when it has none).
+ */
+static __always_inline void kstats_probe_record(struct kstats_probe *p,
+						u64 val)
+{
+	kstats_record_inline(p->ks, val);
+	if (unlikely(p->keys))
+		kstats_keys_record(p, val);
+}
+
+/* "by KEY", "keys N" of a trace command; -ENOENT if @key is neither. */
+int kstats_parse_keys(struct kstats_cmd *cmd, const char *key,
+		      const char *val);
+/* The table of @cmd's keys for @p, at trace time; none without "by". */
+int kstats_keys_setup(struct kstats_probe *p, struct kstats_cmd *cmd);
+/* Once no handler of @p runs. */
+void kstats_keys_free(struct kstats_probe *p);
+/* Forget every key and clear their histograms; may sleep. */
+void kstats_keys_reset(struct kstats_keys *t);
+/* " by KEY keys N keys_max N keys_dropped N bytes N" for the listing. */
+void kstats_keys_show(struct seq_file *m, const struct kstats_probe *p);
+
+/*
+ * For the text of _keys/NAME: the histogram of table position @i (0 to
+ * kstats_keys_size() - 1) and its key, written into @m by
+ * kstats_keys_name(); NULL where no key with its own histogram is.
+ */
+unsigned int kstats_keys_size(const struct kstats_keys *t);
+struct kstats *kstats_keys_hist(const struct kstats_keys *t, unsigned int i);
+void kstats_keys_name(struct seq_file *m, const struct kstats_keys *t,
+		      unsigned int i);
+/* The histogram of the samples of the keys past the table's N. */
+struct kstats *kstats_keys_other(const struct kstats_keys *t);
+
+#endif /* _KSTATS_KEYS_H */

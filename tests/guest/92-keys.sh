@@ -1,0 +1,197 @@
+#!/bin/sh
+# Per-key histograms, "trace ... by comm|pid|tid|cpu|cgroup [keys N]":
+# exact counts per key from the helper's value function, called by
+# processes of known names, pids and CPUs, through every mechanism; the
+# merged file unchanged; _keys/NAME in the entry file's line format;
+# keys N and "other"; reset, stop and remove; bad input refused with the
+# entries left as they were.
+# timeout: 400
+. /tests/lib.sh
+load_modules
+
+V=kstats_helper_value
+MS=kstats_helper_mark_start
+ME=kstats_helper_mark_end
+EINVAL="Invalid argument"
+ENOTSUP="Operation not supported"
+K=$KS/_keys
+
+# keys NAME: "KEY:COUNT" of each key's aggregate lines, sorted by key
+keys() {
+	grep CPUS "$K/$1" | awk '{ k = $1 == "other" ? "other" : $2; n[k] += $(NF - 4) }
+		END { for (k in n) print k ":" n[k] }' | sort | tr '\n' ' ' | sed 's/ $//'
+}
+# kslots NAME KEY: "SLOT:COUNT" of KEY's aggregate lines
+kslots() {
+	grep "^key $2 slot .* CPUS " "$K/$1" | awk '{ printf "%s%s:%s", s, $4, $8; s = " " }'
+}
+# run CPU COMM N VALUE: a process named COMM calls value VALUE N times on
+# CPU; its pid goes into /tmp/kst92.COMM.
+run() {
+	taskset -c "$1" sh -c "echo \$\$ > '/tmp/kst92.$2'; echo -n '$2' > /proc/self/comm;
+		echo -n 'value $4 $3' > $HELPER"
+}
+
+W=
+kernel_has fprobe && W=fprobe
+ctl trace $V as kplain > /dev/null
+M=$(field kplain mechanism)
+ctl remove kplain > /dev/null
+is "$(ctl trace $V by comm as kcomm)" OK "by comm (the default mechanism)"
+is "$(ctl trace $V by comm via kretprobe as kcommk)" OK "by comm via kretprobe"
+if [ -n "$W" ]; then
+	is "$(ctl trace $V by comm via fprobe as kcommf)" OK "by comm via fprobe"
+fi
+is "$(ctl trace $V by pid as kpid)" OK "by pid"
+is "$(ctl trace $V by tid as ktid)" OK "by tid"
+is "$(ctl trace $V by cpu as kcpu)" OK "by cpu"
+is "$(ctl trace pcpu:$V by tid as kpcpu)" OK "pcpu: by tid"
+is "$(ctl trace $V value arg2 type s64 by cpu as kval)" OK "value arg2 by cpu"
+is "$(ctl trace $V value arg2 type s64 as ktwin)" OK "the same without keys"
+is "$(ctl trace $V BY COMM KEYS 2 as kfew)" OK "keys 2 (keywords in any case)"
+is "$(ctl trace kpair start __tracepoint_kstats_helper_start end __tracepoint_kstats_helper_end key task by comm)" OK \
+	"a tracepoint pair, key task, by comm"
+CG=
+if grep -q cgroup2 /proc/filesystems; then
+	CG=/sys/fs/cgroup
+	grep -q " $CG cgroup2 " /proc/mounts || mount -t cgroup2 none $CG
+	mkdir -p $CG/kst92
+	is "$(ctl trace $V by cgroup as kcg)" OK "by cgroup"
+else
+	log_mark
+	is "$(ctl trace $V by cgroup as kcg)" "$ENOTSUP" "by cgroup without cgroups: EOPNOTSUPP"
+	is "$(log_new | grep -c "refused: by cgroup: this kernel has no cgroups")" 1 \
+		"by cgroup without cgroups: reason logged"
+fi
+
+is "$(field kcomm mechanism)" "$M" "by comm: mechanism $M, as without keys"
+is "$(field kcomm by) $(field kcomm keys) $(field kcomm keys_max) $(field kcomm keys_dropped)" \
+	"comm 0 32 0" "listed: by comm, no key yet, keys_max 32 (the default), none dropped"
+is "$(field kfew keys_max)" 2 "keys 2 listed"
+is "$(field ktwin by)$(field ktwin keys)" "" "an entry without keys lists none"
+is "$(ls $K | sort | tr '\n' ' ')" \
+	"$(echo kcg kcomm kcommf kcommk kcpu kfew kpair kpcpu kpid ktid kval | tr ' ' '\n' |
+		while read -r n; do [ -e "$KS/$n" ] && echo "$n"; done | sort | tr '\n' ' ')" \
+	"_keys holds a file for each keyed entry, none for ktwin"
+is "$(cat $K/kcomm)" "" "no sample: _keys/kcomm is empty"
+
+# Each key's bytes: its slots and extremes on every possible CPU.
+NCPU=$(cat /sys/devices/system/cpu/possible | awk -F- '{ print $NF + 1 }')
+B32=$(field kcomm bytes)
+B2=$(field kfew bytes)
+PER=$(( NCPU * (976 * 16 + 16) ))
+check "bytes: 34 histograms of $PER bytes and the table ($B32)" \
+	[ "$B32" -ge $((34 * PER)) ] && [ "$B32" -le $((34 * PER + 34 * 512 + 4096)) ]
+check "bytes: keys 2 holds 4 histograms ($B2)" \
+	[ "$B2" -ge $((4 * PER)) ] && [ "$B2" -le $((4 * PER + 4096)) ]
+
+# The calls: 10, from four processes, in this order.
+[ -n "$CG" ] && echo $$ > $CG/kst92/cgroup.procs
+run 0 kka 4 3
+[ -n "$CG" ] && echo $$ > $CG/cgroup.procs
+run 1 kkb 3 5
+run 1 "kk c" 2 9
+run 0 kkd 1 7
+A=$(cat /tmp/kst92.kka) B=$(cat /tmp/kst92.kkb) C=$(cat "/tmp/kst92.kk c") D=$(cat /tmp/kst92.kkd)
+
+is "$(keys kcomm)" 'kk\040c:2 kka:4 kkb:3 kkd:1' "by comm: each comm's count (a space as \\040)"
+is "$(keys kcommk)" 'kk\040c:2 kka:4 kkb:3 kkd:1' "by comm via kretprobe: the same"
+[ -n "$W" ] && is "$(keys kcommf)" 'kk\040c:2 kka:4 kkb:3 kkd:1' "by comm via fprobe: the same"
+is "$(samples kcomm) $(field kcomm keys) $(field kcomm keys_dropped)" "10 4 0" \
+	"the merged file has all 10; 4 keys, none dropped"
+is "$(keys kpid)" "$(printf '%s\n' $A:4 $B:3 $C:2 $D:1 | sort | tr '\n' ' ' | sed 's/ $//')" \
+	"by pid: each process's count"
+is "$(keys ktid)" "$(keys kpid)" "by tid: the same (one thread each)"
+is "$(keys kpcpu)" "$(keys kpid)" "pcpu: by tid: the same"
+is "$(keys kcpu)" "0:5 1:5" "by cpu: 5 calls on each CPU"
+is "$(kslots kval 0) | $(kslots kval 1)" "3:4 7:1 | 5:3 9:2" "value arg2 by cpu: exact slots per key"
+is "$(grep '^key 0 ' $K/kval | head -n 2)" \
+	"$(printf 'key 0 min 3 max 7\nkey 0 slot 3   CPU  0    count        4 avg        3 p 0.800000')" \
+	"_keys lines: the key's min and max, then the entry file's lines after 'key K '"
+is "$(grep '^key 1 slot 5 ' $K/kval)" \
+	"$(printf 'key 1 slot 5   CPU  1    count        3 avg        5 p 0.600000\nkey 1 slot 5   CPUS 2    count        3 avg        5 p 0.600000')" \
+	"_keys lines of key 1: p within the key"
+is "$(cat $KS/kval)" "$(cat $KS/ktwin)" "the merged file of a keyed entry: the same as without keys"
+is "$(keys kfew)" "kka:4 kkb:3 other:3" "keys 2: the first two keys, the rest in other"
+is "$(field kfew keys) $(field kfew keys_dropped)" "2 3" "keys 2: 2 keys, 3 samples dropped to other"
+is "$(grep -c '^other min ' $K/kfew)" 1 "other has its min and max line"
+if [ -n "$CG" ]; then
+	CGID=$(stat -c %i $CG/kst92)
+	is "$(grep CPUS $K/kcg | awk -v c="$CGID" '$2 == c { n += $8 } END { print n + 0 }')" 4 \
+		"by cgroup: the 4 calls made in kst92, under its id"
+	is "$(grep CPUS $K/kcg | awk '{ n += $(NF - 4) } END { print n + 0 }')" 10 "by cgroup: all 10 calls"
+fi
+
+# A pair by comm: each start and end in one process.
+for c in kkp kkp kkp kkq kkq; do
+	sh -c "echo -n $c > /proc/self/comm; echo -n start > $HELPER; echo -n end > $HELPER"
+done
+is "$(keys kpair)" "kkp:3 kkq:2" "a key task pair by comm: 3 and 2"
+
+# stop: no sample in any key; start again.
+echo stop > $KS/kcomm
+run 0 kke 1 3
+is "$(keys kcomm)" 'kk\040c:2 kka:4 kkb:3 kkd:1' "stopped: no new key"
+echo start > $KS/kcomm
+# reset: every key forgotten, dropped counts cleared.
+echo reset > $KS/kcomm
+is "$(cat $K/kcomm) $(field kcomm keys) $(samples kcomm)" " 0 0" "reset: no key, no sample"
+run 0 kke 2 3
+is "$(keys kcomm)" "kke:2" "after reset: only the new key"
+is "$(ctl reset kfew)" OK "reset kfew through _control"
+is "$(field kfew keys) $(field kfew keys_dropped) $(cat $K/kfew)" "0 0 " "reset kfew: no key, none dropped"
+run 1 kkf 1 3
+is "$(keys kfew)" "kkf:1" "after reset, keys are taken again"
+
+# Many keys at once on both CPUs: every sample in a key or in other.
+is "$(ctl trace $V by pid keys 8 as kmany)" OK "by pid keys 8"
+for i in 1 2 3 4 5 6 7 8 9 10 11 12; do
+	taskset -c $((i % 2)) sh -c "echo -n 'value 1 3' > $HELPER" &
+done
+wait
+is "$(samples kmany) $(field kmany keys)" "36 8" "36 calls by 12 processes: 8 keys"
+is "$(grep CPUS $K/kmany | awk '{ n += $(NF - 4) } END { print n }') $(field kmany keys_dropped)" \
+	"36 12" "every sample in a key or other; 12 dropped (4 processes)"
+
+# Bad input: errno, one log line, the entries left as they were.
+before=$(cat $KS/_control)
+log_mark
+is "$(ctl trace $V by comm by pid as bad1)" "$EINVAL" "by twice: EINVAL"
+is "$(ctl trace $V by name as bad2)" "$EINVAL" "by an unknown key: EINVAL"
+is "$(ctl trace $V by comm keys 0 as bad3)" "$EINVAL" "keys 0: EINVAL"
+is "$(ctl trace $V by comm keys 1025 as bad4)" "$EINVAL" "keys 1025: EINVAL"
+is "$(ctl trace $V keys 4 as bad5)" "$EINVAL" "keys without by: EINVAL"
+is "$(ctl trace $V by comm keys 4 keys 5 as bad6)" "$EINVAL" "keys twice: EINVAL"
+is "$(ctl trace $V by comm keys x as bad7)" "$EINVAL" "keys x: EINVAL"
+is "$(ctl trace kgap gap $MS by comm)" "$ENOTSUP" "a gap by comm: EOPNOTSUPP"
+is "$(ctl trace kpc start $MS end $ME by comm)" "$ENOTSUP" "a key cpu pair by comm: EOPNOTSUPP"
+is "$(ctl trace kpcc start $MS end $ME by cpu)" OK "a key cpu pair by cpu: accepted"
+is "$(ctl remove kpcc)" OK "removed"
+new=$(log_new)
+for why in "by given twice" "by: KEY is comm, pid, tid, cpu or cgroup" "keys must be 1 to 1024" \
+	"keys is only for by KEY" "keys given twice" "by: a gap spans two hits of any tasks; no key" \
+	"by comm: a pair keyed by cpu may end in another task; use key task"; do
+	is "$(echo "$new" | grep -c "refused: $why")" \
+		"$(case "$why" in keys\ must*) echo 3 ;; *) echo 1 ;; esac)" "logged: $why"
+done
+is "$(cat $KS/_control)" "$before" "the refused commands left every entry as it was"
+is "$(ls $K | grep -c bad)" 0 "no _keys file of a refused command"
+
+# remove: the key file goes with the entry.
+is "$(ctl remove kcomm)" OK "remove kcomm"
+check "_keys/kcomm gone with its entry" [ ! -e $K/kcomm ]
+
+# rmmod with keyed entries attached, while processes read.
+is "$(ctl trace vfs_read by comm as kvfs) $(ctl trace vfs_read by tid keys 4 as kvfs2)" "OK OK" \
+	"vfs_read by comm, and by tid keys 4"
+( i=0; while [ $i -lt 300 ]; do cat /proc/self/stat > /dev/null; i=$((i + 1)); done ) &
+L=$!
+sleep 0.2
+check "vfs_read by comm: cat has a key" grep -q '^key cat slot ' $K/kvfs
+grep '^key cat ' $K/kvfs | head -n 3 | sed 's/^/# /'
+echo "# $(line kvfs)"
+rmmod kstats_helper
+check "rmmod kstats with keyed entries attached, under load" rmmod_drained kstats
+wait $L
+[ -n "$CG" ] && rmdir $CG/kst92
+true
