@@ -19,15 +19,15 @@ from .errors import Error
 from .export import EXPORT_BITS, export_every, export_once
 from .live import (
     control_names, control_path, device, is_live, listing_path, require_live, write_command)
-from .model import bias_of, timeless
+from .model import bias_of, find_key, sorted_keys, timeless
 from .plot import (
     find_gnuplot, gnuplot_png, heatmap_grid, heatmap_json, heatmap_script, plot_entries,
     plot_once, plot_script)
 from .recording import (
     Recorded, record_loop, record_output, recording_hists, save_header, write_atomic)
 from .render import (
-    calibration_table, diff_json, diff_text, entry_json, entry_unit, entry_warning, show_text,
-    table, typed_info, watch_json, watch_text)
+    calibration_table, diff_json, diff_text, entry_json, entry_unit, entry_warning, key_table,
+    keys_json, show_text, table, typed_info, watch_json, watch_text)
 from .stats import compare
 
 
@@ -70,25 +70,69 @@ def cmd_list(args):
     return 0
 
 
-def cmd_show(args):
+def warn(text):
+    sys.stdout.flush()
+    sys.stderr.write('kstats: warning: %s\n' % text)
+
+
+def keyed(e, option=None):
+    """Whether e has per-key histograms to show; an option that needs
+    them (--key) is an error without them, and a keyed entry whose
+    _keys file is missing gets a warning."""
+    if e.keys is not None:
+        return True
+    if e.by is not None:
+        warn('%s is keyed (by %s), but %s has no _keys/%s: its keys were not saved'
+             % (e.name, e.by, os.path.dirname(e.path) or '.', os.path.basename(e.path)))
+    if option:
+        raise Error('%s: %s has no per-key histograms (traced without "by KEY")'
+                    % (option, e.name))
+    return False
+
+
+def key_entry(e, word):
+    """The Entry of e's key word (--key), an error naming the keys if none."""
+    k = find_key(e, word)
+    if k is None:
+        names = [x.name for x in sorted_keys(e.keys, 'count')]
+        more = ', ...' if len(names) > 20 else ''
+        raise Error('no key %s in %s (by %s; keys: %s%s)' % (
+            word, e.name, e.by, ', '.join(names[:20] + ['other']), more))
+    return k.entry
+
+
+def show_one(e, args, docs):
+    """Append show's text (None) or JSON object of e to docs."""
     percentiles = args.percentiles
+    has_keys = keyed(e, '--key' if args.key is not None else None)
+    if args.key is not None:
+        e = key_entry(e, args.key)
+    h = e.cpu_hist(args.cpu)
+    if args.json:
+        d = entry_json(e, h, args, percentiles)
+        if has_keys and args.key is None:
+            d.update(keys_json(e, args, percentiles))
+        docs.append(d)
+        return
+    if len(docs):
+        print()
+    lines = show_text(e, h, args, percentiles)
+    if has_keys and args.key is None:
+        lines += [''] + key_table(e, args)
+    print('\n'.join(lines))
+    docs.append(None)
+
+
+def cmd_show(args):
     docs = []
     for name in args.names:
         e = open_entry(name, args)
         check_cpu(e, args.cpu)
         args.bias = bias_of(e) if args.subtract_bias else None
-        h = e.cpu_hist(args.cpu)
         warning = entry_warning(e)
         if warning:
-            sys.stdout.flush()
-            sys.stderr.write('kstats: warning: %s\n' % warning)
-        if args.json:
-            docs.append(entry_json(e, h, args, percentiles))
-        else:
-            if len(docs):
-                print()
-            print('\n'.join(show_text(e, h, args, percentiles)))
-            docs.append(None)
+            warn(warning)
+        show_one(e, args, docs)
     if args.json:
         print(json.dumps(docs[0] if len(docs) == 1 else docs, indent=2))
     return 0
