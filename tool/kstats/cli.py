@@ -19,7 +19,7 @@ from .commands import (
     cmd_plot, cmd_record, cmd_remove, cmd_save, cmd_show, cmd_trace, cmd_watch)
 from .completion import SHELLS, completion_script
 from .errors import Error
-from .export import EXPORT_BITS, METRIC_RE, label_arg, range_arg
+from .export import EXPORT_BITS, EXPORT_KEY_TOP, METRIC_RE, label_arg, range_arg
 from .latency import MAX_GLOB, cmd_latency
 from .model import KEY_SORTS, MAX_BITS
 from .render import DEFAULT_PERCENTILES, KEY_TOP, UNITS, parse_percentiles
@@ -251,6 +251,10 @@ def add_export(sub, par):
                    metavar='N', help="the entries' frac_bits, when neither _control nor "
                    'the data tells (also: kstats --bits N export ...)')
     s.add_argument('--per-cpu', action='store_true', help='one histogram per CPU, label cpu')
+    s.add_argument('--top', type=int, default=EXPORT_KEY_TOP, metavar='N',
+                   help='keyed entries (by KEY): a histogram, label key, for each of the N '
+                   'keys with the most samples, the rest as key="other" (default %d)'
+                   % EXPORT_KEY_TOP)
     s.add_argument('--metric', type=metric_arg,
                    help='the family of durations (default kstats_duration_seconds; '
                    'kstats_seconds for dashboards made for that name)')

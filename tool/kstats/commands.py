@@ -19,15 +19,18 @@ from .errors import Error
 from .export import EXPORT_BITS, export_every, export_once
 from .live import (
     control_names, control_path, device, is_live, listing_path, require_live, write_command)
-from .model import bias_of, find_key, sorted_keys, timeless
+from .model import bias_of, find_key, key_deltas, key_pairs, sorted_keys, timeless
 from .plot import (
     find_gnuplot, gnuplot_png, heatmap_grid, heatmap_json, heatmap_script, plot_entries,
     plot_once, plot_script)
+from .keys import KEYS_DIR
 from .recording import (
-    Recorded, record_loop, record_output, recording_hists, save_header, write_atomic)
+    Recorded, record_loop, record_output, recording_hists, save_header, saved_keys_text,
+    write_atomic)
 from .render import (
-    calibration_table, diff_json, diff_text, entry_json, entry_unit, entry_warning, key_table,
-    keys_json, show_text, table, typed_info, watch_json, watch_text)
+    UNIT_NS, calibration_table, diff_json, diff_keys_json, diff_keys_text, diff_text,
+    entry_json, entry_unit, entry_warning, key_table, keys_json, scale_times, show_text, table,
+    typed_info, watch_json, watch_keys_json, watch_keys_text, watch_text)
 from .stats import compare
 
 
@@ -193,10 +196,17 @@ def cmd_watch(args):
             if d is None:           # counters went down: since the reset
                 d, reset = h, True
         dt = now - last['t'] if last['t'] else 0
+        deltas, last['keys'] = key_deltas(e, last.get('keys'), args.cpu)
         if args.json:
-            out = json.dumps(watch_json(e, h, d, dt, args, args.percentiles, reset))
+            doc = watch_json(e, h, d, dt, args, args.percentiles, reset)
+            if e.keys is not None:
+                doc['keys'] = None if deltas is None else scale_times(
+                    watch_keys_json(deltas, dt), UNIT_NS.get(last['unit'] or 'ns', 1))
+            out = json.dumps(doc)
         else:
             lines = watch_text(e, h, d, dt, args, n, last['unit'], reset)
+            if deltas is not None:
+                lines += watch_keys_text(deltas, dt, last['unit'], args.width)
             if tty:
                 clear_screen()
             elif n:
@@ -281,6 +291,9 @@ def cmd_save(args):
         body = ''.join(line + '\n' for line in text.split('\n')[:-1]
                        if not (line.startswith('#') and parse_header(line) is not None))
         write_atomic(dest, save_header(e, args) + body)
+        if e.keys is not None:
+            warn('%s: its per-key histograms (by %s) are kept only in a capture directory '
+                 '(save NAME DIR/)' % (e.name, e.by))
         print('saved %s (%d samples, bits %d) to %s' % (e.name, e.total.count, e.bits, dest))
         return 0
     # A capture directory laid out like debugfs: _control and entry files,
@@ -296,6 +309,7 @@ def cmd_save(args):
         e = src.entry(name)
         text = read_text(e.path)
         write_atomic(os.path.join(dest, name), text)
+        save_keys(e, dest)
         info = src.info(name)
         if info is None:
             info = {'name': name, 'bits': str(e.bits)}
@@ -317,6 +331,22 @@ def cmd_save(args):
                for d in parse_calibrations(read_text(src_ctl), src_ctl).values()]
     write_atomic(ctlpath, ''.join(line + '\n' for line in old + lines + cal))
     return 0
+
+
+def save_keys(e, dest):
+    """_keys/NAME of a keyed entry into the capture dest (and none left
+    there from an earlier save of an entry of that name without keys)."""
+    path = os.path.join(dest, KEYS_DIR, e.name)
+    text = saved_keys_text(e)
+    if text is None:
+        if os.path.isfile(path):
+            os.unlink(path)
+        return
+    try:
+        os.makedirs(os.path.dirname(path), exist_ok=True)
+    except OSError as err:
+        raise Error('cannot create %s: %s' % (os.path.dirname(path), err.strerror))
+    write_atomic(path, text)
 
 
 DIFF_SEP = '\0--'   # the '--' between diff's sides (argparse drops a plain '--')
@@ -361,6 +391,18 @@ def diff_unit(entries, args):
     return entry_unit(entries[0], args)
 
 
+def diff_keys(ea, eb, cpu):
+    """diff's keys (model.key_pairs) when every capture of both sides has
+    them, else None; keys by different KEYs do not compare."""
+    if not all(e.keys is not None for e in ea + eb):
+        return None
+    bys = sorted(set(e.by for e in ea + eb))
+    if len(bys) > 1:
+        warn('the captures are keyed by %s: no comparison key by key' % ' and '.join(bys))
+        return None
+    return key_pairs(ea, eb, cpu)
+
+
 def cmd_diff(args):
     conf = args.confidence / 100.0
     names_a, names_b = split_runs(args)
@@ -378,11 +420,16 @@ def cmd_diff(args):
             raise Error('%s: %d sample%s, too few to compare' % (e.path, h.count,
                                                                  '' if h.count == 1 else 's'))
     c = compare(ra, rb, conf, args.percentiles, args.per_sample)
+    pairs = diff_keys(ea, eb, args.cpu)
     if args.json:
-        print(json.dumps(diff_json(c, ea, eb, args.confidence, unit, warnings,
-                                   args.percentiles), indent=2))
+        doc = diff_json(c, ea, eb, args.confidence, unit, warnings, args.percentiles)
+        if pairs is not None:
+            doc['keys'] = diff_keys_json(pairs)
+        print(json.dumps(doc, indent=2))
     else:
         print(diff_text(c, ea, eb, unit, conf))
+        if pairs is not None:
+            print('\n'.join(diff_keys_text(pairs, unit)))
     return 3 if args.fail_if_different and c.different else 0
 
 

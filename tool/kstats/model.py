@@ -300,6 +300,42 @@ def find_key(e: 'Entry', word: str) -> Optional[Key]:
     return None
 
 
+def key_deltas(e: 'Entry', prev: Optional[dict], cpu: Optional[int] = None):
+    """watch's keys: ([(Key, samples since prev)] the most first, and the
+    map to pass as prev next time: {(other, raw): Hist}). A key new since
+    prev, or whose counts went down (a reset), counts all its samples."""
+    if e.keys is None:
+        return None, None
+    now = {(k.other, k.raw): k.entry.cpu_hist(cpu) for k in e.keys}
+    if prev is None:
+        return None, now
+    out = []
+    for k in sorted_keys(e.keys, 'key') + [k for k in e.keys if k.other]:
+        h = now[(k.other, k.raw)]
+        old = prev.get((k.other, k.raw))
+        d = h.delta(old) if old is not None else None
+        out.append((k, h if d is None else d))
+    out.sort(key=lambda x: -x[1].count)
+    return out, now
+
+
+def key_pairs(ea: Sequence['Entry'], eb: Sequence['Entry'],
+              cpu: Optional[int] = None) -> List[tuple]:
+    """diff's keys: (name, A's samples, B's samples, other) of every key of
+    either side (None: not on that side), each side's runs summed; by the
+    samples of both sides, the most first, the other histogram last."""
+    sides = []
+    for es in (ea, eb):
+        acc = {}
+        for e in es:
+            for k in e.keys:
+                acc.setdefault((k.other, k.name), []).append(k.entry.cpu_hist(cpu))
+        sides.append({n: hist_sum(es[0].bits, hs) for n, hs in acc.items()})
+    names = sorted(set(sides[0]) | set(sides[1]))
+    names.sort(key=lambda n: (n[0], -sum(s[n].count for s in sides if n in s)))
+    return [(n[1], sides[0].get(n), sides[1].get(n), n[0]) for n in names]
+
+
 def summary(h: Hist, percentiles: List[Tuple[str, Number]]) -> dict:
     """Dict of the summary numbers of a histogram."""
     d = {'count': h.count}

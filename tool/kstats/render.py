@@ -504,6 +504,40 @@ def diff_json(c, ea, eb, confidence, unit, warnings, percentiles):
             'percentiles': {'test': c.ptest, 'rows': c.rows}}
 
 
+def key_side(h):
+    """(count, p50, p99) of one side of a key in diff (None: no samples)."""
+    if h is None or not h.count:
+        return 0, None, None
+    return (h.count, h.quantile(fractions.Fraction(1, 2))[0],
+            h.quantile(fractions.Fraction(99, 100))[0])
+
+
+def change(x, y):
+    return '%+.1f%%' % (100.0 * (y - x) / x) if x and y is not None else '-'
+
+
+def diff_keys_text(pairs, unit):
+    """diff's table of keys (model.key_pairs): count, p50 and p99 of
+    each side and their change."""
+    rows = [['key', 'count x', 'count +', 'change', 'p50 x', 'p50 +', 'change', 'p99 x',
+             'p99 +', 'change']]
+    for name, a, b, _ in pairs:
+        (na, a50, a99), (nb, b50, b99) = key_side(a), key_side(b)
+        rows.append([name, str(na), str(nb), change(na, nb), fmt_t(a50, unit),
+                     fmt_t(b50, unit), change(a50, b50), fmt_t(a99, unit), fmt_t(b99, unit),
+                     change(a99, b99)])
+    return ['Per key (x: A, +: B; other: the samples of keys beyond keys_max):',
+            table(rows, 'l' + 'r' * 9)]
+
+
+def diff_keys_json(pairs):
+    def side(h):
+        n, p50, p99 = key_side(h)
+        return None if h is None else {'count': n, 'p50': p50, 'p99': p99}
+    return [dict(key=name, a=side(a), b=side(b), **({'other': True} if other else {}))
+            for name, a, b, other in pairs]
+
+
 def diff_verdict(label, r, unit, conf2):
     """The lines of one verdict (mean or median) of diff."""
     if 'interval' in r:
@@ -601,6 +635,32 @@ def watch_json(e, h, d, dt, args, percentiles, reset):
                **summary(d, percentiles)),
            'total': summary(h, percentiles)}
     return scale_times(doc, UNIT_NS.get(unit, 1))
+
+
+def watch_keys(deltas, dt):
+    """The keys of watch's screen: the WATCH_KEY_TOP with the most samples
+    in the interval (the other histogram among them), none without."""
+    return [(k, h, h.count / dt if dt > 0 else 0.0) for k, h in deltas
+            if h.count][:WATCH_KEY_TOP]
+
+
+def watch_keys_text(deltas, dt, unit, width):
+    """watch's lines of the keys with the highest rate in the interval."""
+    rows = [['key', 'samples', 'rate/s', 'p50', 'p99', 'max']]
+    for k, h, rate in watch_keys(deltas, dt):
+        rows.append([k.name, str(h.count), '%.1f' % rate] + [
+            fmt_t(h.quantile(q)[0], unit) for q in (fractions.Fraction(1, 2),
+                                                    fractions.Fraction(99, 100))] +
+            [fmt_t(h.max()['value'], unit)])
+    if len(rows) == 1:
+        return ['keys: no samples in the interval']
+    return ['keys, the highest rate first (top %d):' % WATCH_KEY_TOP,
+            fit_table(rows, 'lrrrrr', width, drop=(3,))]
+
+
+def watch_keys_json(deltas, dt):
+    return [dict(key=k.name, rate=rate, **({'other': True} if k.other else {}),
+                 **summary(h, KEY_PERCENTILES)) for k, h, rate in watch_keys(deltas, dt)]
 
 
 def watch_text(e, h, d, dt, args, n, unit, reset):
