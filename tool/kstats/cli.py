@@ -22,7 +22,8 @@ from .errors import Error
 from .export import EXPORT_BITS, EXPORT_KEY_TOP, METRIC_RE, label_arg, range_arg
 from .latency import MAX_GLOB, cmd_latency
 from .model import KEY_SORTS, MAX_BITS
-from .render import DEFAULT_PERCENTILES, KEY_TOP, UNITS, parse_percentiles
+from .keyview import KEY_TOP
+from .render import DEFAULT_PERCENTILES, UNITS, parse_percentiles
 
 
 TIME_SUFFIXES = (('ns', 1e-9), ('us', 1e-6), ('ms', 1e-3), ('s', 1.0), ('m', 60.0),

@@ -19,7 +19,10 @@ from .errors import Error
 from .export import EXPORT_BITS, export_every, export_once
 from .live import (
     control_names, control_path, device, is_live, listing_path, require_live, write_command)
-from .model import bias_of, find_key, key_deltas, key_pairs, sorted_keys, timeless
+from .keyview import (
+    diff_keys, diff_keys_json, diff_keys_text, key_entry, key_table, keys_json, watch_keys_json,
+    watch_keys_text)
+from .model import bias_of, key_deltas, timeless
 from .plot import (
     find_gnuplot, gnuplot_png, heatmap_grid, heatmap_json, heatmap_script, plot_entries,
     plot_once, plot_script)
@@ -28,9 +31,8 @@ from .recording import (
     Recorded, record_loop, record_output, recording_hists, save_header, saved_keys_text,
     write_atomic)
 from .render import (
-    UNIT_NS, calibration_table, diff_json, diff_keys_json, diff_keys_text, diff_text,
-    entry_json, entry_unit, entry_warning, key_table, keys_json, scale_times, show_text, table,
-    typed_info, watch_json, watch_keys_json, watch_keys_text, watch_text)
+    UNIT_NS, calibration_table, diff_json, diff_text, entry_json, entry_unit, entry_warning,
+    scale_times, show_text, table, typed_info, watch_json, watch_text)
 from .stats import compare
 
 
@@ -91,17 +93,6 @@ def keyed(e, option=None):
         raise Error('%s: %s has no per-key histograms (traced without "by KEY")'
                     % (option, e.name))
     return False
-
-
-def key_entry(e, word):
-    """The Entry of e's key word (--key), an error naming the keys if none."""
-    k = find_key(e, word)
-    if k is None:
-        names = [x.name for x in sorted_keys(e.keys, 'count')]
-        more = ', ...' if len(names) > 20 else ''
-        raise Error('no key %s in %s (by %s; keys: %s%s)' % (
-            word, e.name, e.by, ', '.join(names[:20] + ['other']), more))
-    return k.entry
 
 
 def show_one(e, args, docs):
@@ -389,18 +380,6 @@ def diff_unit(entries, args):
         raise Error('diff compares times with times and values with values: %s' % ', '.join(
             '%s is %s' % (e.name, timeless(e) or 'a time entry') for e in entries))
     return entry_unit(entries[0], args)
-
-
-def diff_keys(ea, eb, cpu):
-    """diff's keys (model.key_pairs) when every capture of both sides has
-    them, else None; keys by different KEYs do not compare."""
-    if not all(e.keys is not None for e in ea + eb):
-        return None
-    bys = sorted(set(e.by for e in ea + eb))
-    if len(bys) > 1:
-        warn('the captures are keyed by %s: no comparison key by key' % ' and '.join(bys))
-        return None
-    return key_pairs(ea, eb, cpu)
 
 
 def cmd_diff(args):
