@@ -323,3 +323,15 @@ def test_keys_file_missing_or_bad(tmp_path):
     r = run('show', '--dir', d, 'rd', check=False)
     # The line number in _keys/rd itself.
     assert r.returncode == 1 and "_keys/rd:16: column 6 (count): 'x'" in r.stderr
+
+
+def test_key_table_fits_columns(tmp_path):
+    long = 'a_rather_long_task_name_of_34_chars'
+    d = keyed(tmp_path, {long: [(0, 1024)] * 2, None: [(0, 4)]})
+    wide = table_lines(run('show', '--dir', d, 'rd').stdout)[1]
+    assert wide.split() == ['key', 'count', 'p50', 'p90', 'p99', 'max'] and len(wide) > 60
+    narrow = table_lines(run('show', '--dir', d, 'rd', env={'COLUMNS': '60'}).stdout)
+    # Without p90, then p50; every line within 60 columns.
+    assert narrow[1].split() == ['key', 'count', 'p99', 'max']
+    assert narrow[2].split() == [long, '2', '1.02us*', '1.02us']
+    assert max(len(x) for x in narrow) <= 60
