@@ -129,14 +129,15 @@ def capture(request):
     return request.param
 
 
-def entry_text(samples, bits):
+def entry_text(samples, bits, ncpus=None):
     """An entry file as the kernel prints it, from (cpu, value) pairs: per
-    slot, one CPU line per CPU with samples, then the CPUS line; avg the
-    truncated slot mean; p the CDF truncated to 6 decimals."""
+    slot, one CPU line per CPU with samples, then the CPUS line (ncpus
+    possible CPUs, default the highest CPU + 1); avg the truncated slot
+    mean; p the CDF truncated to 6 decimals."""
     slots = {}
     for cpu, v in samples:
         slots.setdefault(model.slot_of(v, bits), {}).setdefault(cpu, []).append(v)
-    ncpus = max(c for c, _ in samples) + 1
+    ncpus = ncpus or max(c for c, _ in samples) + 1
     total = len(samples)
     per_cpu_total = {}
     for cpu, _ in samples:
@@ -170,3 +171,39 @@ def write_capture(directory, entries, control_extra=''):
     with open(os.path.join(str(directory), '_control'), 'w') as f:
         f.write(''.join(lines))
     return str(directory)
+
+
+def keys_text(keys, bits, ncpus):
+    """_keys/NAME as the kernel prints it: {K: [(cpu, value)]} (K None:
+    the other histogram), each key's min and max line, then its entry
+    lines prefixed by 'key K ' ('other ')."""
+    out = []
+    for k, samples in keys.items():
+        prefix = 'other ' if k is None else 'key %s ' % k
+        vals = [v for _, v in samples]
+        out.append('%smin %d max %d\n' % (prefix, min(vals), max(vals)))
+        out += [prefix + line + '\n' for line in entry_text(samples, bits, ncpus).splitlines()]
+    return ''.join(out)
+
+
+def write_keyed(directory, name, bits, by, keys, keys_max=32, dropped=None, ncpus=2,
+                extra=''):
+    """A keyed entry (by KEY) in the capture directory: its merged file, its
+    _keys/NAME and its _control line (appended); dropped: the samples of
+    the other histogram unless given."""
+    d = str(directory)
+    os.makedirs(os.path.join(d, '_keys'), exist_ok=True)
+    allv = [s for v in keys.values() for s in v]
+    with open(os.path.join(d, name), 'w') as f:
+        f.write(entry_text(allv, bits, ncpus))
+    with open(os.path.join(d, '_keys', name), 'w') as f:
+        f.write(keys_text(keys, bits, ncpus))
+    if dropped is None:
+        dropped = len(keys.get(None, []))
+    vals = [v for _, v in allv]
+    with open(os.path.join(d, '_control'), 'a') as f:
+        f.write('name %s origin kernel bits %d state running min %d max %d%s by %s keys %d '
+                'keys_max %d keys_dropped %d bytes 1003520\n'
+                % (name, bits, min(vals), max(vals), extra, by,
+                   len([k for k in keys if k is not None]), keys_max, dropped))
+    return d

@@ -13,8 +13,8 @@ from kstats import VERSION, model
 PKG = os.path.join(REPO, 'tool', 'kstats')
 # Layer of each module: a module may import from lower layers only, and
 # plot and export from render (the output layer's units).
-LAYER = {'errors': 0, 'fit': 0, 'model': 1, 'stats': 2, 'capture': 2, 'live': 3, 'recording': 3,
-         'render': 4, 'plot': 5, 'export': 5, 'commands': 6, 'completion': 6, 'latency': 6, 'cli': 7,
+LAYER = {'errors': 0, 'fit': 0, 'model': 1, 'keys': 1, 'stats': 2, 'capture': 2, 'live': 3, 'recording': 3,
+         'render': 4, 'plot': 5, 'export': 5, 'keyview': 5, 'commands': 6, 'completion': 6, 'latency': 6, 'cli': 7,
          '__main__': 8}
 
 

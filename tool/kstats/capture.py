@@ -1,7 +1,7 @@
 # SPDX-License-Identifier: GPL-2.0
 """Reading kstats files: live debugfs, saved captures and files, over
-ssh; parsing and checking entry files and _control, loading entries.
-Calls model and errors only."""
+ssh; parsing and checking entry files and _control, loading entries and
+their keys (_keys/NAME). Calls model, keys and errors only."""
 
 import os
 import re
@@ -10,7 +10,9 @@ import subprocess
 import sys
 
 from .errors import Error, input_error
-from .model import Entry, Hist, Line, MAX_BITS, nr_slots, slot_lo, slot_top, slot_width
+from .keys import KEYED_FIELDS, KEYS_DIR, key_names, parse_keys_text
+from .model import (
+    Entry, Hist, Key, Line, MAX_BITS, nr_slots, slot_lo, slot_top, slot_width)
 
 
 DEFAULT_DIR = '/sys/kernel/debug/kstats'
@@ -136,14 +138,15 @@ def parse_header(line):
     return words[1:]
 
 
-def parse_entry_text(text, path):
-    """Parse an entry file: returns (header pairs or None, [Line])."""
+def parse_entry_text(text, path, first=1):
+    """Parse an entry file: returns (header pairs or None, [Line]); first:
+    the line number of its first line (a key's block in _keys/NAME)."""
     rows = []
     header = None
     lines = text.split('\n')
     if text and not text.endswith('\n'):
         raise input_error(path, len(lines), 'the last line has no newline: truncated file?')
-    for lineno, line in enumerate(lines[:-1], 1):
+    for lineno, line in enumerate(lines[:-1], first):
         if not line.strip():
             continue
         if line.startswith('#'):
@@ -302,12 +305,13 @@ def resolve_bits(e, given, given_from):
         'inferred (%s all fit, with the same slot edges)' % ', '.join(map(str, cands))
 
 
-def load_entry(name, path, bits=None, bits_from=None, info=None, text=None):
+def load_entry(name, path, bits=None, bits_from=None, info=None, text=None, first=1):
     """Read and check one entry file; bits from the caller (option or
-    _control) or the file's save header, else inferred."""
+    _control) or the file's save header, else inferred. first: the line
+    number of text's first line in path."""
     if text is None:
         text = read_text(path)
-    header, rows = parse_entry_text(text, path)
+    header, rows = parse_entry_text(text, path, first)
     e = Entry(name, path)
     e.rows = rows
     e.info = dict(info or {})
@@ -459,12 +463,12 @@ class Source(object):
             if '/' in name or name.startswith('_') or self.info(name) is None:
                 raise Error('no entry %s in %s:%s (entries: %s)' % (
                     name, SSH_HOST, self.dir, ', '.join(self.names()) or 'none'))
-            return load_in_dir(name, path, self.info(name), self.bits, CONTROL)
+            return load_keys(load_in_dir(name, path, self.info(name), self.bits, CONTROL))
         if '/' in name or not os.path.isfile(path):
             names = self.names()
             raise Error('no entry %s in %s (entries: %s)'
                         % (name, self.dir, ', '.join(names) if names else 'none'))
-        return load_in_dir(name, path, self.info(name), self.bits, CONTROL)
+        return load_keys(load_in_dir(name, path, self.info(name), self.bits, CONTROL))
 
 
 def load_in_dir(name, path, info, bits, where, text=None):
@@ -473,6 +477,41 @@ def load_in_dir(name, path, info, bits, where, text=None):
     if info and 'bits' in info:
         return load_entry(name, path, int(info['bits']), where, info, text)
     return load_entry(name, path, None, None, info, text)
+
+
+def keys_path(path):
+    """_keys/NAME beside the entry file path."""
+    return os.path.join(os.path.dirname(path), KEYS_DIR, os.path.basename(path))
+
+
+def key_info(e, b):
+    """A key's info: the entry's, less the fields of all keys, with the
+    key's own exact min and max."""
+    info = {k: v for k, v in e.info.items() if k not in KEYED_FIELDS + ('min', 'max')}
+    info.update(min=b.lo, max=b.hi)
+    return info
+
+
+def load_keys(e):
+    """e.keys from _keys/NAME beside e's file when its _control line says
+    'by KEY' (a capture saved without it: e.keys stays None)."""
+    e.by = e.info.get('by')
+    if e.by is None:
+        return e
+    path = keys_path(e.path)
+    try:
+        e.keys_text = read_text(path)
+    except Missing:
+        return e
+    blocks, cgroups = parse_keys_text(e.keys_text, path)
+    names = key_names(e.by, [b.raw for b in blocks], cgroups, not SSH_HOST)
+    e.keys = []
+    for b, name in zip(blocks, names):
+        ke = load_entry(e.name, path, e.bits, e.bits_from, key_info(e, b), b.body, b.first)
+        ke.info['key'] = name
+        ke.ncpus = ke.ncpus if ke.ncpus is not None else e.ncpus
+        e.keys.append(Key(name, b.raw or 'other', b.raw is None, ke))
+    return e
 
 
 def load_path(path, bits=None):
@@ -489,7 +528,7 @@ def load_path(path, bits=None):
         for d in parse_control(read_text(ctl), ctl):
             if d['name'] == name:
                 info = d
-    return load_in_dir(name, path, info, bits, ctl, text)
+    return load_keys(load_in_dir(name, path, info, bits, ctl, text))
 
 
 def open_entry(arg, args, prefer_path=False):

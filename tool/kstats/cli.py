@@ -19,9 +19,10 @@ from .commands import (
     cmd_plot, cmd_record, cmd_remove, cmd_save, cmd_show, cmd_trace, cmd_watch)
 from .completion import SHELLS, completion_script
 from .errors import Error
-from .export import EXPORT_BITS, METRIC_RE, label_arg, range_arg
+from .export import EXPORT_BITS, EXPORT_KEY_TOP, METRIC_RE, label_arg, range_arg
 from .latency import MAX_GLOB, cmd_latency
-from .model import MAX_BITS
+from .model import KEY_SORTS, MAX_BITS
+from .keyview import KEY_TOP
 from .render import DEFAULT_PERCENTILES, UNITS, parse_percentiles
 
 
@@ -154,6 +155,14 @@ def add_show(sub, par):
     s.add_argument('--rows', type=int, default=40, help='at most this many histogram rows')
     s.add_argument('--hist-bits', type=int, metavar='N',
                    help='histogram resolution (default: the finest that fits --rows)')
+    s.add_argument('--key', metavar='K',
+                   help="a keyed entry's (by KEY) key K alone, in the same view "
+                   "('other': the samples of keys beyond keys_max)")
+    s.add_argument('--sort', choices=KEY_SORTS, default='count',
+                   help='the order of the key table, largest first (key: by name; '
+                   'default count)')
+    s.add_argument('--top', type=int, default=KEY_TOP, metavar='N',
+                   help='rows of the key table before "other" (default %d)' % KEY_TOP)
     s.set_defaults(func=cmd_show)
 
 
@@ -243,6 +252,10 @@ def add_export(sub, par):
                    metavar='N', help="the entries' frac_bits, when neither _control nor "
                    'the data tells (also: kstats --bits N export ...)')
     s.add_argument('--per-cpu', action='store_true', help='one histogram per CPU, label cpu')
+    s.add_argument('--top', type=int, default=EXPORT_KEY_TOP, metavar='N',
+                   help='keyed entries (by KEY): a histogram, label key, for each of the N '
+                   'keys with the most samples, the rest as key="other" (default %d)'
+                   % EXPORT_KEY_TOP)
     s.add_argument('--metric', type=metric_arg,
                    help='the family of durations (default kstats_duration_seconds; '
                    'kstats_seconds for dashboards made for that name)')
@@ -422,6 +435,8 @@ def check_args(args, sub):
         if v is not None and not 0 <= v <= MAX_BITS:
             sub.error('--%s must be 0..%d, not %d' % (
                 'hist-bits' if opt == 'hist_bits' else 'bucket-bits', MAX_BITS, v))
+    if getattr(args, 'top', None) is not None and args.top < 1:
+        sub.error('--top must be 1 or more, not %d' % args.top)
     if getattr(args, 'count', None) is not None and args.count < 1:
         sub.error('-n must be 1 or more, not %d' % args.count)
     if getattr(args, 'interval', None) is not None and args.interval <= 0:

@@ -19,15 +19,20 @@ from .errors import Error
 from .export import EXPORT_BITS, export_every, export_once
 from .live import (
     control_names, control_path, device, is_live, listing_path, require_live, write_command)
-from .model import bias_of, timeless
+from .keyview import (
+    diff_keys, diff_keys_json, diff_keys_text, key_entry, key_table, keys_json, watch_keys_json,
+    watch_keys_text)
+from .model import bias_of, key_deltas, timeless
 from .plot import (
     find_gnuplot, gnuplot_png, heatmap_grid, heatmap_json, heatmap_script, plot_entries,
     plot_once, plot_script)
+from .keys import KEYS_DIR
 from .recording import (
-    Recorded, record_loop, record_output, recording_hists, save_header, write_atomic)
+    Recorded, record_loop, record_output, recording_hists, save_header, saved_keys_text,
+    write_atomic)
 from .render import (
-    calibration_table, diff_json, diff_text, entry_json, entry_unit, entry_warning, show_text,
-    table, typed_info, watch_json, watch_text)
+    UNIT_NS, calibration_table, diff_json, diff_text, entry_json, entry_unit, entry_warning,
+    scale_times, show_text, table, typed_info, watch_json, watch_text)
 from .stats import compare
 
 
@@ -70,25 +75,58 @@ def cmd_list(args):
     return 0
 
 
-def cmd_show(args):
+def warn(text):
+    sys.stdout.flush()
+    sys.stderr.write('kstats: warning: %s\n' % text)
+
+
+def keyed(e, option=None):
+    """Whether e has per-key histograms to show; an option that needs
+    them (--key) is an error without them, and a keyed entry whose
+    _keys file is missing gets a warning."""
+    if e.keys is not None:
+        return True
+    if e.by is not None:
+        warn('%s is keyed (by %s), but %s has no _keys/%s: its keys were not saved'
+             % (e.name, e.by, os.path.dirname(e.path) or '.', os.path.basename(e.path)))
+    if option:
+        raise Error('%s: %s has no per-key histograms (traced without "by KEY")'
+                    % (option, e.name))
+    return False
+
+
+def show_one(e, args, docs):
+    """Append show's text (None) or JSON object of e to docs."""
     percentiles = args.percentiles
+    has_keys = keyed(e, '--key' if args.key is not None else None)
+    if args.key is not None:
+        e = key_entry(e, args.key)
+    h = e.cpu_hist(args.cpu)
+    if args.json:
+        d = entry_json(e, h, args, percentiles)
+        if has_keys and args.key is None:
+            d.update(keys_json(e, args, percentiles))
+        docs.append(d)
+        return
+    if len(docs):
+        print()
+    lines = show_text(e, h, args, percentiles)
+    if has_keys and args.key is None:
+        lines += [''] + key_table(e, args)
+    print('\n'.join(lines))
+    docs.append(None)
+
+
+def cmd_show(args):
     docs = []
     for name in args.names:
         e = open_entry(name, args)
         check_cpu(e, args.cpu)
         args.bias = bias_of(e) if args.subtract_bias else None
-        h = e.cpu_hist(args.cpu)
         warning = entry_warning(e)
         if warning:
-            sys.stdout.flush()
-            sys.stderr.write('kstats: warning: %s\n' % warning)
-        if args.json:
-            docs.append(entry_json(e, h, args, percentiles))
-        else:
-            if len(docs):
-                print()
-            print('\n'.join(show_text(e, h, args, percentiles)))
-            docs.append(None)
+            warn(warning)
+        show_one(e, args, docs)
     if args.json:
         print(json.dumps(docs[0] if len(docs) == 1 else docs, indent=2))
     return 0
@@ -149,10 +187,17 @@ def cmd_watch(args):
             if d is None:           # counters went down: since the reset
                 d, reset = h, True
         dt = now - last['t'] if last['t'] else 0
+        deltas, last['keys'] = key_deltas(e, last.get('keys'), args.cpu)
         if args.json:
-            out = json.dumps(watch_json(e, h, d, dt, args, args.percentiles, reset))
+            doc = watch_json(e, h, d, dt, args, args.percentiles, reset)
+            if e.keys is not None:
+                doc['keys'] = None if deltas is None else scale_times(
+                    watch_keys_json(deltas, dt), UNIT_NS.get(last['unit'] or 'ns', 1))
+            out = json.dumps(doc)
         else:
             lines = watch_text(e, h, d, dt, args, n, last['unit'], reset)
+            if deltas is not None:
+                lines += watch_keys_text(deltas, dt, last['unit'], args.width)
             if tty:
                 clear_screen()
             elif n:
@@ -237,6 +282,9 @@ def cmd_save(args):
         body = ''.join(line + '\n' for line in text.split('\n')[:-1]
                        if not (line.startswith('#') and parse_header(line) is not None))
         write_atomic(dest, save_header(e, args) + body)
+        if e.keys is not None:
+            warn('%s: its per-key histograms (by %s) are kept only in a capture directory '
+                 '(save NAME DIR/)' % (e.name, e.by))
         print('saved %s (%d samples, bits %d) to %s' % (e.name, e.total.count, e.bits, dest))
         return 0
     # A capture directory laid out like debugfs: _control and entry files,
@@ -252,6 +300,7 @@ def cmd_save(args):
         e = src.entry(name)
         text = read_text(e.path)
         write_atomic(os.path.join(dest, name), text)
+        save_keys(e, dest)
         info = src.info(name)
         if info is None:
             info = {'name': name, 'bits': str(e.bits)}
@@ -273,6 +322,22 @@ def cmd_save(args):
                for d in parse_calibrations(read_text(src_ctl), src_ctl).values()]
     write_atomic(ctlpath, ''.join(line + '\n' for line in old + lines + cal))
     return 0
+
+
+def save_keys(e, dest):
+    """_keys/NAME of a keyed entry into the capture dest (and none left
+    there from an earlier save of an entry of that name without keys)."""
+    path = os.path.join(dest, KEYS_DIR, e.name)
+    text = saved_keys_text(e)
+    if text is None:
+        if os.path.isfile(path):
+            os.unlink(path)
+        return
+    try:
+        os.makedirs(os.path.dirname(path), exist_ok=True)
+    except OSError as err:
+        raise Error('cannot create %s: %s' % (os.path.dirname(path), err.strerror))
+    write_atomic(path, text)
 
 
 DIFF_SEP = '\0--'   # the '--' between diff's sides (argparse drops a plain '--')
@@ -334,11 +399,16 @@ def cmd_diff(args):
             raise Error('%s: %d sample%s, too few to compare' % (e.path, h.count,
                                                                  '' if h.count == 1 else 's'))
     c = compare(ra, rb, conf, args.percentiles, args.per_sample)
+    pairs = diff_keys(ea, eb, args.cpu)
     if args.json:
-        print(json.dumps(diff_json(c, ea, eb, args.confidence, unit, warnings,
-                                   args.percentiles), indent=2))
+        doc = diff_json(c, ea, eb, args.confidence, unit, warnings, args.percentiles)
+        if pairs is not None:
+            doc['keys'] = diff_keys_json(pairs)
+        print(json.dumps(doc, indent=2))
     else:
         print(diff_text(c, ea, eb, unit, conf))
+        if pairs is not None:
+            print('\n'.join(diff_keys_text(pairs, unit)))
     return 3 if args.fail_if_different and c.different else 0
 
 

@@ -11,7 +11,7 @@ import time
 
 from .capture import STDIN, Source, open_entry
 from .errors import Error
-from .model import nr_slots, slot_lo, slot_of, slot_top
+from .model import hist_sum, nr_slots, slot_lo, slot_of, slot_top, top_keys
 from .recording import write_atomic
 from .render import UNIT_NS
 
@@ -33,13 +33,17 @@ EXPORT_COUNTS = (
     ('missed', 'calls or hits that the probes did not report'),
     ('dropped', 'starts dropped because the task table was full (key task pairs)'),
     ('filtered', 'hits left out by the filters'),
-    ('errors', 'error returns of a value retval entry, not binned'))
+    ('errors', 'error returns of a value retval entry, not binned'),
+    ('keys_dropped', 'samples of keys beyond keys_max (by KEY), in key="other"'))
 
 LABEL_NAME_RE = re.compile(r'^[a-zA-Z_][a-zA-Z0-9_]*$')
 
 METRIC_RE = LABEL_NAME_RE
 
-RESERVED_LABELS = ('entry', 'cpu', 'le', 'quantile')
+RESERVED_LABELS = ('entry', 'cpu', 'key', 'le', 'quantile')
+
+# --top: the keys of a keyed entry with a series of their own.
+EXPORT_KEY_TOP = 20
 
 RANGE_RE = re.compile(r'^([0-9]+\.?[0-9]*|\.[0-9]+)(ns|us|ms|s)?$')
 
@@ -55,6 +59,11 @@ def om_float(v, scale=1):
 
 def om_label(v):
     return v.replace('\\', '\\\\').replace('"', '\\"').replace('\n', '\\n')
+
+
+def om_text(v):
+    """A key's name as valid UTF-8 (a comm's bytes outside UTF-8 as U+FFFD)."""
+    return v.encode('utf-8', 'surrogateescape').decode('utf-8', 'replace')
 
 
 def om_labels(labels):
@@ -185,6 +194,18 @@ def export_range(e, args):
     return None if 'counter' in e.info or 'value' in e.info else EXPORT_RANGE
 
 
+def key_series(e, args, name, lab, scale):
+    """The histograms of a keyed entry's keys, label key: the first --top
+    by count, then key="other" (the rest and the kernel's other)."""
+    top, rest = top_keys(e, 'count', getattr(args, 'top', None) or EXPORT_KEY_TOP)
+    out = []
+    for label, h in [(k.name, k.entry.total) for k in top] + [
+            ('other', hist_sum(e.bits, [k.entry.total for k in rest]))]:
+        out += om_histogram(name, lab + [('key', om_text(label))], h, args.out_bits, scale,
+                            export_range(e, args))
+    return out
+
+
 def export_entry(e, args, families, labels):
     """Add entry e's histogram(s) and its _control counts, state and bias
     to families: {name: [type, help, unit, lines]} in output order."""
@@ -202,6 +223,8 @@ def export_entry(e, args, families, labels):
                                 scale, export_range(e, args))
     else:
         out += om_histogram(name, lab, e.total, args.out_bits, scale, export_range(e, args))
+    if e.keys:
+        out += key_series(e, args, name, lab, scale)
     p = args.prefix
     for key, what in EXPORT_COUNTS:
         v = e.info.get(key, '')

@@ -220,6 +220,9 @@ class Entry(object):
         self.rows = []          # Lines, see parse_entry_text()
         self.total = None       # Hist
         self.cpus = {}          # cpu -> Hist
+        self.by = None          # by KEY (its _control line), None: no keys
+        self.keys = None        # [Key] of _keys/NAME (None: not keyed or not read)
+        self.keys_text = None   # the text of _keys/NAME as read
 
     def cpu_hist(self, cpu: Optional[int]) -> Hist:
         if cpu is None:
@@ -227,6 +230,110 @@ class Entry(object):
         if self.has_totals and not self.has_cpus:
             raise Error('%s has no per-CPU lines (only CPUS totals)' % self.path)
         return self.cpus.get(cpu, Hist(self.bits, []))
+
+
+class Key(NamedTuple):
+    """One key of a keyed entry (by KEY): the name to print (a comm
+    unescaped, a cgroup's path), the word the kernel wrote ('other' for
+    the other histogram), whether it is the other histogram, and its
+    histograms as an Entry of their own."""
+    name: str
+    raw: str
+    other: bool
+    entry: 'Entry'
+
+
+def hist_sum(bits: Optional[int], hists: Iterable[Hist]) -> Hist:
+    """The samples of several histograms of the same bits as one."""
+    acc = {}
+    for h in hists:
+        for s, c, a in h.rows:
+            n, t = acc.get(s, (0, 0))
+            acc[s] = (n + c, t + c * a)
+    return Hist(bits, [(s, n, t / n) for s, (n, t) in sorted(acc.items())])
+
+
+# --sort of the key table: the key's figure, largest first ('key': by name).
+KEY_SORTS = ('count', 'p50', 'p90', 'p99', 'max', 'key')
+
+
+def key_order(k: Key) -> tuple:
+    """Keys by name: numbers (pid, tid, cpu, unmapped cgroups) as numbers."""
+    return (0, int(k.name), '') if k.name.isdigit() else (1, 0, k.name)
+
+
+def key_figure(h: Hist, sort: str) -> Number:
+    """The figure of --sort of one key's histogram (-1: no samples)."""
+    if not h.count:
+        return -1
+    if sort == 'count':
+        return h.count
+    if sort == 'max':
+        return h.max()['value']
+    return h.quantile(fractions.Fraction(sort[1:]) / 100)[0]
+
+
+def sorted_keys(keys: Sequence[Key], sort: str, cpu: Optional[int] = None) -> List[Key]:
+    """The keys but the other histogram, in the order of --sort: the
+    largest figure first, ties by name; 'key': by name."""
+    keys = [k for k in keys if not k.other]
+    keys.sort(key=key_order)
+    if sort != 'key':
+        keys.sort(key=lambda k: -key_figure(k.entry.cpu_hist(cpu), sort))
+    return keys
+
+
+def top_keys(e: 'Entry', sort: str, top: int,
+             cpu: Optional[int] = None) -> Tuple[List[Key], List[Key]]:
+    """(the first `top` keys of --sort, the rest with the kernel's other
+    histogram): what the key table prints as rows, and sums as 'other'."""
+    keys = sorted_keys(e.keys, sort, cpu)
+    return keys[:top], keys[top:] + [k for k in e.keys if k.other]
+
+
+def find_key(e: 'Entry', word: str) -> Optional[Key]:
+    """The key printed as word, or written so by the kernel ('other': the
+    other histogram)."""
+    for k in e.keys or []:
+        if word in (k.name, k.raw):
+            return k
+    return None
+
+
+def key_deltas(e: 'Entry', prev: Optional[dict], cpu: Optional[int] = None):
+    """watch's keys: ([(Key, samples since prev)] the most first, and the
+    map to pass as prev next time: {(other, raw): Hist}). A key new since
+    prev, or whose counts went down (a reset), counts all its samples."""
+    if e.keys is None:
+        return None, None
+    now = {(k.other, k.raw): k.entry.cpu_hist(cpu) for k in e.keys}
+    if prev is None:
+        return None, now
+    out = []
+    for k in sorted_keys(e.keys, 'key') + [k for k in e.keys if k.other]:
+        h = now[(k.other, k.raw)]
+        old = prev.get((k.other, k.raw))
+        d = h.delta(old) if old is not None else None
+        out.append((k, h if d is None else d))
+    out.sort(key=lambda x: -x[1].count)
+    return out, now
+
+
+def key_pairs(ea: Sequence['Entry'], eb: Sequence['Entry'],
+              cpu: Optional[int] = None) -> List[tuple]:
+    """diff's keys: (name, A's samples, B's samples, other) of every key of
+    either side (None: not on that side), each side's runs summed; by the
+    samples of both sides, the most first, the other histogram last."""
+    sides = []
+    for es in (ea, eb):
+        acc = {}
+        for e in es:
+            for k in e.keys:
+                acc.setdefault((k.other, k.name), []).append(k.entry.cpu_hist(cpu))
+        sides.append({n: hist_sum(es[0].bits, hs) for n, hs in acc.items()})
+    names = sorted(set(sides[0]) | set(sides[1]))
+    names.sort(key=lambda n: (n[0], -sum(s[n].count for s in sides if n in s)))
+    return [(n[1], sides[0].get(n), sides[1].get(n), n[0]) for n in names]
 
 
 def summary(h: Hist, percentiles: List[Tuple[str, Number]]) -> dict:

@@ -10,8 +10,9 @@ import tempfile
 import time
 
 from .capture import (
-    CONTROL, Missing, SAVE_MAGIC, check_cpu, decode_text, load_entry, open_entry,
+    CONTROL, Missing, SAVE_MAGIC, check_cpu, decode_text, load_entry, load_keys, open_entry,
     read_bytes, read_text, ssh_host)
+from .keys import KEYS_DIR, cgroup_lines
 from .errors import Error, input_error
 from .model import Hist, MAX_BITS, slot_lo, slot_top
 
@@ -25,6 +26,22 @@ def save_header(e, args):
             pairs.append((k, v))
     return '# %s %s\n' % (SAVE_MAGIC, ' '.join('%s %s' % (k, v.replace(' ', '_'))
                                               for k, v in pairs))
+
+
+def saved_keys_text(e):
+    """The _keys/NAME of a capture: as read, and for keys by cgroup the
+    paths of their ids first ('# cgroup ID PATH'), as this machine has
+    them, so that the capture reads the same elsewhere."""
+    if e.keys_text is None:
+        return None
+    return (cgroup_lines(e.keys) if e.by == 'cgroup' else '') + e.keys_text
+
+
+def capture_files(e, text):
+    """[(name in the capture, text)] of entry e: its file, and its
+    _keys/NAME where it has keys."""
+    keys = saved_keys_text(e)
+    return [(e.name, text)] + ([(KEYS_DIR + '/' + e.name, keys)] if keys is not None else [])
 
 
 def write_atomic(path, data):
@@ -116,6 +133,7 @@ class Recorded(object):
         self.ident = None
         self.last = None
         self.text = None
+        self.files = []
         self.refresh()
 
     def refresh(self):
@@ -145,6 +163,7 @@ class Recorded(object):
         text = decode_text(data, self.path)
         e = load_entry(self.name, self.path, self.bits[0], self.bits[1], self.info, text)
         self.ident, self.text = ident, text
+        self.files = capture_files(load_keys(e), text)
         return e, ('file' if anew else None)
 
 
@@ -167,6 +186,8 @@ def write_capture(dest, files, control):
     try:
         os.mkdir(tmp)
         for name, text in files:
+            if '/' in name:
+                os.makedirs(os.path.join(tmp, os.path.dirname(name)), exist_ok=True)
             with open(os.path.join(tmp, name), 'w') as f:
                 f.write(text)
         with open(os.path.join(tmp, CONTROL), 'w') as f:
@@ -206,7 +227,7 @@ def record_loop(args, recs, out, count, stop):
             raise Error('%s: no such file' % r.path)
         r.last, r.last_t = e, t
         first.append(e)
-    write_capture(os.path.join(out, 'start'), [(e.name, r.text) for e, r in zip(first, recs)],
+    write_capture(os.path.join(out, 'start'), [f for r in recs for f in r.files],
                   [entry_control(e) for e in first])
     index = os.path.join(out, RECORD_INDEX)
     head = [('version', RECORD_VERSION), ('unit', 'ns'), ('interval', '%g' % args.interval),
@@ -235,7 +256,7 @@ def record_loop(args, recs, out, count, stop):
                 record_interval(args, recs, out, n, t0)
             break
     ends = [r for r in recs if r.last is not None]
-    write_capture(os.path.join(out, 'end'), [(r.name, r.text) for r in ends],
+    write_capture(os.path.join(out, 'end'), [f for r in ends for f in r.files],
                   [entry_control(r.last) for r in ends])
     print('recorded %d interval%s into %s%s' % (n, '' if n == 1 else 's', out,
                                               ' (stopped by a signal)' if stop else ''))
