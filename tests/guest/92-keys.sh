@@ -122,6 +122,21 @@ if [ -n "$CG" ]; then
 	is "$(grep CPUS $K/kcg | awk '{ n += $(NF - 4) } END { print n + 0 }')" 10 "by cgroup: all 10 calls"
 fi
 
+# The tool on the live files: the key table and the JSON keys.
+if command -v python3 > /dev/null; then
+	kstats show --json kcpu > /tmp/kst92.json
+	is "$(python3 -c "import json; d = json.load(open('/tmp/kst92.json'))
+d = d[0] if isinstance(d, list) else d
+print(d['by'], ' '.join('%s:%d' % (k['key'], k['count']) for k in sorted(d['keys'], key=lambda k: k['key'])))")" \
+		"cpu 0:5 1:5" "kstats show --json: by cpu, keys 0 and 1 with 5 each"
+	is "$(kstats show kcomm | grep -c '^ *kka  *4 ')" 1 "kstats show: the key table has kka with 4"
+	is "$(kstats show kcomm --key 'kk c' --json | python3 -c "import json, sys; d = json.load(sys.stdin)
+d = d[0] if isinstance(d, list) else d
+print(d['count'])")" 2 "kstats show --key 'kk c': its 2 calls"
+else
+	not_ok "python3 for the tool"
+fi
+
 # A pair by comm: each start and end in one process.
 for c in kkp kkp kkp kkq kkq; do
 	sh -c "echo -n $c > /proc/self/comm; echo -n start > $HELPER; echo -n end > $HELPER"
