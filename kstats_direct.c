@@ -78,12 +78,12 @@ static noinline notrace u64 kstats_direct_begin_timed(struct kstats_probe *p)
 }
 
 static noinline notrace void kstats_direct_end_timed(struct kstats_probe *p,
-						     u64 t0)
+						     u64 t0, unsigned long ret)
 {
 	struct kstats_timed tm;
 
 	kstats_timed_arm(&tm);
-	kstats_call_end(p, t0);
+	kstats_call_end(p, t0, ret);
 	kstats_timed_end(p, KSTATS_SIDE_END, &tm);
 }
 
@@ -139,7 +139,8 @@ static notrace u64 kstats_direct_begin(unsigned int slot)
 	return kstats_direct_begin_guarded(p);
 }
 
-static notrace void kstats_direct_end(unsigned int slot, u64 t0)
+static notrace void kstats_direct_end(unsigned int slot, u64 t0,
+				      unsigned long ret)
 {
 	struct kstats_probe *p = READ_ONCE(kstats_direct_probes[slot]);
 	unsigned int saved;
@@ -149,9 +150,9 @@ static notrace void kstats_direct_end(unsigned int slot, u64 t0)
 	if (p) {
 		if (likely(kstats_guard_enter(p, &saved))) {
 			if (kstats_timed_due(p))
-				kstats_direct_end_timed(p, t0);
+				kstats_direct_end_timed(p, t0, ret);
 			else
-				kstats_call_end(p, t0);
+				kstats_call_end(p, t0, ret);
 			kstats_guard_exit(saved);
 		}
 	}

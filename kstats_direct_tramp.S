@@ -91,6 +91,7 @@ SYM_TYPED_FUNC_START(kstats_direct_tramp_\n)
 	/* FUNC returned: rax:rdx hold its return value. */
 	movq %rax, -8(%rbp)
 	movq %rdx, -16(%rbp)
+	movq %rax, %rdx
 	movl $\n, %edi
 	movq KSTATS_T0(%rbp), %rsi
 	call kstats_tramp_end

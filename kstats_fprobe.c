@@ -157,7 +157,7 @@ static notrace void kstats_fp_exit(struct fprobe *fp, unsigned long ip,
 	if (!data)
 		return;
 	kstats_timed_begin(p, &tm);
-	kstats_call_end(p, *(u64 *)data);
+	kstats_call_end(p, *(u64 *)data, kstats_fp_retval(regs));
 	kstats_timed_end(p, KSTATS_SIDE_END, &tm);
 }
 
@@ -190,7 +190,7 @@ static notrace void kstats_fp_pcpu_exit(struct fprobe *fp, unsigned long ip,
 	if (!data)
 		return;
 	kstats_timed_begin(p, &tm);
-	kstats_pcpu_end(p, data);
+	kstats_pcpu_end(p, data, kstats_fp_retval(regs));
 	kstats_timed_end(p, KSTATS_SIDE_END, &tm);
 }
 

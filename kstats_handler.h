@@ -88,11 +88,13 @@ static __always_inline u64 kstats_since(u64 now, u64 t0)
 }
 
 /*
- * Records @d, a difference of two readings of @p's clock, in ns. A TSC
+ * Records @d, a difference of two readings of @p's clock, in ns, with
+ * @ret, FUNC's return value where there is one (by retval). A TSC
  * difference is scaled here; once the kernel has marked the TSC unstable,
  * TSCs of two CPUs may disagree, and the sample is counted apart.
  */
-static __always_inline void kstats_record_delta(struct kstats_probe *p, u64 d)
+static __always_inline void kstats_record_delta(struct kstats_probe *p, u64 d,
+						unsigned long ret)
 {
 #ifdef CONFIG_X86_TSC
 	if (p->clock == KSTATS_CLOCK_TSC) {
@@ -103,14 +105,15 @@ static __always_inline void kstats_record_delta(struct kstats_probe *p, u64 d)
 		d = mul_u64_u32_shr(d, p->tsc_mult, p->tsc_shift);
 	}
 #endif
-	kstats_probe_record(p, d);
+	kstats_probe_record_ret(p, d, ret);
 }
 
 /* Records the time from @t0 to @now, two readings of @p's clock. */
 static __always_inline void kstats_record_since(struct kstats_probe *p,
-						u64 now, u64 t0)
+						u64 now, u64 t0,
+						unsigned long ret)
 {
-	kstats_record_delta(p, kstats_since(now, t0));
+	kstats_record_delta(p, kstats_since(now, t0), ret);
 }
 
 /*
@@ -173,16 +176,17 @@ static __always_inline void kstats_call_begin(const struct kstats_probe *p,
 }
 
 /*
- * trace FUNC: FUNC returns. A call that entered before the entry's last
- * start, so before a stop, is not measured: its time would include the
- * stop. Three instructions (load, compare, branch); the clock of trace
+ * trace FUNC: FUNC returns @ret. A call that entered before the entry's
+ * last start, so before a stop, is not measured: its time would include
+ * the stop. Three instructions (load, compare, branch); the clock of trace
  * FUNC is the same on every CPU (tsc or mono, never local).
  */
-static __always_inline void kstats_call_end(struct kstats_probe *p, u64 t0)
+static __always_inline void kstats_call_end(struct kstats_probe *p, u64 t0,
+					    unsigned long ret)
 {
 	if (unlikely(t0 < READ_ONCE(p->resumed)))
 		return;
-	kstats_record_since(p, kstats_clock(p), t0);
+	kstats_record_since(p, kstats_clock(p), t0, ret);
 }
 
 /* Interrupt level of the current context, higher above lower. */
@@ -280,13 +284,14 @@ static __always_inline bool kstats_pcpu_begin(struct kstats_probe *p,
 }
 
 /*
- * trace pcpu:FUNC: FUNC returns. Measured only if it returns on its CPU,
+ * trace pcpu:FUNC: FUNC returns @ret. Measured only if it returns on its CPU,
  * still holding it, and its task never left the CPU in between, and no
  * start (so no stop) came in between: its epoch, not its time, since
  * clock local is not comparable with a start on another CPU.
  */
 static __always_inline void kstats_pcpu_end(struct kstats_probe *p,
-					    const struct kstats_pcpu_call *c)
+					    const struct kstats_pcpu_call *c,
+					    unsigned long ret)
 {
 	struct kstats_pcpu_owner *o;
 	bool mine, undisturbed, read;
@@ -305,7 +310,7 @@ static __always_inline void kstats_pcpu_end(struct kstats_probe *p,
 		WRITE_ONCE(o->task, 0);
 	if (undisturbed && read) {
 		if (likely(c->epoch == READ_ONCE(p->ks->epoch)))
-			kstats_record_since(p, now, c->t0);
+			kstats_record_since(p, now, c->t0, ret);
 	} else if (read) {
 		this_cpu_inc(p->stats->skipped);
 	}

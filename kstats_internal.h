@@ -123,23 +123,43 @@ static __always_inline void kstats_raise(u64 __percpu *p, u64 val)
  * leaves at worst a count without its offset, which keeps the mean inside
  * the slot.
  */
-static __always_inline void kstats_add_sample(struct kstats *ks, u64 val)
-{
-	unsigned int bucket, slot;
+/* Where a sample goes: its slot, and what it adds to the slot's sum. */
+struct kstats_pos {
+	unsigned int slot;
 	u64 offset;
+};
 
-	bucket = kstats_bucket(val, ks->frac_bits);
-	slot = kstats_bucket_slot(val, bucket, ks->frac_bits);
-	offset = bucket ? (val & (BIT_ULL(bucket - 1) - 1)) >>
-			  kstats_sum_shift(bucket) : 0;
+static __always_inline struct kstats_pos kstats_pos_of(u64 val,
+						       unsigned int frac_bits)
+{
+	unsigned int bucket = kstats_bucket(val, frac_bits);
+	struct kstats_pos pos;
 
+	pos.slot = kstats_bucket_slot(val, bucket, frac_bits);
+	pos.offset = bucket ? (val & (BIT_ULL(bucket - 1) - 1)) >>
+			      kstats_sum_shift(bucket) : 0;
+	return pos;
+}
+
+/*
+ * Sample @val at @pos (kstats_pos_of() for @ks's frac_bits): a histogram
+ * of the same bits, such as a key's, takes the same @pos.
+ */
+static __always_inline void kstats_add_at(struct kstats *ks, u64 val,
+					  struct kstats_pos pos)
+{
 	/* Keep all updates on one CPU; each is irq-safe on its own. */
 	preempt_disable_notrace();
-	this_cpu_add(ks->slots[slot].sum, offset);
-	this_cpu_add(ks->slots[slot].count, 1);
+	this_cpu_add(ks->slots[pos.slot].sum, pos.offset);
+	this_cpu_add(ks->slots[pos.slot].count, 1);
 	kstats_raise(&ks->ext->max, val);
 	kstats_raise(&ks->ext->not_min, ~val);
 	preempt_enable_notrace();
+}
+
+static __always_inline void kstats_add_sample(struct kstats *ks, u64 val)
+{
+	kstats_add_at(ks, val, kstats_pos_of(val, ks->frac_bits));
 }
 
 /*

@@ -19,7 +19,7 @@
 #include <linux/atomic.h>
 #include <linux/cgroup.h>
 #include <linux/cpumask.h>
-#include <linux/jhash.h>
+#include <linux/hash.h>
 #include <linux/log2.h>
 #include <linux/minmax.h>
 #include <linux/mm.h>
@@ -29,8 +29,10 @@
 #include <linux/seq_file.h>
 #include <linux/slab.h>
 #include <linux/string.h>
+#include "kstats_btf.h"
 #include "kstats_keys.h"
 #include "kstats_parse.h"
+#include "kstats_value.h"
 
 /* Low bits of a position's state; the rest is the key's hash. */
 #define KSTATS_KEY_CLAIMED	1UL	/* its key is being written */
@@ -45,6 +47,8 @@ struct kstats_key {
 
 struct kstats_keys {
 	enum kstats_cmd_by by;
+	u8 kbits;			/* by retval: its type's bits, */
+	bool ksigned;			/* and whether it is signed */
 	unsigned int max;		/* keys N */
 	unsigned int mask;		/* positions - 1 */
 	atomic_t nr;			/* histograms handed out */
@@ -61,6 +65,7 @@ static const char * const kstats_by_names[] = {
 	[KSTATS_BY_TID] = "tid",
 	[KSTATS_BY_CPU] = "cpu",
 	[KSTATS_BY_CGROUP] = "cgroup",
+	[KSTATS_BY_RETVAL] = "retval",
 };
 
 /* The cgroup v2 id of the current task; RCU is watching, preemption off. */
@@ -73,57 +78,63 @@ static __always_inline u64 kstats_cgroup_now(void)
 #endif
 }
 
-/* The key of this hit into @k, and its hash. */
-static __always_inline u32 kstats_key_of(enum kstats_cmd_by by, u64 k[2])
+/*
+ * The key of this hit, in @k0 and @k1 (scalars, kept in registers), and
+ * its hash; @ret is FUNC's return value where the hook has one.
+ */
+static __always_inline u32 kstats_key_of(const struct kstats_keys *t,
+					 unsigned long ret, u64 *k0, u64 *k1)
 {
-	char *c = (char *)k;
-	unsigned int i;
-
-	k[0] = 0;
-	k[1] = 0;
-	switch (by) {
+	*k1 = 0;
+	switch (t->by) {
 	case KSTATS_BY_COMM:
-		/* Not a string copy: no call; the bytes after the NUL zeroed. */
-		for (i = 0; i < min(sizeof(current->comm), sizeof(u64) * 2); i++) {
-			c[i] = READ_ONCE(current->comm[i]);
-			if (!c[i])
-				break;
-		}
-		return jhash2((u32 *)k, 4, 0);
+		/*
+		 * Two loads, no string copy: set_task_comm() pads the name
+		 * with NULs, and fork() copies it whole.
+		 */
+		BUILD_BUG_ON(sizeof(current->comm) < 2 * sizeof(u64));
+		memcpy(k0, current->comm, sizeof(*k0));
+		memcpy(k1, current->comm + sizeof(*k0), sizeof(*k1));
+		return hash_64(*k0 ^ (*k1 * GOLDEN_RATIO_64), 32);
 	case KSTATS_BY_PID:
-		k[0] = task_tgid_nr(current);
+		*k0 = task_tgid_nr(current);
 		break;
 	case KSTATS_BY_TID:
-		k[0] = task_pid_nr(current);
+		*k0 = task_pid_nr(current);
 		break;
 	case KSTATS_BY_CPU:
-		k[0] = raw_smp_processor_id();
+		*k0 = raw_smp_processor_id();
+		break;
+	case KSTATS_BY_RETVAL:
+		/* The register's bits above the type are undefined. */
+		*k0 = t->ksigned ? sign_extend64(ret, t->kbits - 1) :
+		      ret & GENMASK_ULL(t->kbits - 1, 0);
 		break;
 	default:
-		k[0] = kstats_cgroup_now();
+		*k0 = kstats_cgroup_now();
 		break;
 	}
-	return jhash_2words(lower_32_bits(k[0]), upper_32_bits(k[0]), 0);
+	return hash_64(*k0, 32);
 }
 
 /* Position @e was claimed for @k: give it a histogram, publish it. */
 static struct kstats *kstats_keys_fill(struct kstats_keys *t,
-				       struct kstats_key *e, const u64 k[2],
+				       struct kstats_key *e, u64 k0, u64 k1,
 				       unsigned long tag)
 {
 	unsigned int i = atomic_inc_return(&t->nr) - 1;
 
-	e->k[0] = k[0];
-	e->k[1] = k[1];
+	e->k[0] = k0;
+	e->k[1] = k1;
 	e->hist = i < t->max ? t->hists[i] : NULL;
 	/* Ready with its key and histogram: pairs with the lookups' acquire. */
 	smp_store_release(&e->state, tag | KSTATS_KEY_READY);
 	return e->hist;
 }
 
-/* The histogram of key @k (hash @hash), inserted if new; NULL: other. */
+/* The histogram of key @k0, @k1 (hash @hash), inserted if new; NULL: other. */
 static struct kstats *kstats_keys_find(struct kstats_keys *t,
-				       const u64 k[2], u32 hash)
+				       u64 k0, u64 k1, u32 hash)
 {
 	unsigned long tag = (unsigned long)hash << 2, s;
 	unsigned int i = hash & t->mask, n;
@@ -138,13 +149,13 @@ static struct kstats *kstats_keys_find(struct kstats_keys *t,
 				return NULL;
 			s = cmpxchg(&e->state, 0, tag | KSTATS_KEY_CLAIMED);
 			if (!s)
-				return kstats_keys_fill(t, e, k, tag);
+				return kstats_keys_fill(t, e, k0, k1, tag);
 		}
 		if ((s & ~KSTATS_KEY_PHASE) != tag)
 			continue;
 		if ((s & KSTATS_KEY_PHASE) != KSTATS_KEY_READY)
 			return NULL;
-		if (e->k[0] == k[0] && e->k[1] == k[1])
+		if (e->k[0] == k0 && e->k[1] == k1)
 			return e->hist;
 	}
 	return NULL;
@@ -153,29 +164,34 @@ static struct kstats *kstats_keys_find(struct kstats_keys *t,
 /*
  * Out of line: an entry without keys pays only the test in
  * kstats_probe_record(). Preemption stays off from the check of @frozen
- * to the sample, so that kstats_keys_reset() can wait for it; where RCU
- * does not watch (the edges of idle) that wait does not cover the
- * lookup, so such a hit goes to other.
+ * to the sample, so that kstats_keys_reset() can wait for it. Where RCU
+ * does not watch (the edges of idle), that wait does not cover a hit: a
+ * sample there during a reset may land in the histogram of a key the
+ * reset dropped, which a new key then takes; the histograms themselves
+ * live as long as the entry. A cgroup is read only where RCU watches;
+ * elsewhere the hit goes to other.
  */
-notrace void kstats_keys_record(struct kstats_probe *p, u64 val)
+notrace void kstats_keys_record(struct kstats_probe *p, u64 val,
+				struct kstats_pos pos, unsigned long ret)
 {
 	struct kstats_keys *t = p->keys;
 	struct kstats *h = NULL;
-	u64 k[2];
+	u64 k0, k1;
+	u32 hash;
 
-	if (!READ_ONCE(p->ks->active))
-		return;
 	preempt_disable_notrace();
 	/* Thawed: the table a reset cleared is seen clear. */
-	if (smp_load_acquire(&t->frozen))
+	if (unlikely(smp_load_acquire(&t->frozen)))
 		goto out;
-	if (likely(rcu_is_watching()))
-		h = kstats_keys_find(t, k, kstats_key_of(t->by, k));
-	if (!h) {
+	if (t->by != KSTATS_BY_CGROUP || rcu_is_watching()) {
+		hash = kstats_key_of(t, ret, &k0, &k1);
+		h = kstats_keys_find(t, k0, k1, hash);
+	}
+	if (unlikely(!h)) {
 		h = t->other;
 		this_cpu_inc(*t->dropped);
 	}
-	kstats_add_sample(h, val);
+	kstats_add_at(h, val, pos);
 out:
 	preempt_enable_notrace();
 }
@@ -204,7 +220,7 @@ int kstats_parse_keys(struct kstats_cmd *cmd, const char *key,
 			return 0;
 		}
 	return kstats_fail(cmd, -EINVAL,
-			   "by: KEY is comm, pid, tid, cpu or cgroup");
+			   "by: KEY is comm, pid, tid, cpu, cgroup or retval");
 }
 
 /* Bytes of a histogram: its slots and extremes on every possible CPU. */
@@ -249,21 +265,44 @@ static int kstats_keys_check(struct kstats_cmd *cmd)
 		return kstats_fail(cmd, -EOPNOTSUPP,
 				   "by %s: a pair keyed by cpu may end in another task; use key task",
 				   kstats_by_names[cmd->by]);
+	if (cmd->by == KSTATS_BY_RETVAL &&
+	    ((cmd->op != KSTATS_CMD_TRACE && cmd->op != KSTATS_CMD_TRACE_PCPU) ||
+	     cmd->value == KSTATS_VALUE_ARG || cmd->counter))
+		return kstats_fail(cmd, -EOPNOTSUPP,
+				   "by retval: only trace FUNC and pcpu:FUNC, of time or value retval, see a return");
 	if (!IS_ENABLED(CONFIG_CGROUPS) && cmd->by == KSTATS_BY_CGROUP)
 		return kstats_fail(cmd, -EOPNOTSUPP,
 				   "by cgroup: this kernel has no cgroups");
 	return 0;
 }
 
+/*
+ * by retval: the type of FUNC's return value, which BTF or "type" give
+ * (value retval has it already); a void function has none.
+ */
+static int kstats_keys_ret_type(struct kstats_probe *p, struct kstats_cmd *cmd,
+				struct kstats_btf_int *type)
+{
+	if (cmd->by != KSTATS_BY_RETVAL)
+		return 0;
+	if (p->value == KSTATS_VALUE_RETVAL) {
+		type->bytes = p->vbits / 8;
+		type->is_signed = p->vsigned;
+		return 0;
+	}
+	return kstats_value_type(p, cmd, 0, type);
+}
+
 int kstats_keys_setup(struct kstats_probe *p, struct kstats_cmd *cmd)
 {
 	unsigned int n = cmd->keys ?: KSTATS_KEYS_DEFAULT, size, i;
+	struct kstats_btf_int type = { .bytes = 8 };
 	struct kstats_keys *t;
 	int ret;
 
 	if (cmd->by == KSTATS_BY_NONE)
 		return 0;
-	ret = kstats_keys_check(cmd);
+	ret = kstats_keys_check(cmd) ?: kstats_keys_ret_type(p, cmd, &type);
 	if (ret)
 		return ret;
 	size = roundup_pow_of_two(2 * n);
@@ -271,6 +310,8 @@ int kstats_keys_setup(struct kstats_probe *p, struct kstats_cmd *cmd)
 	if (!t)
 		goto nomem;
 	t->by = cmd->by;
+	t->kbits = type.bytes * 8;
+	t->ksigned = type.is_signed;
 	t->max = n;
 	t->mask = size - 1;
 	t->hists = kcalloc(n, sizeof(*t->hists), GFP_KERNEL);
@@ -366,6 +407,10 @@ void kstats_keys_name(struct seq_file *m, const struct kstats_keys *t,
 	const unsigned char *c = (const unsigned char *)e->k;
 	unsigned int j;
 
+	if (t->by == KSTATS_BY_RETVAL && t->ksigned) {
+		seq_printf(m, "%lld", (s64)e->k[0]);
+		return;
+	}
 	if (t->by != KSTATS_BY_COMM) {
 		seq_printf(m, "%llu", e->k[0]);
 		return;

@@ -3,7 +3,7 @@
  * Layer: shared probe helpers (the record hook inlined into handlers).
  * Calls the record core.
  *
- * Per-key histograms, "trace ... by comm|pid|tid|cpu|cgroup [keys N]":
+ * Per-key histograms, "trace ... by comm|pid|tid|cpu|cgroup|retval [keys N]":
  * besides the entry's own histogram, each sample goes into the histogram
  * of its key, found or inserted without a lock in a table of at most N
  * keys fixed at trace time; samples of later keys go into one histogram
@@ -26,18 +26,33 @@ struct kstats_cmd;
 struct kstats_keys;
 struct seq_file;
 
-void kstats_keys_record(struct kstats_probe *p, u64 val);
+void kstats_keys_record(struct kstats_probe *p, u64 val, struct kstats_pos pos,
+			unsigned long ret);
 
 /*
- * A sample of @p: into the entry, and into its key's histogram where the
- * entry has keys (one load and one branch more when it has none).
+ * A sample of @p, with @ret, FUNC's return value where the hook has one:
+ * into the entry, and into its key's histogram, at the same slot, where
+ * the entry has keys (one load and one branch more when it has none).
  */
+static __always_inline void kstats_probe_record_ret(struct kstats_probe *p,
+						    u64 val, unsigned long ret)
+{
+	struct kstats *ks = p->ks;
+	struct kstats_pos pos;
+
+	if (!READ_ONCE(ks->active))
+		return;
+	pos = kstats_pos_of(val, ks->frac_bits);
+	kstats_add_at(ks, val, pos);
+	if (unlikely(p->keys))
+		kstats_keys_record(p, val, pos, ret);
+}
+
+/* A sample of a hook that sees no return (by retval refuses those). */
 static __always_inline void kstats_probe_record(struct kstats_probe *p,
 						u64 val)
 {
-	kstats_record_inline(p->ks, val);
-	if (unlikely(p->keys))
-		kstats_keys_record(p, val);
+	kstats_probe_record_ret(p, val, 0);
 }
 
 /* "by KEY", "keys N" of a trace command; -ENOENT if @key is neither. */

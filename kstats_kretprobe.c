@@ -58,7 +58,7 @@ static notrace int kstats_krp_ret(struct kretprobe_instance *ri,
 	struct kstats_timed tm;
 
 	kstats_timed_begin(p, &tm);
-	kstats_call_end(p, *(u64 *)ri->data);
+	kstats_call_end(p, *(u64 *)ri->data, regs_return_value(regs));
 	kstats_timed_end(p, KSTATS_SIDE_END, &tm);
 	return 0;
 }
@@ -87,7 +87,8 @@ static notrace int kstats_krp_pcpu_ret(struct kretprobe_instance *ri,
 	struct kstats_timed tm;
 
 	kstats_timed_begin(p, &tm);
-	kstats_pcpu_end(p, (struct kstats_pcpu_call *)ri->data);
+	kstats_pcpu_end(p, (struct kstats_pcpu_call *)ri->data,
+			regs_return_value(regs));
 	kstats_timed_end(p, KSTATS_SIDE_END, &tm);
 	return 0;
 }

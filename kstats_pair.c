@@ -72,7 +72,7 @@ static __always_inline void kstats_pair_end(struct kstats_pair_probe *pp)
 		t0 = kstats_task_take(pp->tasks, READ_ONCE(p->ks->epoch));
 	}
 	if (t0)
-		kstats_record_since(p, now, t0);
+		kstats_record_since(p, now, t0, 0);
 	else
 		this_cpu_inc(p->stats->unpaired);
 out:

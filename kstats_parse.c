@@ -11,7 +11,8 @@
  *              [FILTER...]
  *   trace NAME start X end Y [bits N] [key cpu|task] [slots N] [clock C]
  *              [counter EVENT] [FILTER...]
- *   (each trace form but the gap also [by comm|pid|tid|cpu|cgroup [keys N]])
+ *   (each trace form but the gap also [by comm|pid|tid|cpu|cgroup [keys N]];
+ *   trace FUNC and pcpu:FUNC also [by retval [type T]])
  *   trace NAME gap X [bits N] [clock local|mono|tsc] [FILTER...]
  *   remove NAME
  *   start NAME | stop NAME | reset NAME
@@ -273,8 +274,8 @@ static int kstats_parse_trace(struct kstats_cmd *cmd, char **w, int n)
 		return kstats_why(cmd, "clock local is only for pcpu: and key cpu");
 	if (have_value && have_clock)
 		return kstats_why(cmd, "a value entry reads no clock");
-	if (have_type && !have_value)
-		return kstats_why(cmd, "type is only for value argN|retval");
+	if (have_type && !have_value && cmd->by != KSTATS_BY_RETVAL)
+		return kstats_why(cmd, "type is only for value argN|retval and by retval");
 	if (cmd->keys && !cmd->by)
 		return kstats_why(cmd, "keys is only for by KEY");
 	ret = kstats_parse_counter_check(cmd);

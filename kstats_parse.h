@@ -67,6 +67,7 @@ enum kstats_cmd_by {
 	KSTATS_BY_TID,
 	KSTATS_BY_CPU,
 	KSTATS_BY_CGROUP,
+	KSTATS_BY_RETVAL,	/* FUNC's return value, of its BTF type */
 };
 
 /* The clock of an entry, "clock local|mono|tsc". */

@@ -36,7 +36,7 @@
  */
 struct kstats_tramp_hooks {
 	u64 (*begin)(unsigned int slot);
-	void (*end)(unsigned int slot, u64 t0);
+	void (*end)(unsigned int slot, u64 t0, unsigned long ret);
 };
 
 /*
@@ -62,7 +62,7 @@ extern const unsigned long kstats_direct_tramp_table[KSTATS_DIRECT_MAX];
 extern const u32 kstats_direct_ret_offset[KSTATS_DIRECT_MAX];
 /* Called by the trampolines: the hooks, and the count of calls in flight. */
 u64 kstats_tramp_begin(unsigned int slot);
-void kstats_tramp_end(unsigned int slot, u64 t0);
+void kstats_tramp_end(unsigned int slot, u64 t0, unsigned long ret);
 #endif
 
 #endif /* _KSTATS_TRAMP_H */

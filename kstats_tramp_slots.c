@@ -78,7 +78,8 @@ static notrace u64 kstats_tramp_no_begin(unsigned int slot)
 	return 0;
 }
 
-static notrace void kstats_tramp_no_end(unsigned int slot, u64 t0)
+static notrace void kstats_tramp_no_end(unsigned int slot, u64 t0,
+					unsigned long ret)
 {
 }
 
@@ -104,9 +105,9 @@ notrace u64 kstats_tramp_begin(unsigned int slot)
 }
 NOKPROBE_SYMBOL(kstats_tramp_begin);
 
-notrace void kstats_tramp_end(unsigned int slot, u64 t0)
+notrace void kstats_tramp_end(unsigned int slot, u64 t0, unsigned long ret)
 {
-	READ_ONCE(kstats_tramp_hooks)->end(slot, t0);
+	READ_ONCE(kstats_tramp_hooks)->end(slot, t0, ret);
 	this_cpu_dec(kstats_tramp_inflight[slot]);
 }
 NOKPROBE_SYMBOL(kstats_tramp_end);

@@ -68,11 +68,44 @@ static char kstats_sign(bool is_signed)
 	return is_signed ? 's' : 'u';
 }
 
+/*
+ * The type of argument @arg of @p's FUNC, or of its return value (@arg
+ * 0), from BTF or @cmd's "type"; see kstats_value_setup().
+ */
+int kstats_value_type(struct kstats_probe *p, struct kstats_cmd *cmd,
+		      unsigned int arg, struct kstats_btf_int *type)
+{
+	char sym[KSYM_SYMBOL_LEN];
+	const char *mod;
+	int ret;
+
+	mod = kstats_btf_module_of(p->addr, sym);
+	ret = kstats_btf_value_type(p->start.target.sym, mod, arg, type,
+				    cmd->why, sizeof(cmd->why));
+	if (ret == -ENOENT) {
+		if (!cmd->vbytes)
+			return kstats_fail(cmd, -EINVAL,
+					   "%s has no BTF (a module without it, or a compiler clone): give the value's type, type u8 to s64",
+					   p->start.target.sym);
+		cmd->why[0] = '\0';
+		type->bytes = cmd->vbytes;
+		type->is_signed = cmd->vsigned;
+	} else if (ret) {
+		return ret;
+	} else if (cmd->vbytes && (cmd->vbytes != type->bytes ||
+				   cmd->vsigned != type->is_signed)) {
+		return kstats_fail(cmd, -EINVAL,
+				   "%s: BTF says type %c%u, not %c%u",
+				   p->start.target.sym,
+				   kstats_sign(type->is_signed), type->bytes * 8,
+				   kstats_sign(cmd->vsigned), cmd->vbytes * 8);
+	}
+	return 0;
+}
+
 int kstats_value_setup(struct kstats_probe *p, struct kstats_cmd *cmd)
 {
 	struct kstats_btf_int type = {};
-	char sym[KSYM_SYMBOL_LEN];
-	const char *mod;
 	int ret;
 
 	p->vbits = 0;
@@ -81,28 +114,10 @@ int kstats_value_setup(struct kstats_probe *p, struct kstats_cmd *cmd)
 	p->verrors = true;
 	if (p->value == KSTATS_VALUE_TIME)
 		return 0;
-	mod = kstats_btf_module_of(p->addr, sym);
-	ret = kstats_btf_value_type(p->start.target.sym, mod,
-				    p->value == KSTATS_VALUE_ARG ? p->arg : 0,
-				    &type, cmd->why, sizeof(cmd->why));
-	if (ret == -ENOENT) {
-		if (!cmd->vbytes)
-			return kstats_fail(cmd, -EINVAL,
-					   "%s has no BTF (a module without it, or a compiler clone): give the value's type, type u8 to s64",
-					   p->start.target.sym);
-		cmd->why[0] = '\0';
-		type.bytes = cmd->vbytes;
-		type.is_signed = cmd->vsigned;
-	} else if (ret) {
+	ret = kstats_value_type(p, cmd,
+				p->value == KSTATS_VALUE_ARG ? p->arg : 0, &type);
+	if (ret)
 		return ret;
-	} else if (cmd->vbytes && (cmd->vbytes != type.bytes ||
-				   cmd->vsigned != type.is_signed)) {
-		return kstats_fail(cmd, -EINVAL,
-				   "%s: BTF says type %c%u, not %c%u",
-				   p->start.target.sym,
-				   kstats_sign(type.is_signed), type.bytes * 8,
-				   kstats_sign(cmd->vsigned), cmd->vbytes * 8);
-	}
 	p->vbits = type.bytes * 8;
 	p->vsigned = type.is_signed;
 	p->vmask = p->vbits == 64 ? ~0ULL : BIT_ULL(p->vbits) - 1;

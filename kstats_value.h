@@ -59,11 +59,13 @@ static __always_inline bool kstats_value_is_error(unsigned long v)
 static __always_inline void kstats_value_ret(struct kstats_probe *p,
 					     unsigned long v)
 {
+	unsigned long ret = v;
+
 	v = kstats_value_norm(p, v);
 	if (p->verrors && kstats_value_is_error(v))
 		this_cpu_inc(p->stats->errors);
 	else
-		kstats_probe_record(p, v);
+		kstats_probe_record_ret(p, v, ret);
 }
 
 /*
@@ -73,6 +75,10 @@ static __always_inline void kstats_value_ret(struct kstats_probe *p,
  * BTF contradicts.
  */
 int kstats_value_setup(struct kstats_probe *p, struct kstats_cmd *cmd);
+/* The same for argument @arg, or the return value (0), into @type. */
+struct kstats_btf_int;
+int kstats_value_type(struct kstats_probe *p, struct kstats_cmd *cmd,
+		      unsigned int arg, struct kstats_btf_int *type);
 
 /* "value argN" or "value retval errors N" for the _control listing. */
 void kstats_value_show(struct seq_file *m, const struct kstats_probe *p,

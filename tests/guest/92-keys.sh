@@ -10,6 +10,8 @@
 load_modules
 
 V=kstats_helper_value
+IV=kstats_helper_ivalue
+WORK=kstats_helper_work
 MS=kstats_helper_mark_start
 ME=kstats_helper_mark_end
 EINVAL="Invalid argument"
@@ -51,6 +53,24 @@ is "$(ctl trace $V value arg2 type s64 as ktwin)" OK "the same without keys"
 is "$(ctl trace $V BY COMM KEYS 2 as kfew)" OK "keys 2 (keywords in any case)"
 is "$(ctl trace kpair start __tracepoint_kstats_helper_start end __tracepoint_kstats_helper_end key task by comm)" OK \
 	"a tracepoint pair, key task, by comm"
+# by retval: the return value of its BTF type (an int's upper register
+# bits are undefined), or of the type given where there is no BTF.
+if [ -e /sys/kernel/btf/kstats_helper ]; then
+	is "$(ctl trace $V by retval as kret)" OK "by retval (a long, from BTF)"
+	is "$(ctl trace $IV by retval via kretprobe as kiret)" OK "by retval via kretprobe (an int)"
+	is "$(ctl trace $WORK by retval as kvoid)" "$ENOTSUP" "by retval of a void function: EOPNOTSUPP"
+	VOID="the return value of $WORK is void"
+else
+	log_mark
+	is "$(ctl trace $V by retval as kret)" "$EINVAL" "by retval without BTF or type: EINVAL"
+	is "$(log_new | grep -c "refused: $V has no BTF .*type u8 to s64")" 1 "no BTF: reason logged"
+	is "$(ctl trace $V by retval type s64 as kret)" OK "by retval type s64"
+	is "$(ctl trace $IV by retval type s32 via kretprobe as kiret)" OK "by retval type s32 via kretprobe"
+	VOID=
+fi
+is "$(ctl trace pcpu:$IV by retval type s32 as kipcpu)" OK "pcpu: by retval type s32"
+is "$(ctl trace $IV value retval type s32 by retval as kivr)" OK "value retval by retval"
+is "$(field kret by) $(field kiret mechanism)" "retval kretprobe" "listed by retval; via kretprobe"
 CG=
 if grep -q cgroup2 /proc/filesystems; then
 	CG=/sys/fs/cgroup
@@ -70,7 +90,7 @@ is "$(field kcomm by) $(field kcomm keys) $(field kcomm keys_max) $(field kcomm 
 is "$(field kfew keys_max)" 2 "keys 2 listed"
 is "$(field ktwin by)$(field ktwin keys)" "" "an entry without keys lists none"
 is "$(ls $K | sort | tr '\n' ' ')" \
-	"$(echo kcg kcomm kcommf kcommk kcpu kfew kpair kpcpu kpid ktid kval | tr ' ' '\n' |
+	"$(echo kcg kcomm kcommf kcommk kcpu kfew kipcpu kiret kivr kpair kpcpu kpid kret ktid kval | tr ' ' '\n' |
 		while read -r n; do [ -e "$KS/$n" ] && echo "$n"; done | sort | tr '\n' ' ')" \
 	"_keys holds a file for each keyed entry, none for ktwin"
 is "$(cat $K/kcomm)" "" "no sample: _keys/kcomm is empty"
@@ -113,6 +133,13 @@ is "$(grep '^key 1 slot 5 ' $K/kval)" \
 	"_keys lines of key 1: p within the key"
 is "$(cat $KS/kval)" "$(cat $KS/ktwin)" "the merged file of a keyed entry: the same as without keys"
 is "$(keys kfew)" "kka:4 kkb:3 other:3" "keys 2: the first two keys, the rest in other"
+is "$(keys kret)" "3:4 5:3 7:1 9:2" "by retval: each return value's count"
+for c in "-22 2" "7 1" "-1 3"; do
+	helper ivalue $c > /dev/null
+done
+is "$(keys kiret)" "-1:3 -22:2 7:1" "by retval of an int: negative values as such (kretprobe)"
+is "$(keys kipcpu)" "-1:3 -22:2 7:1" "pcpu: by retval of an int"
+is "$(keys kivr) $(field kivr errors)" "7:1 5" "value retval by retval: errors counted, not keyed"
 is "$(field kfew keys) $(field kfew keys_dropped)" "2 3" "keys 2: 2 keys, 3 samples dropped to other"
 is "$(grep -c '^other min ' $K/kfew)" 1 "other has its min and max line"
 if [ -n "$CG" ]; then
@@ -168,8 +195,18 @@ is "$(samples kmany) $(field kmany keys)" "36 8" "36 calls by 12 processes: 8 ke
 is "$(grep CPUS $K/kmany | awk '{ n += $(NF - 4) } END { print n }') $(field kmany keys_dropped)" \
 	"36 12" "every sample in a key or other; 12 dropped (4 processes)"
 
-# Bad input: errno, one log line, the entries left as they were.
+# Bad input: errno, one log line, the entries left as they were. The
+# refusal log is rate-limited (10 lines per 5 s): two windows.
 before=$(cat $KS/_control)
+# logs WHY N...: each WHY logged N times since log_mark
+logs() {
+	new=$(log_new)
+	while [ $# -gt 1 ]; do
+		is "$(echo "$new" | grep -c "refused: $1")" "$2" "logged: $1"
+		shift 2
+	done
+}
+sleep 6
 log_mark
 is "$(ctl trace $V by comm by pid as bad1)" "$EINVAL" "by twice: EINVAL"
 is "$(ctl trace $V by name as bad2)" "$EINVAL" "by an unknown key: EINVAL"
@@ -178,17 +215,22 @@ is "$(ctl trace $V by comm keys 1025 as bad4)" "$EINVAL" "keys 1025: EINVAL"
 is "$(ctl trace $V keys 4 as bad5)" "$EINVAL" "keys without by: EINVAL"
 is "$(ctl trace $V by comm keys 4 keys 5 as bad6)" "$EINVAL" "keys twice: EINVAL"
 is "$(ctl trace $V by comm keys x as bad7)" "$EINVAL" "keys x: EINVAL"
+is "$(ctl trace $V by pid type s64 as bad9)" "$EINVAL" "type without value or by retval: EINVAL"
+logs "by given twice" 1 "by: KEY is comm, pid, tid, cpu, cgroup or retval" 1 \
+	"keys must be 1 to 1024" 3 "keys is only for by KEY" 1 "keys given twice" 1 \
+	"type is only for value argN|retval and by retval" 1
+sleep 6
+log_mark
 is "$(ctl trace kgap gap $MS by comm)" "$ENOTSUP" "a gap by comm: EOPNOTSUPP"
 is "$(ctl trace kpc start $MS end $ME by comm)" "$ENOTSUP" "a key cpu pair by comm: EOPNOTSUPP"
 is "$(ctl trace kpcc start $MS end $ME by cpu)" OK "a key cpu pair by cpu: accepted"
+is "$(ctl trace kpr start $MS end $ME key task by retval)" "$ENOTSUP" "a pair by retval: EOPNOTSUPP"
+is "$(ctl trace $V value arg2 type s64 by retval as bad8)" "$ENOTSUP" "value arg2 by retval: EOPNOTSUPP"
 is "$(ctl remove kpcc)" OK "removed"
-new=$(log_new)
-for why in "by given twice" "by: KEY is comm, pid, tid, cpu or cgroup" "keys must be 1 to 1024" \
-	"keys is only for by KEY" "keys given twice" "by: a gap spans two hits of any tasks; no key" \
-	"by comm: a pair keyed by cpu may end in another task; use key task"; do
-	is "$(echo "$new" | grep -c "refused: $why")" \
-		"$(case "$why" in keys\ must*) echo 3 ;; *) echo 1 ;; esac)" "logged: $why"
-done
+logs "by: a gap spans two hits of any tasks; no key" 1 \
+	"by comm: a pair keyed by cpu may end in another task; use key task" 1 \
+	"by retval: only trace FUNC and pcpu:FUNC, of time or value retval, see a return" 2
+[ -n "$VOID" ] && is "$(dmesg | grep -c "refused: $VOID")" 1 "logged: $VOID"
 is "$(cat $KS/_control)" "$before" "the refused commands left every entry as it was"
 is "$(ls $K | grep -c bad)" 0 "no _keys file of a refused command"
 

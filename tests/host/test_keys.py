@@ -335,3 +335,18 @@ def test_key_table_fits_columns(tmp_path):
     assert narrow[1].split() == ['key', 'count', 'p99', 'max']
     assert narrow[2].split() == [long, '2', '1.02us*', '1.02us']
     assert max(len(x) for x in narrow) <= 60
+
+
+def test_retval_keys_as_errno_names(tmp_path):
+    """by retval: a negative return value is its errno name, in the
+    table, for --key and in --json; others stay numbers."""
+    keys = {'-11': [(0, 4)] * 3, '-4095': [(0, 4)], '0': [(0, 4)] * 2, '7': [(0, 4)],
+            None: [(0, 4)]}
+    d = keyed(tmp_path, keys, 'retval')
+    out = run('show', '--dir', d, 'rd', '--sort', 'count').stdout
+    assert names_in_order(out) == ['-EAGAIN', '0', '7', '-4095', 'other']
+    j = json.loads(run('show', '--dir', d, 'rd', '--json').stdout)
+    assert j['by'] == 'retval'
+    assert [k['key'] for k in j['keys']] == ['-EAGAIN', '0', '7', '-4095', 'other']
+    one = json.loads(run('show', '--dir', d, 'rd', '--json', '--key=-EAGAIN').stdout)
+    assert one['count'] == 3

@@ -1,9 +1,10 @@
 # SPDX-License-Identifier: GPL-2.0
 """Per-key histograms (trace ... by KEY): the blocks of a _keys/NAME
 file, the names of the keys (a comm unescaped, a cgroup id as its path
-under the cgroup v2 root). Calls errors only; capture makes the blocks
-into Entries."""
+under the cgroup v2 root, a negative return value as its errno name).
+Calls errors only; capture makes the blocks into Entries."""
 
+import errno
 import os
 import re
 from typing import Dict, List, NamedTuple, Optional
@@ -13,7 +14,7 @@ from .errors import input_error
 
 KEYS_DIR = '_keys'
 
-KEY_BY = ('comm', 'pid', 'tid', 'cpu', 'cgroup')
+KEY_BY = ('comm', 'pid', 'tid', 'cpu', 'cgroup', 'retval')
 
 # The _control fields of a keyed entry: the entry's, not each key's.
 KEYED_FIELDS = ('keys', 'keys_max', 'keys_dropped', 'bytes')
@@ -129,11 +130,22 @@ def cgroup_paths(root: str) -> Dict[str, str]:
     return out
 
 
+def retval_name(raw: str) -> str:
+    """A return value as the kernel's errno name where it is one (-11:
+    '-EAGAIN'), else the number."""
+    if raw.startswith('-') and raw[1:].isdigit():
+        name = errno.errorcode.get(int(raw[1:]))
+        if name:
+            return '-' + name
+    return raw
+
+
 def key_names(by: str, raws: List[Optional[str]], saved: Dict[str, str],
               local: bool) -> List[str]:
     """The printed name of each key: 'other', a comm unescaped, a cgroup
     id's path (from a saved file's '# cgroup' lines, else from the local
-    cgroup tree when local; the number if not found), else the number."""
+    cgroup tree when local; the number if not found), a negative return
+    value's errno name, else the number."""
     paths = {}
     if by == 'cgroup':
         paths = saved if saved else (cgroup_paths(cgroup_root()) if local else {})
@@ -143,6 +155,8 @@ def key_names(by: str, raws: List[Optional[str]], saved: Dict[str, str],
             out.append(OTHER)
         elif by == 'comm':
             out.append(unescape(raw))
+        elif by == 'retval':
+            out.append(retval_name(raw))
         else:
             out.append(paths.get(raw, raw))
     return out
