@@ -49,6 +49,15 @@ is "$(left)" "0 0" "-- COMMAND: no entry and no cgroup left"
 kstats latency $FN -- sh -c "sh -c \"echo 'work 4 0' > $HELPER\" & wait" >/tmp/out 2>&1
 is "$? $(counts /tmp/out)" "0 4 " "-- COMMAND: its descendants' calls count"
 
+# --by: a histogram per key as well, and the table of the keys.
+kstats latency kstats_helper_value --by comm -- sh -c \
+	"sh -c \"echo -n kla > /proc/self/comm; echo 'value 9 4' > $HELPER\";
+	 sh -c \"echo -n klb > /proc/self/comm; echo 'value 9 2' > $HELPER\"" >/tmp/out 2>&1
+is "$? $(counts /tmp/out)" "0 6 " "--by comm: 6 calls"
+is "$(grep -E '^(kla|klb|other) ' /tmp/out | awk '{ print $1, $2 }' | tr '\n' ' ')" \
+	"kla 4 klb 2 other 0 " "--by comm: the key table, largest count first"
+is "$(left)" "0 0" "--by: no entry and no cgroup left"
+
 # A glob, from available_filter_functions: two functions, counted apart.
 kstats latency 'kstats_helper_*value' -- sh -c \
 	"echo 'value 9 4' > $HELPER; echo 'ivalue 9 2' > $HELPER" >/tmp/out 2>&1

@@ -119,7 +119,7 @@ def test_interval_show(tmp_path, capsys):
     e0.write_text('slot 20  CPU  0    count        3 avg       70 p 1.000000\n'
                   'slot 20  CPUS 2    count        3 avg       70 p 1.000000\n')
     args = argparse.Namespace(dir=str(tmp_path), bits=None, cpu=None, hist_bits=None,
-                              bias=None, rows=40, unit=None, width=None, interval=1.0,
+                              bias=None, rows=40, unit=None, width=None, interval=1.0, by=None,
                               percentiles=parse_percentiles(DEFAULT_PERCENTILES))
     s = latency.Session(args)
     s.names = [('e0', 'f')]
@@ -135,3 +135,11 @@ def test_interval_show(tmp_path, capsys):
     assert [x.split()[1] for x in out if x.startswith('count ') and ' min ' in x] == ['4']
     rows = out[out.index('per CPU:') + 2:]
     assert [r.split()[:2] for r in rows if r.split() and r.split()[0].isdigit()] == [['1', '4']]
+
+
+def test_by_not_with_interval(tmp_path):
+    (tmp_path / '_control').write_text('')
+    r = run('latency', '--dir', tmp_path, 'vfs_read', '--by', 'comm', '-i', '1s', '-d', '2s',
+            check=False, env=live_env(tmp_path))
+    assert (r.returncode, r.stderr) == (
+        1, 'kstats: error: --by prints the table of keys once, at the end: not with -i\n')

@@ -337,7 +337,8 @@ Without -d or -- COMMAND it measures until Ctrl-C. With -- COMMAND it
 counts only COMMAND and its descendants (a cgroup v2 group of their own)
 and exits with COMMAND's status. Every way out removes the entries.
 e.g. kstats latency vfs_read -- dd if=/dev/zero of=/dev/null count=1000
-     kstats latency 'vfs_*' -d 10s -c bash'''
+     kstats latency 'vfs_*' -d 10s -c bash
+     kstats latency vfs_read --by comm -d 5s'''
 
 
 def add_latency(sub, par):
@@ -354,6 +355,12 @@ def add_latency(sub, par):
     s.add_argument('-c', '--comm', metavar='COMM', help='only tasks named COMM')
     s.add_argument('--via', choices=['direct', 'fprobe', 'kretprobe'],
                    help='the mechanism (default: the cheapest the kernel has)')
+    s.add_argument('--by', choices=['comm', 'pid', 'tid', 'cpu', 'cgroup', 'retval'],
+                   help='a histogram per KEY too, and a table of the keys at the end')
+    s.add_argument('--sort', choices=['count', 'p50', 'p90', 'p99', 'max', 'key'],
+                   help='with --by: the order of the key table (default count)')
+    s.add_argument('--top', type=int, metavar='N',
+                   help='with --by: the keys with a row of their own (default 20)')
     s.add_argument('--percentiles', type=percentiles_arg, default=DEFAULT_PERCENTILES,
                    metavar='LIST',
                    help='comma-separated percentiles (default %s)' % DEFAULT_PERCENTILES)

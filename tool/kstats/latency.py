@@ -15,6 +15,7 @@ import time
 
 from .capture import open_entry
 from .errors import Error
+from .keyview import key_table
 from .live import control_path, require_live, write_command
 from .model import Hist
 from .render import entry_warning, show_text
@@ -120,6 +121,8 @@ class Session(object):
             extra += ['comm', args.comm]
         if cgroup_id is not None:
             extra += ['cgroup', str(cgroup_id)]
+        if args.by:
+            extra += ['by', args.by]
         ctl = control_path(args)
         for i, (func, opts) in enumerate(targets):
             name = 'kl%d_%d' % (os.getpid(), i)
@@ -143,7 +146,10 @@ class Session(object):
             if not first:
                 print()
             first = False
-            print('\n'.join(show_text(e, h, args, args.percentiles)))
+            lines = show_text(e, h, args, args.percentiles)
+            if args.by and e.keys is not None:
+                lines += [''] + key_table(e, args)
+            print('\n'.join(lines))
             warning = entry_warning(e)
             if warning:
                 sys.stdout.flush()
@@ -230,6 +236,8 @@ def cmd_latency(args):
     require_live(args, 'latency')
     if args.interval is not None and args.run:
         raise Error('-i prints while it waits, -- COMMAND prints once COMMAND ends: give one')
+    if args.interval is not None and args.by:
+        raise Error('--by prints the table of keys once, at the end: not with -i')
     targets = expand(args.targets, args.max_targets)
     session = Session(args)
     rc = 0
