@@ -29,6 +29,7 @@
 #include <linux/seq_file.h>
 #include <linux/slab.h>
 #include <linux/string.h>
+#include <asm/syscall.h>
 #include "kstats_btf.h"
 #include "kstats_keys.h"
 #include "kstats_parse.h"
@@ -66,6 +67,7 @@ static const char * const kstats_by_names[] = {
 	[KSTATS_BY_CPU] = "cpu",
 	[KSTATS_BY_CGROUP] = "cgroup",
 	[KSTATS_BY_RETVAL] = "retval",
+	[KSTATS_BY_SYSCALL] = "syscall",
 };
 
 /* The cgroup v2 id of the current task; RCU is watching, preemption off. */
@@ -109,6 +111,10 @@ static __always_inline u32 kstats_key_of(const struct kstats_keys *t,
 		/* The register's bits above the type are undefined. */
 		*k0 = t->ksigned ? sign_extend64(ret, t->kbits - 1) :
 		      ret & GENMASK_ULL(t->kbits - 1, 0);
+		break;
+	case KSTATS_BY_SYSCALL:
+		/* At sys_exit, in the task: its syscall's saved registers. */
+		*k0 = (s64)syscall_get_nr(current, task_pt_regs(current));
 		break;
 	default:
 		*k0 = kstats_cgroup_now();
@@ -220,7 +226,7 @@ int kstats_parse_keys(struct kstats_cmd *cmd, const char *key,
 			return 0;
 		}
 	return kstats_fail(cmd, -EINVAL,
-			   "by: KEY is comm, pid, tid, cpu, cgroup or retval");
+			   "by: KEY is comm, pid, tid, cpu, cgroup, retval or syscall");
 }
 
 /* Bytes of a histogram: its slots and extremes on every possible CPU. */
@@ -270,6 +276,12 @@ static int kstats_keys_check(struct kstats_cmd *cmd)
 	     cmd->value == KSTATS_VALUE_ARG || cmd->counter))
 		return kstats_fail(cmd, -EOPNOTSUPP,
 				   "by retval: only trace FUNC and pcpu:FUNC, of time or value retval, see a return");
+	/* The end runs at the syscall's exit, in its task (see kstats_key_of()). */
+	if (cmd->by == KSTATS_BY_SYSCALL &&
+	    (cmd->op != KSTATS_CMD_TRACE_PAIR || cmd->key != KSTATS_KEY_TASK ||
+	     !cmd->end.tracepoint || strcmp(cmd->end.sym, "sys_exit")))
+		return kstats_fail(cmd, -EOPNOTSUPP,
+				   "by syscall: only for a key task pair that ends at __tracepoint_sys_exit");
 	if (!IS_ENABLED(CONFIG_CGROUPS) && cmd->by == KSTATS_BY_CGROUP)
 		return kstats_fail(cmd, -EOPNOTSUPP,
 				   "by cgroup: this kernel has no cgroups");
@@ -407,7 +419,8 @@ void kstats_keys_name(struct seq_file *m, const struct kstats_keys *t,
 	const unsigned char *c = (const unsigned char *)e->k;
 	unsigned int j;
 
-	if (t->by == KSTATS_BY_RETVAL && t->ksigned) {
+	if ((t->by == KSTATS_BY_RETVAL && t->ksigned) ||
+	    t->by == KSTATS_BY_SYSCALL) {
 		seq_printf(m, "%lld", (s64)e->k[0]);
 		return;
 	}

@@ -3,7 +3,8 @@
  * Layer: shared probe helpers (the record hook inlined into handlers).
  * Calls the record core.
  *
- * Per-key histograms, "trace ... by comm|pid|tid|cpu|cgroup|retval [keys N]":
+ * Per-key histograms, "trace ... by comm|pid|tid|cpu|cgroup|retval|syscall
+ * [keys N]":
  * besides the entry's own histogram, each sample goes into the histogram
  * of its key, found or inserted without a lock in a table of at most N
  * keys fixed at trace time; samples of later keys go into one histogram

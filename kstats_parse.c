@@ -12,7 +12,8 @@
  *   trace NAME start X end Y [bits N] [key cpu|task] [slots N] [clock C]
  *              [counter EVENT] [FILTER...]
  *   (each trace form but the gap also [by comm|pid|tid|cpu|cgroup [keys N]];
- *   trace FUNC and pcpu:FUNC also [by retval [type T]])
+ *   trace FUNC and pcpu:FUNC also [by retval [type T]]; a key task pair
+ *   ending at __tracepoint_sys_exit also [by syscall])
  *   trace NAME gap X [bits N] [clock local|mono|tsc] [FILTER...]
  *   remove NAME
  *   start NAME | stop NAME | reset NAME

@@ -68,6 +68,7 @@ enum kstats_cmd_by {
 	KSTATS_BY_CPU,
 	KSTATS_BY_CGROUP,
 	KSTATS_BY_RETVAL,	/* FUNC's return value, of its BTF type */
+	KSTATS_BY_SYSCALL,	/* the syscall a sys_enter/sys_exit pair timed */
 };
 
 /* The clock of an entry, "clock local|mono|tsc". */

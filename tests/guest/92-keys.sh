@@ -149,6 +149,15 @@ if [ -n "$CG" ]; then
 	is "$(grep CPUS $K/kcg | awk '{ n += $(NF - 4) } END { print n + 0 }')" 10 "by cgroup: all 10 calls"
 fi
 
+# by syscall: a key task pair of sys_enter and sys_exit, one process's:
+# 5 writes (1 on x86-64) of the builtin echo.
+is "$(ctl trace ksys start __tracepoint_sys_enter end __tracepoint_sys_exit key task by syscall comm kst92s)" \
+	OK "by syscall: a sys_enter/sys_exit pair"
+sh -c "echo -n kst92s > /proc/self/comm; exec 3> /dev/null; for i in 1 2 3 4 5; do echo -n x >&3; done"
+is "$(grep CPUS $K/ksys | awk '$2 == 1 { n += $8 } END { print n + 0 }')" 5 "by syscall: 5 calls of write (1)"
+is "$(field ksys by)" syscall "listed by syscall"
+is "$(ctl remove ksys)" OK "removed"
+
 # The tool on the live files: the key table and the JSON keys.
 if command -v python3 > /dev/null; then
 	kstats show --json kcpu > /tmp/kst92.json
@@ -216,7 +225,7 @@ is "$(ctl trace $V keys 4 as bad5)" "$EINVAL" "keys without by: EINVAL"
 is "$(ctl trace $V by comm keys 4 keys 5 as bad6)" "$EINVAL" "keys twice: EINVAL"
 is "$(ctl trace $V by comm keys x as bad7)" "$EINVAL" "keys x: EINVAL"
 is "$(ctl trace $V by pid type s64 as bad9)" "$EINVAL" "type without value or by retval: EINVAL"
-logs "by given twice" 1 "by: KEY is comm, pid, tid, cpu, cgroup or retval" 1 \
+logs "by given twice" 1 "by: KEY is comm, pid, tid, cpu, cgroup, retval or syscall" 1 \
 	"keys must be 1 to 1024" 3 "keys is only for by KEY" 1 "keys given twice" 1 \
 	"type is only for value argN|retval and by retval" 1
 sleep 6
@@ -226,10 +235,14 @@ is "$(ctl trace kpc start $MS end $ME by comm)" "$ENOTSUP" "a key cpu pair by co
 is "$(ctl trace kpcc start $MS end $ME by cpu)" OK "a key cpu pair by cpu: accepted"
 is "$(ctl trace kpr start $MS end $ME key task by retval)" "$ENOTSUP" "a pair by retval: EOPNOTSUPP"
 is "$(ctl trace $V value arg2 type s64 by retval as bad8)" "$ENOTSUP" "value arg2 by retval: EOPNOTSUPP"
+is "$(ctl trace ks2 start __tracepoint_sys_enter end __tracepoint_sys_exit by syscall)" "$ENOTSUP" \
+	"by syscall, key cpu: EOPNOTSUPP"
+is "$(ctl trace $V by syscall as bad10)" "$ENOTSUP" "trace FUNC by syscall: EOPNOTSUPP"
 is "$(ctl remove kpcc)" OK "removed"
 logs "by: a gap spans two hits of any tasks; no key" 1 \
 	"by comm: a pair keyed by cpu may end in another task; use key task" 1 \
-	"by retval: only trace FUNC and pcpu:FUNC, of time or value retval, see a return" 2
+	"by retval: only trace FUNC and pcpu:FUNC, of time or value retval, see a return" 2 \
+	"by syscall: only for a key task pair that ends at __tracepoint_sys_exit" 2
 [ -n "$VOID" ] && is "$(dmesg | grep -c "refused: $VOID")" 1 "logged: $VOID"
 is "$(cat $KS/_control)" "$before" "the refused commands left every entry as it was"
 is "$(ls $K | grep -c bad)" 0 "no _keys file of a refused command"

@@ -350,3 +350,18 @@ def test_retval_keys_as_errno_names(tmp_path):
     assert [k['key'] for k in j['keys']] == ['-EAGAIN', '0', '7', '-4095', 'other']
     one = json.loads(run('show', '--dir', d, 'rd', '--json', '--key=-EAGAIN').stdout)
     assert one['count'] == 3
+
+
+def test_syscall_keys_as_names(tmp_path, monkeypatch):
+    """by syscall: numbers named from the uapi header (KSTATS_UNISTD);
+    one it lacks stays a number."""
+    unistd = tmp_path / 'unistd_64.h'
+    unistd.write_text('#ifndef _ASM_UNISTD_64_H\n#define __NR_read 0\n#define __NR_write 1\n'
+                      '#define __NR_openat 257\n#endif\n')
+    keys = {'0': [(0, 4)] * 3, '1': [(0, 4)] * 2, '999': [(0, 4)], None: [(0, 4)]}
+    d = keyed(tmp_path, keys, 'syscall')
+    env = dict(os.environ, KSTATS_UNISTD=str(unistd))
+    out = run('show', '--dir', d, 'rd', env=env).stdout
+    assert names_in_order(out) == ['read', 'write', '999', 'other']
+    one = json.loads(run('show', '--dir', d, 'rd', '--json', '--key', 'write', env=env).stdout)
+    assert one['count'] == 2

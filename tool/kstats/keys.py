@@ -14,7 +14,13 @@ from .errors import input_error
 
 KEYS_DIR = '_keys'
 
-KEY_BY = ('comm', 'pid', 'tid', 'cpu', 'cgroup', 'retval')
+KEY_BY = ('comm', 'pid', 'tid', 'cpu', 'cgroup', 'retval', 'syscall')
+
+# Where syscall numbers get their names: the machine's own uapi headers
+# (linux-libc-dev); KSTATS_UNISTD: another file (the host tests' own).
+UNISTD_FILES = ('/usr/include/x86_64-linux-gnu/asm/unistd_64.h', '/usr/include/asm/unistd_64.h',
+                '/usr/include/aarch64-linux-gnu/asm/unistd.h', '/usr/include/asm-generic/unistd.h')
+UNISTD_RE = re.compile(r'^#define __NR_(\w+)\s+(\d+)\s*$')
 
 # The _control fields of a keyed entry: the entry's, not each key's.
 KEYED_FIELDS = ('keys', 'keys_max', 'keys_dropped', 'bytes')
@@ -140,15 +146,37 @@ def retval_name(raw: str) -> str:
     return raw
 
 
+def syscall_names() -> Dict[str, str]:
+    """Syscall number (as text) -> name, from the first uapi unistd
+    header found for this machine; {} without one."""
+    env = os.environ.get('KSTATS_UNISTD')
+    for path in ([env] if env else UNISTD_FILES):
+        try:
+            with open(path) as f:
+                lines = f.read().split('\n')
+        except OSError:
+            continue
+        names = {}
+        for line in lines:
+            m = UNISTD_RE.match(line)
+            if m:
+                names.setdefault(m.group(2), m.group(1))
+        return names
+    return {}
+
+
 def key_names(by: str, raws: List[Optional[str]], saved: Dict[str, str],
               local: bool) -> List[str]:
     """The printed name of each key: 'other', a comm unescaped, a cgroup
     id's path (from a saved file's '# cgroup' lines, else from the local
     cgroup tree when local; the number if not found), a negative return
-    value's errno name, else the number."""
+    value's errno name, a syscall's name (the number if unknown), else
+    the number."""
     paths = {}
     if by == 'cgroup':
         paths = saved if saved else (cgroup_paths(cgroup_root()) if local else {})
+    elif by == 'syscall':
+        paths = syscall_names()
     out = []
     for raw in raws:
         if raw is None:
