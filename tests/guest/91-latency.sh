@@ -96,7 +96,7 @@ is "$(left)" "0 0" "nothing left"
 mkfifo /tmp/go
 sh -c "read x < /tmp/go; echo 'work 6 0' > $HELPER; sleep 30" &
 P=$!
-kstats latency $FN -d 4s -p $P >/tmp/out 2>/tmp/err &
+kstats latency $FN -d 10s -p $P >/tmp/out 2>/tmp/err &
 L=$!
 i=0
 while [ "$(grep -c '^name kl' "$KS/_control")" = 0 ] && [ $i -lt 300 ]; do
@@ -105,14 +105,18 @@ while [ "$(grep -c '^name kl' "$KS/_control")" = 0 ] && [ $i -lt 300 ]; do
 done
 echo go > /tmp/go
 wait $L
-is "$? $(counts /tmp/out)" "0 6 " "-d 4s -p PID: that process's 6 calls"
+is "$? $(counts /tmp/out)" "0 6 " "-d 10s -p PID: that process's 6 calls"
 kill $P 2>/dev/null
 is "$(left)" "0 0" "-d: nothing left"
 
-# -i: each print holds the samples since the last one; they add up.
-sh -c "read x < /tmp/go; for i in 1 2 3; do echo 'work 2 0' > $HELPER; sleep 1; done; sleep 30" &
+# -i: each print holds the samples since the last one; they add up. The
+# run ends by SIGTERM once the process has made its calls (at least 2 s
+# after the start, so 2 intervals and the last part): no race with -d.
+rm -f /tmp/kst91.done
+sh -c "read x < /tmp/go; for i in 1 2 3; do echo 'work 2 0' > $HELPER; sleep 1; done;
+	touch /tmp/kst91.done; sleep 30" &
 P=$!
-kstats latency $FN -d 8s -i 1s -p $P >/tmp/out 2>/tmp/err &
+kstats latency $FN -i 1s -p $P >/tmp/out 2>/tmp/err &
 L=$!
 i=0
 while [ "$(grep -c '^name kl' "$KS/_control")" = 0 ] && [ $i -lt 300 ]; do
@@ -120,6 +124,12 @@ while [ "$(grep -c '^name kl' "$KS/_control")" = 0 ] && [ $i -lt 300 ]; do
 	i=$((i + 1))
 done
 echo go > /tmp/go
+i=0
+while [ ! -e /tmp/kst91.done ] && [ $i -lt 600 ]; do
+	sleep 0.1
+	i=$((i + 1))
+done
+kill -TERM $L
 wait $L
 is "$? $(counts /tmp/out | awk '{ for (i = 1; i <= NF; i++) n += $i } END { print n }')" "0 6" \
 	"-i 1s: the intervals' counts add up to the 6 calls"
