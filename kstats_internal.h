@@ -114,15 +114,6 @@ static __always_inline void kstats_raise(u64 __percpu *p, u64 val)
 	}
 }
 
-/*
- * The recording hot path, after the state check (kstats_record_inline());
- * inlined into __kstats_record(), the probe handlers and, to weigh a call
- * against inlining, the benchmark.
- * The sum is updated before the count, and kstats_reset() clears a CPU's
- * slots from that CPU with interrupts off: a sample cut in two by a reset
- * leaves at worst a count without its offset, which keeps the mean inside
- * the slot.
- */
 /* Where a sample goes: its slot, and what it adds to the slot's sum. */
 struct kstats_pos {
 	unsigned int slot;
@@ -142,8 +133,15 @@ static __always_inline struct kstats_pos kstats_pos_of(u64 val,
 }
 
 /*
- * Sample @val at @pos (kstats_pos_of() for @ks's frac_bits): a histogram
- * of the same bits, such as a key's, takes the same @pos.
+ * The recording hot path, after the state check (kstats_record_inline());
+ * inlined into __kstats_record(), the probe handlers and, to weigh a call
+ * against inlining, the benchmark: sample @val at @pos (kstats_pos_of()
+ * for @ks's frac_bits; a histogram of the same bits, such as a key's,
+ * takes the same @pos).
+ * The sum is updated before the count, and kstats_reset() clears a CPU's
+ * slots from that CPU with interrupts off: a sample cut in two by a reset
+ * leaves at worst a count without its offset, which keeps the mean inside
+ * the slot.
  */
 static __always_inline void kstats_add_at(struct kstats *ks, u64 val,
 					  struct kstats_pos pos)

@@ -49,7 +49,8 @@ struct kstats_key {
 
 struct kstats_keys {
 	enum kstats_cmd_by by;
-	u8 kbits;			/* by retval: its type's bits, */
+	u64 kmask;			/* by retval: its type's mask, */
+	u8 kbits;			/* bits, */
 	bool ksigned;			/* and whether it is signed */
 	unsigned int max;		/* keys N */
 	unsigned int mask;		/* positions - 1 */
@@ -110,8 +111,7 @@ static __always_inline u32 kstats_key_of(const struct kstats_keys *t,
 		break;
 	case KSTATS_BY_RETVAL:
 		/* The register's bits above the type are undefined. */
-		*k0 = t->ksigned ? sign_extend64(ret, t->kbits - 1) :
-		      ret & GENMASK_ULL(t->kbits - 1, 0);
+		*k0 = kstats_int_cut(ret, t->kbits, t->ksigned, t->kmask);
 		break;
 	case KSTATS_BY_SYSCALL:
 		/* At sys_exit, in the task: its syscall's saved registers. */
@@ -325,6 +325,7 @@ int kstats_keys_setup(struct kstats_probe *p, struct kstats_cmd *cmd)
 	t->by = cmd->by;
 	t->kbits = type.bytes * 8;
 	t->ksigned = type.is_signed;
+	t->kmask = kstats_int_mask(t->kbits);
 	t->max = n;
 	t->mask = size - 1;
 	t->hists = kcalloc(n, sizeof(*t->hists), GFP_KERNEL);

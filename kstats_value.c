@@ -120,7 +120,7 @@ int kstats_value_setup(struct kstats_probe *p, struct kstats_cmd *cmd)
 		return ret;
 	p->vbits = type.bytes * 8;
 	p->vsigned = type.is_signed;
-	p->vmask = p->vbits == 64 ? ~0ULL : BIT_ULL(p->vbits) - 1;
+	p->vmask = kstats_int_mask(p->vbits);
 	/* A bool, char or short -1 is no errno. */
 	p->verrors = p->vbits >= 32;
 	return 0;

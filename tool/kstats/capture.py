@@ -12,7 +12,7 @@ import sys
 from .errors import Error, input_error
 from .keys import KEYED_FIELDS, KEYS_DIR, key_names, parse_keys_text
 from .model import (
-    Entry, Hist, Key, Line, MAX_BITS, nr_slots, slot_lo, slot_top, slot_width)
+    Entry, Hist, Key, Line, MAX_BITS, hist_sum, nr_slots, slot_lo, slot_top, slot_width)
 
 
 DEFAULT_DIR = '/sys/kernel/debug/kstats'
@@ -332,12 +332,7 @@ def load_entry(name, path, bits=None, bits_from=None, info=None, text=None, firs
             per.setdefault(r.cpu, []).append((r.slot, r.count, r.avg))
     e.cpus = {c: Hist(e.bits, v) for c, v in per.items()}
     if not e.has_totals:
-        acc = {}
-        for h in e.cpus.values():
-            for s, c, a in h.rows:
-                n, t = acc.get(s, (0, 0))
-                acc[s] = (n + c, t + c * a)
-        e.total = Hist(e.bits, [(s, n, t / n) for s, (n, t) in sorted(acc.items())])
+        e.total = hist_sum(e.bits, e.cpus.values())
     if e.ncpus is None and e.cpus:
         e.ncpus = max(e.cpus) + 1
     return e

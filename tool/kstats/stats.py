@@ -8,7 +8,7 @@ import math
 from typing import Dict, List, NamedTuple, Optional, Tuple
 
 from .errors import Error
-from .model import Hist, slot_lo, slot_top
+from .model import Hist, hist_sum, slot_lo, slot_top
 
 
 def t_cdf_upper(t: float, df: float) -> float:
@@ -91,12 +91,7 @@ def pooled(hists: List[Hist]) -> Hist:
     """One histogram of every run's samples (runs at the same bits, or
     merged to the coarsest)."""
     bits = min(h.bits for h in hists)
-    acc = {}
-    for h in hists:
-        for s, c, a in h.merged(bits).rows:
-            n, t = acc.get(s, (0, 0))
-            acc[s] = (n + c, t + c * a)
-    return Hist(bits, [(s, n, t / n) for s, (n, t) in sorted(acc.items())])
+    return hist_sum(bits, [h.merged(bits) for h in hists])
 
 
 def welch_values(xs: List[float], ys: List[float],
