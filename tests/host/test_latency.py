@@ -143,3 +143,78 @@ def test_by_not_with_interval(tmp_path):
             check=False, env=live_env(tmp_path))
     assert (r.returncode, r.stderr) == (
         1, 'kstats: error: --by prints the table of keys once, at the end: not with -i\n')
+
+
+def _signalled_run(tmp_path, monkeypatch, hook, interval):
+    """cmd_latency on a stand-in directory whose writes are recorded (a
+    trace makes the entry file); `hook` sends SIGTERM at a chosen point.
+    What the run wrote to _control, and the counts it printed."""
+    import argparse
+    import signal
+    from kstats.render import DEFAULT_PERCENTILES, parse_percentiles
+    (tmp_path / '_control').write_text('')
+    monkeypatch.setenv('KSTATS_TEST_LIVE_DIR', str(tmp_path))
+    monkeypatch.setenv('KSTATS_DEVICE', str(tmp_path / 'no-such-device'))
+    written = []
+
+    def write(path, line, show_reason=True):
+        written.append(line.strip())
+        w = line.split()
+        if w[0] == 'trace':
+            (tmp_path / '_control').write_text('name %s origin control mechanism fprobe '
+                                               'targets f bits 2 state running\n' % w[-1])
+            (tmp_path / w[-1]).write_text(
+                'slot 20  CPU  0    count        3 avg       70 p 1.000000\n'
+                'slot 20  CPUS 1    count        3 avg       70 p 1.000000\n')
+            hook('write')
+        return 0
+    monkeypatch.setattr(latency, 'write_command', write)
+    args = argparse.Namespace(dir=str(tmp_path), bits=None, cpu=None, hist_bits=None,
+                              bias=None, rows=40, unit=None, width=None, interval=interval,
+                              by=None, targets=['vfs_read'], max_targets=50, via=None,
+                              pid=None, comm=None, run=None, duration=5.0, command='latency',
+                              percentiles=parse_percentiles(DEFAULT_PERCENTILES))
+    old = signal.getsignal(signal.SIGTERM)
+    signal.signal(signal.SIGTERM, signal.default_int_handler)   # as before the fix
+    try:
+        assert latency.cmd_latency(args) == 0
+    except KeyboardInterrupt:
+        pytest.fail('the signal cut the run short')
+    finally:
+        signal.signal(signal.SIGTERM, old)
+    return written
+
+
+def test_sigterm_right_after_trace(tmp_path, monkeypatch, capsys):
+    """SIGTERM as the trace write returns (the entry exists): the run
+    still prints it and removes it (it was left attached, unprinted)."""
+    import os
+    import signal
+    w = _signalled_run(tmp_path, monkeypatch,
+                       lambda at: os.kill(os.getpid(), signal.SIGTERM), None)
+    assert len(w) == 2 and w[0].startswith('trace vfs_read as kl') and \
+        w[1] == 'remove ' + w[0].split()[-1]
+    out = capsys.readouterr().out.splitlines()
+    assert [x.split()[1] for x in out if x.startswith('count ') and ' min ' in x] == ['3']
+
+
+def test_sigterm_in_an_interval_print(tmp_path, monkeypatch, capsys):
+    """SIGTERM while -i prints: the interval is printed whole, and the
+    prints add up to the entry's count (its 3 were lost: the snapshot was
+    taken, its print cut)."""
+    import os
+    import signal
+    show_text = latency.show_text
+    calls = []
+
+    def hooked(*a):
+        calls.append(1)
+        if len(calls) == 1:
+            os.kill(os.getpid(), signal.SIGTERM)
+        return show_text(*a)
+    monkeypatch.setattr(latency, 'show_text', hooked)
+    w = _signalled_run(tmp_path, monkeypatch, lambda at: None, 0.01)
+    assert w[1:] == ['remove ' + w[0].split()[-1]] and len(calls) == 2
+    out = capsys.readouterr().out.splitlines()
+    assert [x.split()[1] for x in out if x.startswith('count ') and ' min ' in x] == ['3']
+    assert out.count('no samples') == 1     # the last part: none since

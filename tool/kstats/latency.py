@@ -20,6 +20,8 @@ from .live import control_path, require_live, write_command
 from .model import Hist
 from .render import entry_warning, show_text
 
+STOP = {signal.SIGINT, signal.SIGTERM}     # the signals that end a run
+
 # A glob expands to at most this many functions: each is a probe.
 MAX_GLOB = 50
 FILTER_FILES = ('/sys/kernel/tracing/available_filter_functions',
@@ -197,39 +199,34 @@ def run_command(argv, cgroup):
             with open(os.path.join(cgroup, 'cgroup.procs'), 'w') as f:
                 f.write('0\n')
             signal.signal(signal.SIGINT, signal.SIG_DFL)
+            signal.pthread_sigmask(signal.SIG_UNBLOCK, STOP)
             os.execvp(argv[0], argv)
         except OSError as err:
             sys.stderr.write('kstats: %s: %s\n' % (argv[0], err.strerror))
             os._exit(127)
-    while True:
-        try:
-            _, status = os.waitpid(pid, 0)
-            break
-        except KeyboardInterrupt:
-            continue        # COMMAND got the Ctrl-C too: wait for it
+    # Ctrl-C reaches COMMAND too (blocked here): wait for it to end.
+    _, status = os.waitpid(pid, 0)
     if os.WIFSIGNALED(status):
         return 128 + os.WTERMSIG(status)
     return os.WEXITSTATUS(status)
 
 
 def wait(args, session):
-    """Until the duration ends or Ctrl-C; every interval, the histograms
-    since the last one."""
+    """Until the duration ends, Ctrl-C or SIGTERM; every interval, the
+    histograms since the last one."""
     end = time.monotonic() + args.duration if args.duration else None
-    try:
-        while True:
-            step = args.interval or 3600.0
-            if end is not None:
-                step = min(step, end - time.monotonic())
-            if step > 0:
-                time.sleep(step)
-            if end is not None and time.monotonic() >= end - 1e-3:
-                return
-            if args.interval:
-                session.show()
-                print()
-    except KeyboardInterrupt:
-        sys.stderr.write('\n')
+    while True:
+        step = args.interval or 3600.0
+        if end is not None:
+            step = min(step, end - time.monotonic())
+        if step > 0 and signal.sigtimedwait(STOP, step):
+            sys.stderr.write('\n')
+            return
+        if end is not None and time.monotonic() >= end - 1e-3:
+            return
+        if args.interval:
+            session.show()
+            print()
 
 
 def cmd_latency(args):
@@ -241,8 +238,10 @@ def cmd_latency(args):
     targets = expand(args.targets, args.max_targets)
     session = Session(args)
     rc = 0
-    # SIGTERM (a timeout, a service stop) cleans up as Ctrl-C does.
-    old = signal.signal(signal.SIGTERM, signal.default_int_handler)
+    # Ctrl-C and SIGTERM (a timeout, a service stop) end the wait and
+    # nothing else: blocked, they cannot cut a write to _control from the
+    # name it made, nor a print from the snapshot it subtracts.
+    old = signal.pthread_sigmask(signal.SIG_BLOCK, STOP)
     try:
         cgroup_id = session.make_cgroup() if args.run else None
         session.attach(targets, cgroup_id)
@@ -255,6 +254,8 @@ def cmd_latency(args):
             wait(args, session)
         session.show()
     finally:
-        signal.signal(signal.SIGTERM, old)
         session.close()
+        while signal.sigtimedwait(STOP, 0):
+            pass            # asked for the end, which this is
+        signal.pthread_sigmask(signal.SIG_SETMASK, old)
     return rc
