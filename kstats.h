@@ -50,6 +50,7 @@ struct kstats {
 	struct kstats_extremes __percpu *ext;	/* min, max: after the slots */
 	struct dentry *dentry;
 	struct dentry *keys_dentry;	/* _keys/NAME of by KEY, or NULL */
+	struct dentry *outliers_dentry;	/* _outliers/NAME, or NULL */
 	struct list_head list;
 	char name[KSTATS_NAME_MAX + 1];
 };

@@ -565,10 +565,13 @@ int kstats_btf_regs_only(const char *func, const char *mod, char *why,
 	return 0;
 }
 
-/* The integer that type @id is, or -EOPNOTSUPP with @why. */
+/*
+ * The integer that type @id is, or -EOPNOTSUPP with @why; a pointer too
+ * (an unsigned long) if @ptr_ok.
+ */
 static int kstats_btf_int_of(const struct kstats_btf *btf, u32 id,
-			     const char *what, struct kstats_btf_int *type,
-			     char *why, size_t len)
+			     const char *what, bool ptr_ok,
+			     struct kstats_btf_int *type, char *why, size_t len)
 {
 	const struct btf_type *t = kstats_btf_resolve(btf, id);
 	u32 enc;
@@ -588,6 +591,11 @@ static int kstats_btf_int_of(const struct kstats_btf *btf, u32 id,
 		type->is_signed = BTF_INFO_KFLAG(t->info);
 		break;
 	case BTF_KIND_PTR:
+		if (ptr_ok) {
+			type->bytes = sizeof(void *);
+			type->is_signed = false;
+			return 0;
+		}
 		/* Kernel and user addresses, in files every user reads. */
 		snprintf(why, len, "%s is a pointer: its histogram would show addresses",
 			 what);
@@ -611,8 +619,9 @@ static int kstats_btf_int_of(const struct kstats_btf *btf, u32 id,
  */
 static int kstats_btf_func_value(const struct kstats_btf *btf,
 				 const struct btf_type *t, const char *func,
-				 unsigned int arg, struct kstats_btf_int *type,
-				 char *why, size_t len)
+				 unsigned int arg, bool ptr_ok,
+				 struct kstats_btf_int *type, char *why,
+				 size_t len)
 {
 	const struct btf_type *proto = kstats_btf_type(btf, t->type);
 	const struct btf_type *ret;
@@ -627,7 +636,8 @@ static int kstats_btf_func_value(const struct kstats_btf *btf,
 	n = BTF_INFO_VLEN(proto->info);
 	if (!arg) {
 		snprintf(what, sizeof(what), "the return value of %s", func);
-		return kstats_btf_int_of(btf, proto->type, what, type, why, len);
+		return kstats_btf_int_of(btf, proto->type, what, false, type,
+					 why, len);
 	}
 	args = (const struct btf_param *)(proto + 1);
 	if (arg > n || !args[arg - 1].type) {
@@ -650,12 +660,14 @@ static int kstats_btf_func_value(const struct kstats_btf *btf,
 		}
 	}
 	snprintf(what, sizeof(what), "argument %u of %s", arg, func);
-	return kstats_btf_int_of(btf, args[arg - 1].type, what, type, why, len);
+	return kstats_btf_int_of(btf, args[arg - 1].type, what, ptr_ok, type,
+				 why, len);
 }
 
 struct kstats_btf_value_visit {
 	struct kstats_btf_visit v;
 	unsigned int arg;
+	bool ptr_ok;
 	struct kstats_btf_int *type;
 };
 
@@ -669,8 +681,8 @@ static int kstats_btf_value_cb(const struct kstats_btf *btf,
 	struct kstats_btf_int one;
 	int ret;
 
-	ret = kstats_btf_func_value(btf, t, v->func, vv->arg, &one, v->why,
-				    v->len);
+	ret = kstats_btf_func_value(btf, t, v->func, vv->arg, vv->ptr_ok, &one,
+				    v->why, v->len);
 	if (ret)
 		return ret;
 	if (v->found > 1 && (one.bytes != vv->type->bytes ||
@@ -683,13 +695,16 @@ static int kstats_btf_value_cb(const struct kstats_btf *btf,
 	return 0;
 }
 
-int kstats_btf_value_type(const char *func, const char *mod, unsigned int arg,
-			  struct kstats_btf_int *type, char *why, size_t len)
+static int kstats_btf_func_type(const char *func, const char *mod,
+				unsigned int arg, bool ptr_ok,
+				struct kstats_btf_int *type, char *why,
+				size_t len)
 {
 	struct kstats_btf_value_visit vv = {
 		.v = { .func = func, .fn = kstats_btf_value_cb, .why = why,
 		       .len = len },
 		.arg = arg,
+		.ptr_ok = ptr_ok,
 		.type = type,
 	};
 	int ret = kstats_btf_visit_funcs(mod, &vv.v);
@@ -699,6 +714,81 @@ int kstats_btf_value_type(const char *func, const char *mod, unsigned int arg,
 	if (ret)
 		return ret;
 	return vv.v.found ? 0 : -ENOENT;
+}
+
+int kstats_btf_value_type(const char *func, const char *mod, unsigned int arg,
+			  struct kstats_btf_int *type, char *why, size_t len)
+{
+	return kstats_btf_func_type(func, mod, arg, false, type, why, len);
+}
+
+/*
+ * Argument @arg of tracepoint @tp from its btf_trace_@tp typedef, the
+ * prototype of its probes: their data first, then the tracepoint's
+ * arguments, each in a register of its own.
+ */
+static int kstats_btf_tp_arg(const struct kstats_btf *btf, const char *tp,
+			     unsigned int arg, struct kstats_btf_int *type,
+			     char *why, size_t len)
+{
+	const struct btf_type *t = NULL, *proto;
+	const struct btf_param *args;
+	char what[KSYM_NAME_LEN + 32];
+	unsigned int i;
+	u32 id;
+
+	for (id = btf->mod ? btf->mod->first_id : 1; id < btf->nr; id++) {
+		t = kstats_btf_type(btf, id);
+		if (BTF_INFO_KIND(t->info) == BTF_KIND_TYPEDEF &&
+		    str_has_prefix(kstats_btf_name(btf, t, id), "btf_trace_") &&
+		    !strcmp(kstats_btf_name(btf, t, id) + 10, tp))
+			break;
+	}
+	if (id >= btf->nr)
+		return -ENOENT;
+	t = kstats_btf_resolve(btf, t->type);
+	proto = t && BTF_INFO_KIND(t->info) == BTF_KIND_PTR ?
+		kstats_btf_type(btf, t->type) : NULL;
+	if (!proto || BTF_INFO_KIND(proto->info) != BTF_KIND_FUNC_PROTO) {
+		snprintf(why, len, "tracepoint %s: bad BTF prototype", tp);
+		return -EOPNOTSUPP;
+	}
+	args = (const struct btf_param *)(proto + 1);
+	if (arg >= BTF_INFO_VLEN(proto->info)) {
+		snprintf(why, len, "tracepoint %s has no argument %u", tp, arg);
+		return -EOPNOTSUPP;
+	}
+	for (i = 0; i < arg; i++) {
+		if (kstats_btf_arg_regs(btf, args[i].type) != 1 ||
+		    i + 1 >= KSTATS_ARG_REGS) {
+			snprintf(why, len, "tracepoint %s: argument %u is not in a register",
+				 tp, arg);
+			return -EOPNOTSUPP;
+		}
+	}
+	snprintf(what, sizeof(what), "argument %u of tracepoint %s", arg, tp);
+	return kstats_btf_int_of(btf, args[arg].type, what, true, type, why,
+				 len);
+}
+
+int kstats_btf_key_type(const char *sym, const char *mod, bool tracepoint,
+			unsigned int arg, struct kstats_btf_int *type,
+			char *why, size_t len)
+{
+	struct kstats_btf btf;
+	int ret;
+
+	if (!tracepoint)
+		return kstats_btf_func_type(sym, mod, arg, true, type, why,
+					    len);
+	mutex_lock(&kstats_btf_mutex);
+	ret = kstats_btf_get(&btf, mod);
+	if (ret)
+		ret = -ENOENT;
+	else
+		ret = kstats_btf_tp_arg(&btf, sym, arg, type, why, len);
+	mutex_unlock(&kstats_btf_mutex);
+	return ret;
 }
 
 const char *kstats_btf_module_of(unsigned long addr, char *buf)

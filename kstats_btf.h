@@ -28,6 +28,15 @@ int kstats_btf_value_type(const char *func, const char *mod, unsigned int arg,
 			  struct kstats_btf_int *type, char *why, size_t len);
 
 /*
+ * The type of argument @arg (1-based) of function @sym, or of tracepoint
+ * @sym if @tracepoint, for key argN: an integer or a pointer (only
+ * compared). Returns as kstats_btf_value_type() does.
+ */
+int kstats_btf_key_type(const char *sym, const char *mod, bool tracepoint,
+			unsigned int arg, struct kstats_btf_int *type,
+			char *why, size_t len);
+
+/*
  * Whether every argument of @func (in module @mod, or vmlinux if NULL)
  * travels in a register, from BTF: 0, or -EOPNOTSUPP with the reason in
  * @why.

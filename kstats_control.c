@@ -23,6 +23,7 @@
 #include "kstats_handler.h"
 #include "kstats_internal.h"
 #include "kstats_keys.h"
+#include "kstats_outliers.h"
 #include "kstats_mech.h"
 #include "kstats_parse.h"
 #include "kstats_probe.h"
@@ -103,7 +104,8 @@ static int kstats_trace(struct kstats_cmd *cmd)
 	if (!ret)
 		ret = kstats_check_addrs(p, cmd);
 	if (!ret)
-		ret = kstats_value_setup(p, cmd) ?: kstats_keys_setup(p, cmd);
+		ret = kstats_value_setup(p, cmd) ?: kstats_keys_setup(p, cmd) ?:
+		      kstats_outliers_setup(p, cmd);
 	if (!ret)
 		ret = kstats_attach(p, cmd);
 	/* Where a mechanism moved the address (past an endbr, say). */

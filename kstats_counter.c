@@ -73,9 +73,9 @@ int kstats_parse_counter_check(struct kstats_cmd *cmd)
 {
 	if (!cmd->counter)
 		return 0;
-	if (cmd->op == KSTATS_CMD_TRACE_PAIR && cmd->key == KSTATS_KEY_TASK)
+	if (cmd->op == KSTATS_CMD_TRACE_PAIR && cmd->key != KSTATS_KEY_CPU)
 		return kstats_fail(cmd, -EINVAL,
-				   "counter needs start and end on one CPU: key cpu, not key task");
+				   "counter needs start and end on one CPU: key cpu, not key task or argN");
 	if (cmd->via == KSTATS_VIA_DIRECT)
 		return kstats_fail(cmd, -EINVAL, "counter is not for via direct");
 	if (cmd->op == KSTATS_CMD_TRACE_GAP)

@@ -38,6 +38,7 @@
 
 static struct dentry *kstats_root;
 static struct dentry *kstats_keys_dir;
+static struct dentry *kstats_outliers_dir;
 
 /* One output line: a (slot, CPU) pair, or a slot total when cpu < 0. */
 struct kstats_line {
@@ -314,10 +315,11 @@ int kstats_fs_add(struct kstats *ks)
 		return PTR_ERR(d);
 	ks->dentry = d;
 	if (ks->origin == KSTATS_ORIGIN_CONTROL) {
-		int ret = kstats_keys_fs_add(kstats_keys_dir, ks);
+		int ret = kstats_keys_fs_add(kstats_keys_dir, ks) ?:
+			  kstats_outliers_fs_add(kstats_outliers_dir, ks);
 
 		if (ret) {
-			debugfs_remove(d);
+			kstats_fs_remove(ks);
 			return ret;
 		}
 	}
@@ -326,8 +328,12 @@ int kstats_fs_add(struct kstats *ks)
 
 void kstats_fs_remove(struct kstats *ks)
 {
+	debugfs_remove(ks->outliers_dentry);
 	debugfs_remove(ks->keys_dentry);
 	debugfs_remove(ks->dentry);
+	ks->outliers_dentry = NULL;
+	ks->keys_dentry = NULL;
+	ks->dentry = NULL;
 }
 
 /*
@@ -437,9 +443,11 @@ int kstats_fs_init(void)
 		return PTR_ERR(d);
 	}
 	kstats_keys_dir = kstats_keys_fs_init(kstats_root);
-	if (IS_ERR(kstats_keys_dir)) {
+	kstats_outliers_dir = kstats_outliers_fs_init(kstats_root);
+	if (IS_ERR(kstats_keys_dir) || IS_ERR(kstats_outliers_dir)) {
 		debugfs_remove(kstats_root);
-		return PTR_ERR(kstats_keys_dir);
+		return IS_ERR(kstats_keys_dir) ? PTR_ERR(kstats_keys_dir) :
+						 PTR_ERR(kstats_outliers_dir);
 	}
 	return 0;
 }

@@ -245,6 +245,8 @@ void kstats_snapshot_show(struct seq_file *m,
 struct dentry;
 struct dentry *kstats_keys_fs_init(struct dentry *root);
 int kstats_keys_fs_add(struct dentry *dir, struct kstats *ks);
+struct dentry *kstats_outliers_fs_init(struct dentry *root);
+int kstats_outliers_fs_add(struct dentry *dir, struct kstats *ks);
 int kstats_fs_add(struct kstats *ks);
 void kstats_fs_remove(struct kstats *ks);
 int kstats_fs_init(void);

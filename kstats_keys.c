@@ -266,6 +266,11 @@ static int kstats_keys_check(struct kstats_cmd *cmd)
 	if (cmd->op == KSTATS_CMD_TRACE_GAP)
 		return kstats_fail(cmd, -EOPNOTSUPP,
 				   "by: a gap spans two hits of any tasks; no key");
+	/* The end runs wherever the request completes. */
+	if (cmd->op == KSTATS_CMD_TRACE_PAIR && cmd->key == KSTATS_KEY_ARG)
+		return kstats_fail(cmd, -EOPNOTSUPP,
+				   "by %s: not with key argN, whose end may run in any task",
+				   kstats_by_names[cmd->by]);
 	/* With key cpu, the end may run in another task (an interrupt). */
 	if (cmd->op == KSTATS_CMD_TRACE_PAIR && cmd->key == KSTATS_KEY_CPU &&
 	    cmd->by != KSTATS_BY_CPU)
@@ -414,26 +419,42 @@ struct kstats *kstats_keys_other(const struct kstats_keys *t)
  * A comm with every byte that is not printable ASCII, a space or a
  * backslash written as \ooo, so that a key is one word of its line.
  */
-void kstats_keys_name(struct seq_file *m, const struct kstats_keys *t,
-		      unsigned int i)
+void kstats_keys_print(struct seq_file *m, const struct kstats_keys *t,
+		       const u64 k[2])
 {
-	const struct kstats_key *e = &t->pos[i];
-	const unsigned char *c = (const unsigned char *)e->k;
+	if ((t->by == KSTATS_BY_RETVAL && t->ksigned) ||
+	    t->by == KSTATS_BY_SYSCALL)
+		seq_printf(m, "%lld", (s64)k[0]);
+	else if (t->by != KSTATS_BY_COMM)
+		seq_printf(m, "%llu", k[0]);
+	else
+		kstats_print_comm(m, (const char *)k, 2 * sizeof(u64));
+}
+
+void kstats_print_comm(struct seq_file *m, const char *comm, size_t len)
+{
+	const unsigned char *c = (const unsigned char *)comm;
 	unsigned int j;
 
-	if ((t->by == KSTATS_BY_RETVAL && t->ksigned) ||
-	    t->by == KSTATS_BY_SYSCALL) {
-		seq_printf(m, "%lld", (s64)e->k[0]);
-		return;
-	}
-	if (t->by != KSTATS_BY_COMM) {
-		seq_printf(m, "%llu", e->k[0]);
-		return;
-	}
-	for (j = 0; j < sizeof(e->k) && (c[j] || !j); j++) {
+	for (j = 0; j < len && (c[j] || !j); j++) {
 		if (c[j] > ' ' && c[j] < 0x7f && c[j] != '\\')
 			seq_putc(m, c[j]);
 		else
 			seq_printf(m, "\\%03o", c[j]);
 	}
+}
+
+void kstats_keys_name(struct seq_file *m, const struct kstats_keys *t,
+		      unsigned int i)
+{
+	kstats_keys_print(m, t, t->pos[i].k);
+}
+
+void kstats_keys_key(const struct kstats_probe *p, unsigned long ret,
+		     u64 k[2])
+{
+	const struct kstats_keys *t = p->keys;
+
+	if (t->by != KSTATS_BY_CGROUP || rcu_is_watching())
+		kstats_key_of(t, ret, &k[0], &k[1]);
 }

@@ -17,6 +17,7 @@
 #include <linux/compiler.h>
 #include <linux/types.h>
 #include "kstats_internal.h"
+#include "kstats_outliers.h"
 #include "kstats_probe.h"
 
 /* "keys N": the default and the most keys of one entry. */
@@ -47,6 +48,8 @@ static __always_inline void kstats_probe_record_ret(struct kstats_probe *p,
 	kstats_add_at(ks, val, pos);
 	if (unlikely(p->keys))
 		kstats_keys_record(p, val, pos, ret);
+	if (unlikely(p->outliers))
+		kstats_outliers_record(p, val, ret);
 }
 
 /* A sample of a hook that sees no return (by retval refuses those). */
@@ -79,5 +82,15 @@ void kstats_keys_name(struct seq_file *m, const struct kstats_keys *t,
 		      unsigned int i);
 /* The histogram of the samples of the keys past the table's N. */
 struct kstats *kstats_keys_other(const struct kstats_keys *t);
+/*
+ * The key of a hit of @p (which has keys) into @k, for outliers: left 0
+ * where a cgroup cannot be read. kstats_keys_print() writes such a key
+ * as _keys/NAME does; kstats_print_comm() a task name so, one word.
+ */
+void kstats_keys_key(const struct kstats_probe *p, unsigned long ret,
+		     u64 k[2]);
+void kstats_keys_print(struct seq_file *m, const struct kstats_keys *t,
+		       const u64 k[2]);
+void kstats_print_comm(struct seq_file *m, const char *comm, size_t len);
 
 #endif /* _KSTATS_KEYS_H */

@@ -45,6 +45,8 @@ static void kstats_sum_stats(const struct kstats_probe *p,
 		sum->dropped += READ_ONCE(s->dropped);
 		sum->unpaired += READ_ONCE(s->unpaired);
 		sum->notask += READ_ONCE(s->notask);
+		sum->restarted += READ_ONCE(s->restarted);
+		sum->expired += READ_ONCE(s->expired);
 		sum->filtered += READ_ONCE(s->filtered);
 		sum->errors += READ_ONCE(s->errors);
 		sum->unstable += READ_ONCE(s->unstable);
@@ -89,6 +91,7 @@ void kstats_probe_show(struct seq_file *m, const struct kstats *ks)
 		ops->show_counts(m, p, &sum);
 	kstats_filter_show(m, &p->filter, sum.filtered);
 	kstats_keys_show(m, p);
+	kstats_outliers_show(m, p);
 	/* clock tsc: samples left out once the kernel found the TSC unstable. */
 	if (sum.unstable)
 		seq_printf(m, " unstable %lu", sum.unstable);

@@ -93,6 +93,7 @@ void kstats_probe_free(struct kstats_probe *p)
 	kstats_counter_free(p);
 	kstats_filter_put(p);
 	kstats_keys_free(p);
+	kstats_outliers_free(p);
 	free_percpu(p->owner);
 	free_percpu(p->stats);
 	kfree(p);

@@ -7,22 +7,39 @@
  * ftrace_ops callback without register saving (SYMBOL, at a function
  * entry that ftrace can trace), a kprobe pre-handler (SYMBOL+OFFSET, or a
  * SYMBOL that ftrace cannot trace) or a tracepoint probe; the start time
- * is kept per CPU (key cpu) or per task (key task, kstats_task.c). The
- * hooks, the starts and the task table are in struct kstats_pair_probe
- * (kstats_pair.h), which the gap shares.
+ * is kept per CPU (key cpu), per task (key task, kstats_task.c) or per
+ * value of an argument (key argN, kstats_req.c). The hooks, the starts
+ * and the tables are in struct kstats_pair_probe (kstats_pair.h), which
+ * the gap shares.
  */
 #define pr_fmt(fmt) KBUILD_MODNAME ": " fmt
 
+#include <linux/kallsyms.h>
 #include <linux/kprobes.h>
 #include <linux/module.h>
 #include <linux/seq_file.h>
 #include <linux/tracepoint.h>
+#include "kstats_btf.h"
 #include "kstats_filter.h"
 #include "kstats_handler.h"
 #include "kstats_mech.h"
 #include "kstats_pair.h"
 #include "kstats_probe.h"
+#include "kstats_req.h"
 #include "kstats_target.h"
+#include "kstats_value.h"
+
+/*
+ * key argN at an ftrace callback: the argument registers, which ftrace
+ * saves without FTRACE_OPS_FL_SAVE_REGS where it has
+ * DYNAMIC_FTRACE_WITH_ARGS (x86-64 and arm64), in struct ftrace_regs; 6.1
+ * has no accessor for them yet.
+ */
+#ifdef ftrace_regs_get_argument
+#define kstats_ft_arg(fregs, n)	ftrace_regs_get_argument(fregs, n)
+#else
+#define kstats_ft_arg(fregs, n)	regs_get_kernel_argument(&(fregs)->regs, n)
+#endif
 
 /*
  * Pairs: X was hit. A second X before Y restarts the measurement. Under
@@ -31,7 +48,8 @@
  * tracepoints call their probes preemptible, and the clock read and the
  * per-CPU store must be on one CPU.
  */
-static __always_inline void kstats_pair_start(struct kstats_pair_probe *pp)
+static __always_inline void kstats_pair_start(struct kstats_pair_probe *pp,
+					      u64 key)
 {
 	struct kstats_probe *p = &pp->p;
 	u64 now;
@@ -40,10 +58,25 @@ static __always_inline void kstats_pair_start(struct kstats_pair_probe *pp)
 	/* A CPU without a counter has no start (nor end). */
 	if (!kstats_read(p, &now))
 		now = 0;
-	if (p->key != KSTATS_KEY_TASK) {
+	if (p->key == KSTATS_KEY_CPU) {
 		/* An end in an interrupt in between sees the new t0 unpaired. */
 		this_cpu_write(pp->t0->t0, now);
 		this_cpu_write(pp->t0->epoch, READ_ONCE(p->ks->epoch));
+	} else if (p->key == KSTATS_KEY_ARG) {
+		switch (kstats_req_start(pp->reqs, key, now,
+					 READ_ONCE(p->ks->epoch))) {
+		case KSTATS_REQ_RESTARTED:
+			this_cpu_inc(p->stats->restarted);
+			break;
+		case KSTATS_REQ_REPLACED:
+			this_cpu_inc(p->stats->expired);
+			break;
+		case KSTATS_REQ_FULL:
+			this_cpu_inc(p->stats->dropped);
+			break;
+		default:
+			break;
+		}
 	} else if (!in_task()) {
 		this_cpu_inc(p->stats->notask);
 	} else if (!kstats_task_start(pp->tasks, now, READ_ONCE(p->ks->epoch))) {
@@ -53,7 +86,8 @@ static __always_inline void kstats_pair_start(struct kstats_pair_probe *pp)
 }
 
 /* Pairs: Y was hit. */
-static __always_inline void kstats_pair_end(struct kstats_pair_probe *pp)
+static __always_inline void kstats_pair_end(struct kstats_pair_probe *pp,
+					    u64 key)
 {
 	struct kstats_probe *p = &pp->p;
 	u64 now, t0;
@@ -61,10 +95,12 @@ static __always_inline void kstats_pair_end(struct kstats_pair_probe *pp)
 	preempt_disable_notrace();
 	if (!kstats_read(p, &now))
 		goto out;
-	if (p->key != KSTATS_KEY_TASK) {
+	if (p->key == KSTATS_KEY_CPU) {
 		t0 = this_cpu_xchg(pp->t0->t0, 0);
 		if (this_cpu_read(pp->t0->epoch) != READ_ONCE(p->ks->epoch))
 			t0 = 0;
+	} else if (p->key == KSTATS_KEY_ARG) {
+		t0 = kstats_req_take(pp->reqs, key, READ_ONCE(p->ks->epoch));
 	} else if (!in_task()) {
 		this_cpu_inc(p->stats->notask);
 		goto out;
@@ -84,9 +120,10 @@ out:
  * carry the entry's epoch, so none pairs across a stop. A running one
  * times one call in KSTATS_TIMED_EVERY for overhead_ns. Filters apply to
  * the start only: the end of a start left out finds no start (unpaired).
+ * @key is the argument of key argN, as the hook gave it.
  */
 static __always_inline void kstats_pair_hit(struct kstats_pair_probe *pp,
-					    enum kstats_side side)
+					    enum kstats_side side, u64 key)
 {
 	struct kstats_probe *p = &pp->p;
 	struct kstats_timed tm;
@@ -98,38 +135,88 @@ static __always_inline void kstats_pair_hit(struct kstats_pair_probe *pp,
 	preempt_disable_notrace();
 	if (kstats_guard_enter(p, &saved)) {
 		kstats_timed_begin(p, &tm);
+		key &= pp->key_mask[side];
 		if (side == KSTATS_SIDE_BEGIN)
-			kstats_pair_start(pp);
+			kstats_pair_start(pp, key);
 		else
-			kstats_pair_end(pp);
+			kstats_pair_end(pp, key);
 		kstats_timed_end(p, side, &tm);
 		kstats_guard_exit(saved);
 	}
 	preempt_enable_notrace();
 }
 
-/* Tracepoint probes: @data is the entry; the tracepoint's args are unused. */
-static notrace void kstats_tp_start(void *data)
+static __always_inline bool kstats_pair_keyed(const struct kstats_pair_probe *pp)
 {
-	kstats_pair_hit(kstats_pair(data), KSTATS_SIDE_BEGIN);
+	return pp->p.key == KSTATS_KEY_ARG;
 }
 
-static notrace void kstats_tp_end(void *data)
+/*
+ * Tracepoint probes: @data is the entry, then come the tracepoint's
+ * arguments, in registers (kstats_pair_key_type() checks that key argN's
+ * is); those past the tracepoint's own are never read.
+ */
+static __always_inline void kstats_tp_hit(void *data, enum kstats_side side,
+					  unsigned long a1, unsigned long a2,
+					  unsigned long a3, unsigned long a4,
+					  unsigned long a5)
 {
-	kstats_pair_hit(kstats_pair(data), KSTATS_SIDE_END);
+	struct kstats_pair_probe *pp = kstats_pair(data);
+	u64 key = 0;
+
+	if (kstats_pair_keyed(pp)) {
+		switch (pp->key_arg) {
+		case 1:
+			key = a1;
+			break;
+		case 2:
+			key = a2;
+			break;
+		case 3:
+			key = a3;
+			break;
+		case 4:
+			key = a4;
+			break;
+		default:
+			key = a5;
+			break;
+		}
+	}
+	kstats_pair_hit(pp, side, key);
+}
+
+static notrace void kstats_tp_start(void *data, unsigned long a1,
+				    unsigned long a2, unsigned long a3,
+				    unsigned long a4, unsigned long a5)
+{
+	kstats_tp_hit(data, KSTATS_SIDE_BEGIN, a1, a2, a3, a4, a5);
+}
+
+static notrace void kstats_tp_end(void *data, unsigned long a1,
+				  unsigned long a2, unsigned long a3,
+				  unsigned long a4, unsigned long a5)
+{
+	kstats_tp_hit(data, KSTATS_SIDE_END, a1, a2, a3, a4, a5);
 }
 
 static notrace int kstats_kp_start(struct kprobe *kp, struct pt_regs *regs)
 {
-	kstats_pair_hit(container_of(kp, struct kstats_pair_probe, start.kp),
-			KSTATS_SIDE_BEGIN);
+	struct kstats_pair_probe *pp =
+		container_of(kp, struct kstats_pair_probe, start.kp);
+
+	kstats_pair_hit(pp, KSTATS_SIDE_BEGIN, kstats_pair_keyed(pp) ?
+			regs_get_kernel_argument(regs, pp->key_arg - 1) : 0);
 	return 0;
 }
 
 static notrace int kstats_kp_end(struct kprobe *kp, struct pt_regs *regs)
 {
-	kstats_pair_hit(container_of(kp, struct kstats_pair_probe, end.kp),
-			KSTATS_SIDE_END);
+	struct kstats_pair_probe *pp =
+		container_of(kp, struct kstats_pair_probe, end.kp);
+
+	kstats_pair_hit(pp, KSTATS_SIDE_END, kstats_pair_keyed(pp) ?
+			regs_get_kernel_argument(regs, pp->key_arg - 1) : 0);
 	return 0;
 }
 
@@ -138,16 +225,22 @@ static notrace void kstats_ft_start(unsigned long ip, unsigned long parent_ip,
 				    struct ftrace_ops *ops,
 				    struct ftrace_regs *fregs)
 {
-	kstats_pair_hit(container_of(ops, struct kstats_pair_probe, start.ops),
-			KSTATS_SIDE_BEGIN);
+	struct kstats_pair_probe *pp =
+		container_of(ops, struct kstats_pair_probe, start.ops);
+
+	kstats_pair_hit(pp, KSTATS_SIDE_BEGIN, kstats_pair_keyed(pp) ?
+			kstats_ft_arg(fregs, pp->key_arg - 1) : 0);
 }
 
 static notrace void kstats_ft_end(unsigned long ip, unsigned long parent_ip,
 				  struct ftrace_ops *ops,
 				  struct ftrace_regs *fregs)
 {
-	kstats_pair_hit(container_of(ops, struct kstats_pair_probe, end.ops),
-			KSTATS_SIDE_END);
+	struct kstats_pair_probe *pp =
+		container_of(ops, struct kstats_pair_probe, end.ops);
+
+	kstats_pair_hit(pp, KSTATS_SIDE_END, kstats_pair_keyed(pp) ?
+			kstats_ft_arg(fregs, pp->key_arg - 1) : 0);
 }
 
 static const struct kstats_hooks kstats_start_hooks = {
@@ -286,6 +379,102 @@ static bool kstats_detach_endpoint(struct kstats_probe *p,
 	return false;
 }
 
+/*
+ * key argN: the width of argument N at @site, from BTF or "type", into
+ * @mask. The parser allows a function's entry or a tracepoint only (where
+ * the arguments are); a tracepoint's probe takes its data first.
+ */
+static int kstats_pair_key_type(struct kstats_pair_probe *pp,
+				struct kstats_site *site, const char *what,
+				struct kstats_cmd *cmd, u64 *mask)
+{
+	struct kstats_btf_int type = {};
+	char sym[KSYM_SYMBOL_LEN];
+	const char *mod;
+	int ret;
+
+	if (site->target.tracepoint) {
+		if (pp->key_arg >= KSTATS_REG_ARGS)
+			return kstats_fail(cmd, -EOPNOTSUPP,
+					   "key arg%u: a tracepoint's probe has arg1 to arg%d in registers",
+					   pp->key_arg, KSTATS_REG_ARGS - 1);
+		if (!site->tp)
+			site->tp = kstats_find_tp(site->target.sym, &site->tp_mod);
+		if (!site->tp)
+			return kstats_fail(cmd, -ENOENT, "%s: no tracepoint %s",
+					   what, site->target.sym);
+		mod = site->tp_mod ? module_name(site->tp_mod) : NULL;
+	} else {
+		if (!site->addr) {
+			ret = kstats_resolve(cmd, what, &site->target,
+					     &site->addr);
+			if (ret)
+				return ret;
+		}
+		mod = kstats_btf_module_of(site->addr, sym);
+	}
+	ret = kstats_btf_key_type(site->target.sym, mod,
+				  site->target.tracepoint, pp->key_arg, &type,
+				  cmd->why, sizeof(cmd->why));
+	if (ret == -ENOENT) {
+		if (!cmd->vbytes)
+			return kstats_fail(cmd, -EINVAL,
+					   "key arg%u: %s has no BTF: give the argument's type, type u8 to u64 (u64 for a pointer)",
+					   pp->key_arg, site->target.sym);
+		cmd->why[0] = '\0';
+		type.bytes = cmd->vbytes;
+	} else if (ret) {
+		return ret;
+	} else if (cmd->vbytes && cmd->vbytes != type.bytes) {
+		return kstats_fail(cmd, -EINVAL,
+				   "key arg%u: BTF says %u bytes at %s, not %u",
+				   pp->key_arg, type.bytes, site->target.sym,
+				   cmd->vbytes);
+	}
+	/* Only compared: the sign does not matter, the garbage above does. */
+	*mask = kstats_int_mask(type.bytes * 8);
+	return 0;
+}
+
+/* Frees the starts never ended, every half of the expiry. */
+static unsigned long kstats_pair_expire_period(struct kstats_pair_probe *pp)
+{
+	return max(kstats_req_expire_s(pp->reqs) * HZ / 2, 1UL);
+}
+
+static void kstats_pair_expire_work(struct work_struct *work)
+{
+	struct kstats_pair_probe *pp = container_of(to_delayed_work(work),
+						    struct kstats_pair_probe,
+						    expire_work);
+	unsigned int n = kstats_req_expire(pp->reqs);
+
+	if (n)
+		this_cpu_add(pp->p.stats->expired, n);
+	schedule_delayed_work(&pp->expire_work, kstats_pair_expire_period(pp));
+}
+
+static int kstats_pair_key_setup(struct kstats_pair_probe *pp,
+				 struct kstats_cmd *cmd)
+{
+	struct kstats_probe *p = &pp->p;
+	int ret;
+
+	pp->key_arg = cmd->key_arg;
+	ret = kstats_pair_key_type(pp, &p->start, "start", cmd,
+				   &pp->key_mask[KSTATS_SIDE_BEGIN]) ?:
+	      kstats_pair_key_type(pp, &p->end, "end", cmd,
+				   &pp->key_mask[KSTATS_SIDE_END]);
+	if (ret)
+		return ret;
+	pp->reqs = kstats_req_table_alloc(cmd->slots, cmd->expire);
+	if (!pp->reqs)
+		return kstats_fail(cmd, -ENOMEM, "out of memory");
+	INIT_DELAYED_WORK(&pp->expire_work, kstats_pair_expire_work);
+	schedule_delayed_work(&pp->expire_work, kstats_pair_expire_period(pp));
+	return 0;
+}
+
 /* Attach the probes of a pair; kprobes stay disabled. */
 static int kstats_pair_attach(struct kstats_probe *p, struct kstats_cmd *cmd)
 {
@@ -293,7 +482,11 @@ static int kstats_pair_attach(struct kstats_probe *p, struct kstats_cmd *cmd)
 	int ret;
 
 	p->ops = &kstats_pair_ops;
-	if (p->key == KSTATS_KEY_TASK) {
+	if (p->key == KSTATS_KEY_ARG) {
+		ret = kstats_pair_key_setup(pp, cmd);
+		if (ret)
+			return ret;
+	} else if (p->key == KSTATS_KEY_TASK) {
 		pp->tasks = kstats_task_table_alloc(cmd->slots);
 		if (!pp->tasks)
 			return kstats_fail(cmd, -ENOMEM, "out of memory");
@@ -322,6 +515,10 @@ void kstats_pair_free(struct kstats_probe *p)
 
 	free_percpu(pp->t0);
 	kstats_task_table_free(pp->tasks);
+	if (pp->reqs) {
+		cancel_delayed_work_sync(&pp->expire_work);
+		kstats_req_table_free(pp->reqs);
+	}
 }
 
 /*
@@ -443,7 +640,10 @@ static const char *kstats_pair_name(const struct kstats_probe *p)
 
 static void kstats_pair_show(struct seq_file *m, const struct kstats_probe *p)
 {
-	seq_printf(m, " key %s", p->key == KSTATS_KEY_TASK ? "task" : "cpu");
+	if (p->key == KSTATS_KEY_ARG)
+		seq_printf(m, " key arg%u", kstats_pair(p)->key_arg);
+	else
+		seq_printf(m, " key %s", p->key == KSTATS_KEY_TASK ? "task" : "cpu");
 	seq_puts(m, " targets ");
 	kstats_show_target(m, &p->start.target);
 	seq_putc(m, ',');
@@ -457,11 +657,17 @@ static void kstats_pair_show_counts(struct seq_file *m,
 				    const struct kstats_probe_stats *sum)
 {
 	const struct kstats_task_table *tasks = kstats_pair(p)->tasks;
+	const struct kstats_req_table *reqs = kstats_pair(p)->reqs;
 
 	seq_printf(m, " dropped %lu unpaired %lu", sum->dropped, sum->unpaired);
 	if (tasks)
 		seq_printf(m, " notask %lu slots %u", sum->notask,
 			   kstats_task_table_size(tasks));
+	if (reqs)
+		seq_printf(m, " restarted %lu expired %lu slots %u expire %u",
+			   sum->restarted, sum->expired,
+			   kstats_req_table_size(reqs),
+			   kstats_req_expire_s(reqs));
 }
 
 /* The calibration of one side of a pair: its kind and its key. */

@@ -9,6 +9,7 @@
 
 #include <linux/ftrace.h>
 #include <linux/kprobes.h>
+#include <linux/workqueue.h>
 #include "kstats_probe.h"
 
 /* How one side of a pair is hooked. */
@@ -50,6 +51,10 @@ struct kstats_pair_probe {
 	struct kstats_endpoint end;		/* pairs only */
 	struct kstats_cpu_start __percpu *t0;	/* pairs keyed by CPU, gaps */
 	struct kstats_task_table *tasks;	/* pairs keyed by task */
+	struct kstats_req_table *reqs;		/* pairs keyed by an argument */
+	struct delayed_work expire_work;	/* frees @reqs' old starts */
+	unsigned int key_arg;			/* key argN: N */
+	u64 key_mask[KSTATS_NR_SIDES];		/* its width at start, end */
 };
 
 static inline struct kstats_pair_probe *kstats_pair(const struct kstats_probe *p)

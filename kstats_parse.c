@@ -9,7 +9,8 @@
  *              [value argN|retval [type u8..s64]] [counter EVENT] [FILTER...]
  *   trace pcpu:FUNC [bits N] [as NAME] [clock local|mono|tsc] [counter EVENT]
  *              [FILTER...]
- *   trace NAME start X end Y [bits N] [key cpu|task] [slots N] [clock C]
+ *   trace NAME start X end Y [bits N] [key cpu|task|argN] [slots N]
+ *                            [expire N] [clock C]
  *              [counter EVENT] [FILTER...]
  *   (each trace form but the gap also [by comm|pid|tid|cpu|cgroup [keys N]];
  *   trace FUNC and pcpu:FUNC also [by retval [type T]]; a key task pair
@@ -33,9 +34,10 @@
 #include <linux/string.h>
 #include "kstats_internal.h"
 #include "kstats_parse.h"
+#include "kstats_req.h"
 
-/* The longest valid command has 28 words; one more is enough to refuse. */
-#define KSTATS_MAX_WORDS	29
+/* The longest valid command has 34 words; one more is enough to refuse. */
+#define KSTATS_MAX_WORDS	35
 
 #define kstats_why(cmd, fmt, ...)					\
 	({								\
@@ -111,8 +113,8 @@ static int kstats_parse_trace(struct kstats_cmd *cmd, char **w, int n)
 	bool pair = false, have_bits = false, have_via = false, have_as = false,
 	     have_key = false, have_start = false, have_end = false,
 	     have_slots = false, have_clock = false, have_value = false,
-	     have_type = false, gap = false;
-	unsigned int bits, slots;
+	     have_type = false, have_expire = false, gap = false;
+	unsigned int bits, slots, expire;
 	int i, ret;
 
 	if (n < 2)
@@ -190,8 +192,22 @@ static int kstats_parse_trace(struct kstats_cmd *cmd, char **w, int n)
 				cmd->key = KSTATS_KEY_CPU;
 			else if (!strcasecmp(v, "task"))
 				cmd->key = KSTATS_KEY_TASK;
+			else if (!kstats_parse_arg(v, &cmd->key_arg))
+				cmd->key = KSTATS_KEY_ARG;
 			else
-				return kstats_why(cmd, "key must be cpu or task");
+				return kstats_why(cmd, "key must be cpu, task or arg1 to arg%d",
+						  KSTATS_REG_ARGS);
+		} else if (!strcasecmp(k, "expire")) {
+			if (have_expire)
+				return kstats_why(cmd, "expire given twice");
+			have_expire = true;
+			if (kstrtouint(v, 10, &expire) ||
+			    expire < KSTATS_REQ_EXPIRE_MIN ||
+			    expire > KSTATS_REQ_EXPIRE_MAX)
+				return kstats_why(cmd, "expire must be %d to %d seconds",
+						  KSTATS_REQ_EXPIRE_MIN,
+						  KSTATS_REQ_EXPIRE_MAX);
+			cmd->expire = expire;
 		} else if (!strcasecmp(k, "clock")) {
 			if (have_clock)
 				return kstats_why(cmd, "clock given twice");
@@ -260,6 +276,8 @@ static int kstats_parse_trace(struct kstats_cmd *cmd, char **w, int n)
 			if (ret == -ENOENT)
 				ret = kstats_parse_keys(cmd, k, v);
 			if (ret == -ENOENT)
+				ret = kstats_parse_outliers(cmd, k, v);
+			if (ret == -ENOENT)
 				return kstats_why(cmd, "unknown option '%.20s'", k);
 			if (ret)
 				return ret;
@@ -267,16 +285,25 @@ static int kstats_parse_trace(struct kstats_cmd *cmd, char **w, int n)
 	}
 	if (pair && (!have_start || !have_end))
 		return kstats_why(cmd, "a pair needs both start and end");
-	if (have_slots && cmd->key != KSTATS_KEY_TASK)
-		return kstats_why(cmd, "slots is only for key task");
+	if (have_slots && cmd->key == KSTATS_KEY_CPU)
+		return kstats_why(cmd, "slots is only for key task and key argN");
+	if (have_expire && cmd->key != KSTATS_KEY_ARG)
+		return kstats_why(cmd, "expire is only for key argN");
+	/* Past a function's entry its argument registers may be reused. */
+	if (cmd->key == KSTATS_KEY_ARG && (cmd->start.offset || cmd->end.offset))
+		return kstats_why(cmd,
+				  "key argN: %s is SYMBOL+OFFSET, where the argument registers may hold anything",
+				  cmd->start.offset ? "start" : "end");
 	/* A call of FUNC may end on another CPU, and so may a task's pair. */
 	if (cmd->clock == KSTATS_CLOCK_LOCAL &&
-	    (cmd->op == KSTATS_CMD_TRACE || cmd->key == KSTATS_KEY_TASK))
+	    (cmd->op == KSTATS_CMD_TRACE || cmd->key != KSTATS_KEY_CPU))
 		return kstats_why(cmd, "clock local is only for pcpu: and key cpu");
 	if (have_value && have_clock)
 		return kstats_why(cmd, "a value entry reads no clock");
-	if (have_type && !have_value && cmd->by != KSTATS_BY_RETVAL)
-		return kstats_why(cmd, "type is only for value argN|retval and by retval");
+	if (have_type && !have_value && cmd->by != KSTATS_BY_RETVAL &&
+	    cmd->key != KSTATS_KEY_ARG)
+		return kstats_why(cmd,
+				  "type is only for value argN|retval, by retval and key argN");
 	if (cmd->keys && !cmd->by)
 		return kstats_why(cmd, "keys is only for by KEY");
 	ret = kstats_parse_counter_check(cmd);

@@ -57,6 +57,7 @@ enum kstats_cmd_via {
 enum kstats_cmd_key {
 	KSTATS_KEY_CPU,		/* same CPU (default) */
 	KSTATS_KEY_TASK,	/* same task */
+	KSTATS_KEY_ARG,		/* same value of argument @key_arg */
 };
 
 /* "by KEY": the key of per-key histograms (kstats_keys.h); NONE: no keys. */
@@ -160,17 +161,23 @@ struct kstats_target {
  * @via: mechanism for %KSTATS_CMD_TRACE.
  * @key: pairing for %KSTATS_CMD_TRACE_PAIR.
  * @clock: the clock asked for with "clock".
- * @slots: task table size for %KSTATS_KEY_TASK; 0 for the default.
+ * @key_arg: the argument of %KSTATS_KEY_ARG, 1-based.
+ * @slots: table size for %KSTATS_KEY_TASK and %KSTATS_KEY_ARG; 0 for the
+ *	default.
+ * @expire: seconds after which a start of %KSTATS_KEY_ARG not ended is
+ *	freed; 0 for the default.
  * @samples: calls per mechanism for %KSTATS_CMD_CALIBRATE.
  * @filter: the hits measured (pid, tid, comm, cpu, cgroup).
  * @cgroup_path: the PATH of "cgroup PATH", or "".
  * @value: what is sampled: time, an argument or the return value.
  * @arg: the argument of %KSTATS_VALUE_ARG, 1-based.
- * @vbytes: the value's width in bytes given with "type"; 0 if none.
+ * @vbytes: the width in bytes of the value, the return value (by retval)
+ *	or the key argument (key argN) given with "type"; 0 if none.
  * @vsigned: whether the type given is signed.
  * @counter: the perf event counted instead of the time, or none.
  * @by: the key of per-key histograms, or %KSTATS_BY_NONE.
  * @keys: "keys N", at most N keys; 0 for the default.
+ * @outliers: "outliers N", the N largest samples kept; 0 for none.
  * @start: FUNC, X of a pair, or X of a gap.
  * @end: Y of a pair.
  * @why: on error, why the line was refused, for the kernel log.
@@ -181,8 +188,10 @@ struct kstats_cmd {
 	u8 bits;
 	enum kstats_cmd_via via;
 	enum kstats_cmd_key key;
+	unsigned int key_arg;
 	enum kstats_cmd_clock clock;
 	unsigned int slots;
+	unsigned int expire;
 	unsigned int samples;
 	struct kstats_filter filter;
 	char cgroup_path[KSTATS_CGROUP_PATH_MAX + 1];
@@ -193,6 +202,7 @@ struct kstats_cmd {
 	enum kstats_cmd_counter counter;
 	enum kstats_cmd_by by;
 	unsigned int keys;
+	unsigned int outliers;
 	struct kstats_target start;
 	struct kstats_target end;
 	char why[256];
@@ -212,10 +222,15 @@ int kstats_parse(const char *line, size_t len, struct kstats_cmd *cmd);
 int kstats_parse_filter(struct kstats_cmd *cmd, const char *key,
 			const char *val);
 int kstats_parse_value(struct kstats_cmd *cmd, const char *val);
+/* "argN", N from 1 to KSTATS_REG_ARGS, into @arg; 0 or -EINVAL. */
+int kstats_parse_arg(const char *val, unsigned int *arg);
 int kstats_parse_value_type(struct kstats_cmd *cmd, const char *val);
 /* "by KEY" and "keys N", in kstats_keys.c; -ENOENT for other keywords. */
 int kstats_parse_keys(struct kstats_cmd *cmd, const char *key,
 		      const char *val);
+/* "outliers N", in kstats_outliers.c; -ENOENT for other keywords. */
+int kstats_parse_outliers(struct kstats_cmd *cmd, const char *key,
+			  const char *val);
 /*
  * "counter EVENT", in kstats_counter.c; kstats_parse_counter_check()
  * refuses, once every option is read, the modes whose start and end may

@@ -45,6 +45,7 @@
 
 struct kstats;
 struct kstats_keys;
+struct kstats_outliers;
 struct kstats_mech_ops;
 struct kstats_task_table;
 struct module;
@@ -63,8 +64,10 @@ enum kstats_side {
 /* Per-CPU event counters of an entry, summed for the listing. */
 struct kstats_probe_stats {
 	unsigned long skipped;	/* pcpu: calls not measured */
-	unsigned long dropped;	/* key task: table full */
+	unsigned long dropped;	/* key task, key argN: table full */
 	unsigned long unpaired;	/* pairs: end without a start */
+	unsigned long restarted;	/* key argN: a start of a pending key */
+	unsigned long expired;	/* key argN: starts never ended, freed */
 	unsigned long notask;	/* key task: hits outside task context */
 	unsigned long filtered;	/* hits the filters left out */
 	unsigned long errors;	/* value retval: error returns */
@@ -149,6 +152,7 @@ struct kstats_probe {
 	enum kstats_cmd_counter counter;	/* counted instead of time */
 	struct perf_event * __percpu *events;	/* its counter per CPU */
 	struct kstats_keys *keys;	/* by KEY: per-key histograms, or NULL */
+	struct kstats_outliers *outliers;	/* outliers N, or NULL */
 	bool registered;		/* its mechanism's probes */
 	bool gone;			/* detached: code it used went away */
 	bool armed;			/* its hooks fire (control mutex) */

@@ -14,6 +14,7 @@
 #include "kstats_handler.h"
 #include "kstats_internal.h"
 #include "kstats_keys.h"
+#include "kstats_outliers.h"
 #include "kstats_mech.h"
 #include "kstats_parse.h"
 #include "kstats_probe.h"
@@ -49,6 +50,8 @@ static void kstats_state_apply(struct kstats *ks, enum kstats_cmd_op op)
 		kstats_reset(ks);
 		if (ks->origin == KSTATS_ORIGIN_CONTROL && ks->probe->keys)
 			kstats_keys_reset(ks->probe->keys);
+		if (ks->origin == KSTATS_ORIGIN_CONTROL && ks->probe->outliers)
+			kstats_outliers_reset(ks->probe->outliers);
 		break;
 	}
 }

@@ -52,6 +52,7 @@
 #include "kstats_internal.h"
 #include "kstats_parse.h"
 #include "kstats_probe.h"
+#include "kstats_req.h"
 
 #define KT_DIR		"/sys/kernel/debug/kstats/"
 /* Size of the file buffers; no file read by this suite comes close. */
@@ -1676,6 +1677,77 @@ static void kt_task_idle_homes(struct kunit *test)
 	kstats_task_table_free(t);
 }
 
+/*
+ * key argN: a start pairs with the end of its key only, a second start
+ * restarts it, an end of another epoch finds no pair, and a full table
+ * drops starts, each of which then has no end; nothing stays pending.
+ */
+static void kt_req_pairs(struct kunit *test)
+{
+	struct kstats_req_table *t = kstats_req_table_alloc(64, 1);
+	unsigned int i, kept = 0, full = 0;
+	enum kstats_req_start r;
+
+	KUNIT_ASSERT_NOT_NULL(test, t);
+	KUNIT_EXPECT_EQ(test, kstats_req_table_size(t), 64U);
+	KUNIT_EXPECT_EQ(test, kstats_req_start(t, 0xa0, 100, 1), KSTATS_REQ_NEW);
+	KUNIT_EXPECT_EQ(test, kstats_req_start(t, 0xb0, 150, 1), KSTATS_REQ_NEW);
+	KUNIT_EXPECT_EQ(test, kstats_req_start(t, 0xa0, 200, 1),
+			KSTATS_REQ_RESTARTED);
+	KUNIT_EXPECT_EQ(test, kstats_req_pending(t), 2U);
+	KUNIT_EXPECT_EQ(test, kstats_req_take(t, 0xc0, 1), 0ULL);
+	KUNIT_EXPECT_EQ(test, kstats_req_take(t, 0xa0, 1), 200ULL);
+	KUNIT_EXPECT_EQ(test, kstats_req_take(t, 0xa0, 1), 0ULL);
+	/* A stop and start in between: no pair, and the start is gone. */
+	KUNIT_EXPECT_EQ(test, kstats_req_take(t, 0xb0, 2), 0ULL);
+	KUNIT_EXPECT_EQ(test, kstats_req_pending(t), 0U);
+
+	for (i = 1; i <= 200; i++) {
+		r = kstats_req_start(t, i * 8, i, 1);
+		kept += r == KSTATS_REQ_NEW;
+		full += r == KSTATS_REQ_FULL;
+	}
+	KUNIT_EXPECT_EQ(test, kept + full, 200U);
+	KUNIT_EXPECT_LE(test, kept, 64U);
+	KUNIT_EXPECT_EQ(test, kstats_req_pending(t), kept);
+	/* Nothing is old yet. */
+	KUNIT_EXPECT_EQ(test, kstats_req_expire(t), 0U);
+	for (i = 1; i <= 200; i++)
+		kept -= kstats_req_take(t, i * 8, 1) == i;
+	KUNIT_EXPECT_EQ(test, kept, 0U);
+	KUNIT_EXPECT_EQ(test, kstats_req_pending(t), 0U);
+	kstats_req_table_free(t);
+}
+
+/*
+ * key argN: starts older than the expiry go, in a sweep or in the slot of
+ * a start that finds its slots full.
+ */
+static void kt_req_expire(struct kunit *test)
+{
+	struct kstats_req_table *t = kstats_req_table_alloc(64, 1);
+	unsigned int i, full_key = 0, kept = 0;
+	enum kstats_req_start r;
+
+	KUNIT_ASSERT_NOT_NULL(test, t);
+	for (i = 1; i <= 200; i++) {
+		r = kstats_req_start(t, i * 8, i, 1);
+		kept += r == KSTATS_REQ_NEW;
+		if (r == KSTATS_REQ_FULL && !full_key)
+			full_key = i * 8;
+	}
+	KUNIT_ASSERT_NE(test, full_key, 0U);
+	/* At least the expiry (time_after(): one jiffy more) passes. */
+	schedule_timeout_uninterruptible(HZ + 2);
+	/* Its slots are all old now: it takes one. */
+	KUNIT_EXPECT_EQ(test, kstats_req_start(t, full_key, 7, 1),
+			KSTATS_REQ_REPLACED);
+	KUNIT_EXPECT_EQ(test, kstats_req_expire(t), kept - 1);
+	KUNIT_EXPECT_EQ(test, kstats_req_pending(t), 1U);
+	KUNIT_EXPECT_EQ(test, kstats_req_take(t, full_key, 1), 7ULL);
+	kstats_req_table_free(t);
+}
+
 static struct kunit_case kstats_test_cases[] = {
 	KUNIT_CASE_PARAM(kt_slot_exact, kt_frac_gen_params),
 	KUNIT_CASE_PARAM(kt_slot_monotonic, kt_frac_gen_params),
@@ -1699,6 +1771,8 @@ static struct kunit_case kstats_test_cases[] = {
 	KUNIT_CASE_PARAM(kt_slot_limits, kt_frac_gen_params),
 	KUNIT_CASE(kt_tsc_scale),
 	KUNIT_CASE(kt_task_idle_homes),
+	KUNIT_CASE(kt_req_pairs),
+	KUNIT_CASE(kt_req_expire),
 	{}
 };
 
@@ -1745,6 +1819,9 @@ struct kt_parse_case {
 	const char *cgroup;	/* the PATH of "cgroup PATH"; NULL: "" */
 	enum kstats_cmd_by by;
 	unsigned int keys;
+	unsigned int key_arg;
+	unsigned int expire;
+	unsigned int outliers;
 };
 
 #define KT_OK(l, o, n, b, v, k, s, e)					\
@@ -1777,9 +1854,13 @@ struct kt_parse_case {
 	{ .line = l, .op = KSTATS_CMD_TRACE_GAP, .name = n, .bits = b,	\
 	  .start = x, .end = "" }
 
-/* The longest valid command: 28 words, options, filters and keys. */
+/* A long valid command: 28 words, options, filters and keys. */
 #define KT_ALLOPTS	"trace l start a end b bits 1 key task slots 64 clock mono"
 #define KT_ALL		KT_ALLOPTS " pid 1 tid 2 comm c cpu 3 cgroup 5 by pid keys 9"
+/* The longest: 34 words (by is refused later, not by the grammar) */
+#define KT_ALLARG	"trace l start a end b bits 1 key arg1 slots 64 expire 9 " \
+			"type u64 clock mono pid 1 tid 2 comm c cpu 3 cgroup 5 by pid keys 9 " \
+			"outliers 256"
 
 #define KT_NAME63	"f23456789012345678901234567890123456789012345678901234567890123"
 #define KT_SYM127	KT_NAME63 KT_NAME63 "x"
@@ -1867,13 +1948,36 @@ static const struct kt_parse_case kt_parse_cases[] = {
 	{ .line = "trace pcpu:f cpu 0", .op = KSTATS_CMD_TRACE_PCPU,
 	  .name = "f", .bits = 4, .start = "f", .end = "",
 	  .filter = { .flags = KT_U } },
-	/* The longest command: 28 words */
+	/* Long commands: 28 and 34 words */
 	{ .line = KT_ALL,
 	  .op = KSTATS_CMD_TRACE_PAIR, .name = "l", .bits = 1,
 	  .key = KSTATS_KEY_TASK, .start = "a", .end = "b", .slots = 64,
 	  .clock = KSTATS_CLOCK_MONO, .filter = { .flags = KT_P | KT_T | KT_C |
 	  KT_U | KT_G, .pid = 1, .tid = 2, .comm = "c", .cpu = 3,
 	  .cgroup_id = 5 }, .by = KSTATS_BY_PID, .keys = 9 },
+	{ .line = KT_ALLARG,
+	  .op = KSTATS_CMD_TRACE_PAIR, .name = "l", .bits = 1,
+	  .key = KSTATS_KEY_ARG, .key_arg = 1, .expire = 9, .vbytes = 8,
+	  .start = "a", .end = "b", .slots = 64, .outliers = 256,
+	  .clock = KSTATS_CLOCK_MONO, .filter = { .flags = KT_P | KT_T | KT_C |
+	  KT_U | KT_G, .pid = 1, .tid = 2, .comm = "c", .cpu = 3,
+	  .cgroup_id = 5 }, .by = KSTATS_BY_PID, .keys = 9 },
+	/* outliers N: every form */
+	{ .line = "trace f outliers 10", .op = KSTATS_CMD_TRACE, .name = "f",
+	  .bits = 4, .start = "f", .end = "", .outliers = 10 },
+	{ .line = "trace pcpu:f OUTLIERS 1", .op = KSTATS_CMD_TRACE_PCPU,
+	  .name = "f", .bits = 4, .start = "f", .end = "", .outliers = 1 },
+	{ .line = "trace g gap f outliers 3", .op = KSTATS_CMD_TRACE_GAP,
+	  .name = "g", .bits = 4, .start = "f", .end = "", .outliers = 3 },
+	/* key argN: a request's pair, found by an argument's value */
+	{ .line = "trace bio start __tracepoint_rq_issue end __tracepoint_rq_done key arg1",
+	  .op = KSTATS_CMD_TRACE_PAIR, .name = "bio", .bits = 4,
+	  .key = KSTATS_KEY_ARG, .key_arg = 1,
+	  .start = "__tracepoint_rq_issue", .end = "__tracepoint_rq_done" },
+	{ .line = "trace l start a end b KEY ARG6 expire 3600 type u32 slots 5000",
+	  .op = KSTATS_CMD_TRACE_PAIR, .name = "l", .bits = 4,
+	  .key = KSTATS_KEY_ARG, .key_arg = 6, .expire = 3600, .vbytes = 4,
+	  .slots = 5000, .start = "a", .end = "b" },
 	/* value argN|retval: trace FUNC only, N within the register arguments */
 	KT_VALUE("trace f value arg1", "f", ARG, 1),
 	KT_VALUE("trace f VALUE ARG6", "f", ARG, 6),
@@ -2091,6 +2195,33 @@ static const struct kt_parse_case kt_parse_cases[] = {
 	KT_BAD("trace f uid 0"),
 	KT_BAD(KT_ALL " x"),
 	KT_BAD(KT_ALL " x y"),
+	KT_BAD(KT_ALLARG " x"),
+	KT_BAD(KT_ALLARG " x y"),
+	/* outliers N */
+	KT_BAD("trace f outliers 0"),
+	KT_BAD("trace f outliers 257"),
+	KT_BAD("trace f outliers -1"),
+	KT_BAD("trace f outliers x"),
+	KT_BAD("trace f outliers 1 outliers 2"),
+	KT_BAD("trace f outliers"),
+	/* key argN */
+	KT_BAD("trace l start a end b key arg0"),
+	KT_BAD("trace l start a end b key arg7"),
+	KT_BAD("trace l start a end b key arg"),
+	KT_BAD("trace l start a end b key arg1x"),
+	KT_BAD("trace l start a end b key arg-1"),
+	KT_BAD("trace l start a end b key arg1 expire 0"),
+	KT_BAD("trace l start a end b key arg1 expire 3601"),
+	KT_BAD("trace l start a end b key arg1 expire 1 expire 1"),
+	KT_BAD("trace l start a end b key task expire 5"),
+	KT_BAD("trace l start a end b expire 5"),
+	KT_BAD("trace l start a+4 end b key arg1"),
+	KT_BAD("trace l start a end b+4 key arg1"),
+	KT_BAD("trace l start a end b key arg1 clock local"),
+	KT_BAD("trace l start a end b key arg1 counter cycles"),
+	KT_BAD("trace f key arg1"),
+	KT_BAD("trace g gap f key arg1"),
+	KT_BAD("trace l start a end b type u32"),
 	/* value */
 	KT_BAD("trace f value"),
 	KT_BAD("trace f value arg"),
@@ -2249,6 +2380,9 @@ static void kt_parse_table(struct kunit *test)
 	KUNIT_EXPECT_EQ(test, cmd->counter, c->counter);
 	KUNIT_EXPECT_EQ(test, cmd->by, c->by);
 	KUNIT_EXPECT_EQ(test, cmd->keys, c->keys);
+	KUNIT_EXPECT_EQ(test, cmd->key_arg, c->key_arg);
+	KUNIT_EXPECT_EQ(test, cmd->expire, c->expire);
+	KUNIT_EXPECT_EQ(test, cmd->outliers, c->outliers);
 }
 
 /* Lengths: 256 bytes parse, 257 do not; NUL bytes and @len are honoured. */

@@ -52,6 +52,7 @@ void kstats_tramp_put(unsigned int slot);
 unsigned long kstats_tramp_addr(unsigned int slot);
 long kstats_tramp_in_flight(unsigned int slot);
 void kstats_tramp_set_active(unsigned int slot, const bool *active);
+bool kstats_tramp_text(unsigned long addr);
 
 /* kstats_direct_tramp.S: the trampolines' addresses, by slot. */
 extern const unsigned long kstats_direct_tramp_table[KSTATS_DIRECT_MAX];

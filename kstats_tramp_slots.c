@@ -286,6 +286,13 @@ void kstats_tramp_set_active(unsigned int slot, const bool *active)
 }
 EXPORT_SYMBOL_GPL(kstats_tramp_set_active);
 
+/* Whether @addr is in this module: a frame of the trampolines' own. */
+bool kstats_tramp_text(unsigned long addr)
+{
+	return within_module(addr, THIS_MODULE);
+}
+EXPORT_SYMBOL_GPL(kstats_tramp_text);
+
 /**
  * kstats_tramp_hook() - the trampolines call @hooks from now on
  * @hooks: kstats.ko's; stays valid until kstats_tramp_unhook()

@@ -28,6 +28,17 @@
 #include "kstats_probe.h"
 #include "kstats_value.h"
 
+int kstats_parse_arg(const char *val, unsigned int *arg)
+{
+	unsigned int n;
+
+	if (strncasecmp(val, "arg", 3) || !isdigit(val[3]) ||
+	    kstrtouint(val + 3, 10, &n) || n < 1 || n > KSTATS_REG_ARGS)
+		return -EINVAL;
+	*arg = n;
+	return 0;
+}
+
 int kstats_parse_value(struct kstats_cmd *cmd, const char *val)
 {
 	unsigned int n;
@@ -38,8 +49,7 @@ int kstats_parse_value(struct kstats_cmd *cmd, const char *val)
 		cmd->value = KSTATS_VALUE_RETVAL;
 		return 0;
 	}
-	if (strncasecmp(val, "arg", 3) || !isdigit(val[3]) ||
-	    kstrtouint(val + 3, 10, &n) || n < 1 || n > KSTATS_REG_ARGS)
+	if (kstats_parse_arg(val, &n))
 		return kstats_fail(cmd, -EINVAL,
 				   "value must be retval or arg1 to arg%d (the register arguments)",
 				   KSTATS_REG_ARGS);

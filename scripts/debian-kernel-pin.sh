@@ -33,7 +33,7 @@ fields() {
 
 # pin TARGET SERIES: the lines of the newest amd64 release of SERIES.
 pin() {
-	local target=$1 series=$2 rel suite p image
+	local target=$1 series=$2 rel suite p image modules
 	rel=$(apt-cache "${opts[@]}" pkgnames "linux-headers-$series" |
 		sed -n 's/^linux-headers-\([0-9.]*+deb[0-9]*-amd64\)$/\1/p' |
 		sort -V | tail -n1)
@@ -47,13 +47,20 @@ pin() {
 	*+deb13-*) suite=trixie ;;
 	*) suite=sid ;;
 	esac
+	# 7.x splits the image package: linux-binary has the vmlinuz,
+	# linux-modules the modules (targets.sh takes null_blk from it).
 	image=linux-binary-$rel
-	[ -n "$(fields "$image")" ] || image=linux-image-$rel
+	modules=linux-modules-$rel
+	if [ -z "$(fields "$image")" ]; then
+		image=linux-image-$rel
+		modules=''
+	fi
 	for p in "linux-headers-$rel" "linux-headers-${rel%-amd64}-common" \
-		"linux-kbuild-${rel%-amd64}" "$image"; do
+		"linux-kbuild-${rel%-amd64}" "$image" ${modules:+"$modules"}; do
 		read -r path sum < <(fields "$p") || die "$p is not in the indexes"
 		kind=headers
 		[ "$p" = "$image" ] && kind=image
+		[ "$p" = "$modules" ] && kind=modules
 		printf '%-7s %-7s %-20s %-8s %s %s\n' "$target" "$suite" "$rel" \
 			"$kind" "$path" "$sum"
 	done

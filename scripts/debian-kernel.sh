@@ -3,8 +3,9 @@
 # debian-kernels.conf) without installing it: the headers and kbuild
 # packages into KSTATS_CACHE/kernels/RELEASE/ (a root tree that
 # chroot-run.sh binds into the build chroot), the image's
-# /boot/vmlinuz-RELEASE into KSTATS_CACHE/boot/. Each package comes from
-# Debian's pool and must match its pinned SHA256.
+# /boot/vmlinuz-RELEASE into KSTATS_CACHE/boot/ and the extra modules
+# (targets.sh) into target_extra_dir. Each package comes from Debian's pool and must
+# match its pinned SHA256.
 #
 # Usage: debian-kernel.sh TARGET
 set -euo pipefail
@@ -18,19 +19,33 @@ target=$1
 rel=$(target_release "$target")
 tree=$KSTATS_CACHE/kernels/$rel
 vmlinuz=$KSTATS_CACHE/boot/vmlinuz-$rel
+extra=$(target_extra_dir "$target")
 MIRROR=${KSTATS_DEBIAN_MIRROR:-http://deb.debian.org/debian}
 
-[ -e "$tree/.kstats-built" ] && [ -s "$vmlinuz" ] && exit 0
+fetched() {
+	[ -e "$tree/.kstats-built" ] && [ -s "$vmlinuz" ] &&
+		extra_modules_present "$extra"
+}
+fetched && exit 0
 mkdir -p "$KSTATS_CACHE/kernels" "$KSTATS_CACHE/boot"
 exec 9>"$tree.lock"
 flock 9
-[ -e "$tree/.kstats-built" ] && [ -s "$vmlinuz" ] && exit 0
+fetched && exit 0
 
 tmp=$(mktemp -d)
 trap 'rm -rf "$tmp"' EXIT
-rm -rf "$tree"
-mkdir -p "$tree"
+# A complete tree stays: a cache from before the extra modules, or one
+# that lost its image, needs the image package only.
+headers=0
+if [ ! -e "$tree/.kstats-built" ]; then
+	headers=1
+	rm -rf "$tree"
+	mkdir -p "$tree"
+fi
+# 7.x has its modules in a package of their own (kind "modules").
+modules=$(pinned_packages "$target" | awk '$1 == "modules"')
 while read -r what path sum; do
+	[ "$what" = headers ] && [ $headers = 0 ] && continue
 	deb=$tmp/${path##*/}
 	echo "debian-kernel: $target: fetching ${path##*/}" >&2
 	curl -fsS --retry 3 -o "$deb" "$MIRROR/$path" ||
@@ -46,6 +61,15 @@ while read -r what path sum; do
 			>"$tmp/vmlinuz" 2>/dev/null || true
 		[ -s "$tmp/vmlinuz" ] || die "no vmlinuz of $rel in ${path##*/}"
 		mv -f "$tmp/vmlinuz" "$vmlinuz"
+		# Before 7.x, the image package has the modules too.
+		if [ -z "$modules" ]; then
+			make_extra_modules "$extra" "$deb" ||
+				die "cannot take the extra modules out of ${path##*/}"
+		fi
+		;;
+	modules)
+		make_extra_modules "$extra" "$deb" ||
+			die "cannot take the extra modules out of ${path##*/}"
 		;;
 	*) die "debian-kernels.conf: unknown kind '$what'" ;;
 	esac

@@ -3,6 +3,9 @@
 #   /init                 scripts/guest-init.sh
 #   /bin/busybox + links  from busybox-static
 #   /modules/*.ko         the modules built for TARGET (from KODIR)
+#   /modules/extra/*.ko   Debian's null_blk for TARGET and the modules it
+#                         depends on, where setup.sh or debian-kernel.sh
+#                         cached them (target_extra_dir; none for debug)
 #   /tests/               a copy of the repo's tests/guest/ (may be absent)
 #   /usr/bin/kstats       the kstats command, with Debian's Python under /usr
 #                         and /lib (guest-python.sh)
@@ -22,7 +25,7 @@
 # Usage: mkinitramfs.sh [--demo SCRIPT] [--rootfs DIR] [--tests DIR]
 #                       TARGET KODIR OUT.cpio[.gz]
 set -euo pipefail
-. "$(dirname "$0")/common.sh"
+. "$(dirname "$0")/targets.sh"
 
 usage() {
 	echo "usage: ${0##*/} [--demo SCRIPT] [--rootfs DIR] [--tests DIR] TARGET KODIR OUT.cpio[.gz]" >&2
@@ -131,6 +134,13 @@ guest_python() {
 		[ -e "$ko" ] || continue
 		echo "file /modules/${ko##*/} $(realpath "$ko") 0644 0 0"
 	done
+	extra=$(target_extra_dir "$target")
+	if [ -n "$extra" ] && compgen -G "$extra/*.ko" >/dev/null; then
+		echo "dir /modules/extra 0755 0 0"
+		for ko in "$extra"/*.ko; do
+			echo "file /modules/extra/${ko##*/} $ko 0644 0 0"
+		done
+	fi
 	# The demo runs neither the tests nor the fuzzer (whose static build
 	# needs libc6-dev, which the demo's packages leave out).
 	if [ -z "$demo" ] && [ -d "$tests" ]; then

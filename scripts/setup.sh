@@ -15,8 +15,9 @@
 #   --demo  only what "make demo" needs on Debian's stock kernel: its headers
 #           (which pull in the compiler), QEMU, busybox, cpio, perl
 #           (kernel-doc runs in W=1 builds) and Python for the tool in the
-#           guest. The kernel image is taken out of its package into the
-#           cache rather than installed: installing it generates an
+#           guest. The kernel image (and the tests' extra modules:
+#           targets.sh) is taken out of its package into the cache rather
+#           than installed: installing it generates an
 #           initramfs twice (most of a fresh demo's time) and adds a boot
 #           entry to the machine, neither of which a guest needs.
 set -euo pipefail
@@ -77,28 +78,40 @@ if [ ${#missing[@]} -gt 0 ] ||
 	touch "$STAMP"
 fi
 
-# The demo's kernel image, unless its package is installed: downloaded by
-# apt (its signature checked) and unpacked, /boot/vmlinuz-* only.
-if [ $demo = 1 ]; then
-	vmlinuz=$(target_vmlinuz deb61)
-	if [ ! -r "$vmlinuz" ]; then
-		rel=$(target_release deb61)
-		tmp=$(mktemp -d)
-		cleanup+=("$tmp")
-		# Package lists older than the installed headers: refresh once.
-		fetch() {
-			(cd "$tmp" && apt-get download -qq -o APT::Sandbox::User=root \
-				"linux-image-$rel" >/dev/null 2>&1)
-		}
-		fetch || { apt-get update -qq && fetch; } ||
-			die "cannot download linux-image-$rel"
-		mkdir -p "${vmlinuz%/*}"
-		dpkg-deb --fsys-tarfile "$tmp"/linux-image-"$rel"_*.deb |
-			tar -xOf - "./boot/vmlinuz-$rel" >"$tmp/vmlinuz"
-		[ -s "$tmp/vmlinuz" ] || die "no /boot/vmlinuz-$rel in linux-image-$rel"
-		mv -f "$tmp/vmlinuz" "$vmlinuz"
+# The stock targets' kernel images and extra modules (target_extra_dir).
+# An installed image package has them in /boot and /lib/modules; else
+# (the demo's) the package is downloaded by apt (its signature checked)
+# and unpacked: /boot/vmlinuz-* and the extra modules only.
+stock=(deb61)
+[ $demo = 1 ] || stock+=(deb612)
+for t in "${stock[@]}"; do
+	rel=$(target_release "$t")
+	vmlinuz=$(target_vmlinuz "$t")
+	extra=$(target_extra_dir "$t")
+	[ -r "$vmlinuz" ] && extra_modules_present "$extra" && continue
+	if [ -r "/boot/vmlinuz-$rel" ]; then
+		make_extra_modules "$extra" "/lib/modules/$rel" ||
+			die "cannot take the extra modules out of /lib/modules/$rel"
+		continue
 	fi
-fi
+	tmp=$(mktemp -d)
+	cleanup+=("$tmp")
+	# Package lists older than the installed headers: refresh once.
+	fetch() {
+		(cd "$tmp" && apt-get download -qq -o APT::Sandbox::User=root \
+			"linux-image-$rel" >/dev/null 2>&1)
+	}
+	fetch || { apt-get update -qq && fetch; } ||
+		die "cannot download linux-image-$rel"
+	deb=$(echo "$tmp"/linux-image-"$rel"_*.deb)
+	mkdir -p "${vmlinuz%/*}"
+	dpkg-deb --fsys-tarfile "$deb" |
+		tar -xOf - "./boot/vmlinuz-$rel" >"$tmp/vmlinuz"
+	[ -s "$tmp/vmlinuz" ] || die "no /boot/vmlinuz-$rel in linux-image-$rel"
+	mv -f "$tmp/vmlinuz" "$vmlinuz"
+	make_extra_modules "$extra" "$deb" ||
+		die "cannot take the extra modules out of linux-image-$rel"
+done
 
 # ruff, pinned, in $KSTATS_RUFF's venv (check.sh runs it from there).
 if [ $demo = 0 ] &&

@@ -140,6 +140,85 @@ target_vmlinuz() {
 	fi
 }
 
+# Modules of Debian's kernels that the guest tests may load, from
+# /modules/extra/ (mkinitramfs.sh): null_blk, a blk-mq disk whose requests
+# fire the block tracepoints. Those they depend on come along (configfs,
+# a module in all four kernels).
+KSTATS_EXTRA_MODULES="null_blk"
+
+# Cache directory of the extra modules of stock target $1, plain .ko files:
+# setup.sh fills it for deb61 and deb612, debian-kernel.sh for the pinned
+# targets. None for the debug kernel, built without them.
+target_extra_dir() {
+	case $1 in
+	debug) ;;
+	*) echo "$KSTATS_CACHE/boot/extra-$(target_release "$1")" ;;
+	esac
+}
+
+# Whether directory $1 has all of KSTATS_EXTRA_MODULES. Checked for
+# themselves: caches from before them have the kernel image.
+extra_modules_present() {
+	local m
+	for m in $KSTATS_EXTRA_MODULES; do
+		[ -s "$1/$m.ko" ] || return 1
+	done
+}
+
+# Fill directory $1 anew with KSTATS_EXTRA_MODULES and the modules they
+# depend on (modinfo's "depends": built-in ones are not listed), taken
+# from $2: a module tree (/lib/modules/RELEASE of an installed image) or a
+# package that has one (.deb: the image, 7.x's modules). Decompressed here (Debian's are .ko.xz
+# since 6.12), so that the guest's insmod needs no decompressor.
+make_extra_modules() {
+	local out=$1 src=$2 tmp m
+	mkdir -p "${out%/*}"
+	tmp=$(mktemp -d "$out.tmp.XXXXXX")
+	for m in $KSTATS_EXTRA_MODULES; do
+		_extra_module "$m" || {
+			rm -rf "$tmp"
+			return 1
+		}
+	done
+	chmod 755 "$tmp"
+	rm -rf "$out"
+	mv "$tmp" "$out"
+}
+
+# Module $1 and, first, its dependencies into make_extra_modules' $tmp,
+# from its $src.
+_extra_module() {
+	local name=${1//-/_} pat f deps dep
+	[ -e "$tmp/$name.ko" ] && return 0
+	# Module names have "_" where file names may have "-".
+	pat="${name//_/[-_]}.ko*"
+	rm -rf "$tmp/src"
+	mkdir "$tmp/src"
+	if [ -d "$src" ]; then
+		f=$(find "$src/kernel" -name "$pat" -print -quit)
+	else
+		# A name that is not there makes tar fail: checked just below.
+		dpkg-deb --fsys-tarfile "$src" |
+			tar -xf - -C "$tmp/src" --wildcards "*/modules/*/kernel/*/$pat" \
+				2>/dev/null || true
+		f=$(find "$tmp/src" -name "$pat" -print -quit)
+	fi
+	case $f in
+	*.ko.xz) xz -dc "$f" ;;
+	*.ko.zst) zstd -dcq "$f" ;;
+	*.ko) cat "$f" ;;
+	*) false ;;
+	esac >"$tmp/$name.ko" || {
+		echo "${0##*/}: error: no module $name in $src" >&2
+		return 1
+	}
+	rm -rf "$tmp/src"
+	deps=$(modinfo -F depends "$tmp/$name.ko") || return 1
+	for dep in ${deps//,/ }; do
+		_extra_module "$dep" || return 1
+	done
+}
+
 # Kernel build directory (KDIR) for out-of-tree modules of target $1; for
 # the pinned targets, its path in their build chroot.
 target_kdir() {

@@ -30,6 +30,15 @@
  *                            kstats_helper_end from the task
  *   start, end               tracepoint kstats_helper_start or
  *                            kstats_helper_end once
+ *   req K NS                 K requests (K <= 256), request i started by the
+ *                            writer on its CPU (kstats_helper_req_start(rq,
+ *                            i), then tracepoint kstats_helper_start(i)),
+ *                            then ended by a kworker on another CPU, each
+ *                            after NS ns of busy waiting
+ *                            (kstats_helper_req_end(rq, i), then
+ *                            kstats_helper_end(i)); needs two online CPUs
+ *   reqstart K, reqend K     only the starts, or only the ends (on another
+ *                            CPU), of requests 0 to K-1
  *   value V COUNT            COUNT calls of kstats_helper_value(i, V), a
  *                            long function that returns V (signed)
  *   ivalue V COUNT           the same with kstats_helper_ivalue(i, V), an
@@ -88,6 +97,7 @@
 #include <linux/slab.h>
 #include <linux/timekeeping.h>
 #include <linux/uaccess.h>
+#include <linux/workqueue.h>
 #include "../kstats.h"
 
 #define CREATE_TRACE_POINTS
@@ -353,6 +363,77 @@ static int helper_irqend(unsigned int k, unsigned int ns)
 	return 0;
 }
 
+/* req: a request is started in one task and ended in another. */
+#define HELPER_REQS	256
+
+struct helper_req {
+	unsigned int id;
+	bool done;
+};
+
+static struct helper_req helper_reqs[HELPER_REQS];
+
+static noinline __noclone void
+kstats_helper_req_start(struct helper_req *rq, unsigned int id)
+{
+	WRITE_ONCE(rq->id, id);
+	WRITE_ONCE(rq->done, false);
+}
+
+static noinline __noclone void
+kstats_helper_req_end(struct helper_req *rq, unsigned int id)
+{
+	WRITE_ONCE(rq->done, true);
+}
+
+struct helper_req_ends {
+	struct work_struct work;
+	unsigned int k, ns;
+};
+
+static void helper_req_end_fn(struct work_struct *work)
+{
+	struct helper_req_ends *e = container_of(work, struct helper_req_ends,
+						 work);
+	unsigned int i;
+	u64 end;
+
+	for (i = 0; i < e->k; i++) {
+		end = ktime_get_mono_fast_ns() + e->ns;
+		while (ktime_get_mono_fast_ns() < end)
+			cpu_relax();
+		kstats_helper_req_end(&helper_reqs[i], i);
+		trace_kstats_helper_end(i);
+	}
+}
+
+static int helper_req(const char *cmd, unsigned int k, unsigned int ns)
+{
+	struct helper_req_ends e = { .k = k, .ns = ns };
+	unsigned int i, cpu, other;
+
+	if (k > HELPER_REQS)
+		return -EINVAL;
+	cpu = get_cpu();
+	other = cpumask_any_but(cpu_online_mask, cpu);
+	if (other >= nr_cpu_ids) {
+		put_cpu();
+		return -ENODEV;
+	}
+	for (i = 0; strcmp(cmd, "reqend") && i < k; i++) {
+		kstats_helper_req_start(&helper_reqs[i], i);
+		trace_kstats_helper_start(i);
+	}
+	put_cpu();
+	if (!strcmp(cmd, "reqstart"))
+		return 0;
+	INIT_WORK_ONSTACK(&e.work, helper_req_end_fn);
+	schedule_work_on(other, &e.work);
+	flush_work(&e.work);
+	destroy_work_on_stack(&e.work);
+	return 0;
+}
+
 static int helper_work(const char *cmd, unsigned int k, unsigned int ns,
 		       struct kstats *caller)
 {
@@ -462,6 +543,14 @@ static int helper_run(char *buf)
 	if (!strcmp(cmd, "naps") && n == 2 && !kstrtouint(name, 10, &nr)) {
 		kstats_helper_naps(nr);
 		return 0;
+	}
+	if (!strcmp(cmd, "req") || !strcmp(cmd, "reqstart") ||
+	    !strcmp(cmd, "reqend")) {
+		unsigned int k, ns = 0;
+
+		if (sscanf(buf, "%15s %u %u", cmd, &k, &ns) < 2)
+			return -EINVAL;
+		return helper_req(cmd, k, ns);
 	}
 	if (!strcmp(cmd, "irqend")) {
 		unsigned int k, ns;

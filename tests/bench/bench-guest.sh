@@ -127,6 +127,7 @@ config() {
 		kstats-counter) cmd='trace vfs_read counter page-faults as e' ;;
 		kstats-by-comm) cmd='trace vfs_read by comm as e' ;;
 		kstats-by-pid) cmd='trace vfs_read by pid as e' ;;
+		kstats-outliers) cmd='trace vfs_read outliers 10 as e' ;;
 		*) return 1 ;;
 		esac
 		if [ "$on" = on ]; then
@@ -203,7 +204,7 @@ done
 # running only.
 ALL="$ALL kstats-trace-mono kstats-direct-mono kstats-entry-pair-cpu-mono"
 ALL="$ALL kstats-filtered kstats-value-arg kstats-value-retval kstats-counter"
-ALL="$ALL kstats-by-comm kstats-by-pid"
+ALL="$ALL kstats-by-comm kstats-by-pid kstats-outliers"
 ALL="$ALL ftrace-syscall-hist ftrace-kprobe-hist ftrace-kretprobe-hist
 ftrace-fprobe-hist ftrace-synth-syscall ftrace-synth-vfs-read
 loop-empty-none loop-empty-stopped loop-empty-running loop-memcpy-none

@@ -6,6 +6,6 @@ check "kstats.ko loads" insmod "$MODDIR/kstats.ko"
 check "debugfs directory exists" test -d "$KS"
 check "_control exists" test -f "$KS/_control"
 is "$(cat "$KS/_control")" "" "_control is empty without entries"
-is "$(ls "$KS" | tr '\n' ' ')" "_control _keys " "no other files than _control and the _keys directory"
+is "$(ls "$KS" | tr '\n' ' ')" "_control _keys _outliers " "no other files than _control and the _keys and _outliers directories"
 is "$(cat /sys/devices/system/cpu/possible)" "0-1" "guest has two possible CPUs"
 check "helper module loads" load_modules

@@ -65,4 +65,4 @@ is "$(awk '{print $2}' "$KS/big" | uniq | sort -n -c 2>&1)" "" "slots ascend"
 is "$(dd if="$KS/big" bs=7 2>/dev/null | md5sum)" "$(cat "$KS/big" | md5sum)" "7-byte reads match"
 
 for e in out3 split cdf big; do helper delete $e >/dev/null; done
-is "$(ls "$KS" | tr '\n' ' ')" "_control _keys " "deleted entries are gone"
+is "$(ls "$KS" | tr '\n' ' ')" "_control _keys _outliers " "deleted entries are gone"

@@ -41,7 +41,7 @@ is "$(helper new fine 255)" "Invalid argument" "bits 255"
 is "$(helper new err 3)" "File exists" "duplicate name"
 is "$(helper new err 1)" "File exists" "duplicate name with other bits"
 is "$(cat "$KS/err")" "$before" "duplicate leaves the entry unchanged"
-is "$(ls "$KS" | sort | tr '\n' ' ')" "${long%?} _control _keys a-Z_0.9:x err " "only valid entries exist"
+is "$(ls "$KS" | sort | tr '\n' ' ')" "${long%?} _control _keys _outliers a-Z_0.9:x err " "only valid entries exist"
 
 helper delete ${long%?} >/dev/null
 helper delete a-Z_0.9:x >/dev/null

@@ -47,6 +47,6 @@ check "kstats cannot go while the helper uses it" sh -c "! rmmod kstats 2>/dev/n
 exec 3< "$KS/busy"
 check "helper unloads with an entry still open" rmmod kstats_helper
 exec 3<&-
-is "$(ls "$KS" | tr '\n' ' ')" "_control _keys " "helper's entries were deleted on unload"
+is "$(ls "$KS" | tr '\n' ' ')" "_control _keys _outliers " "helper's entries were deleted on unload"
 check "kstats unloads" rmmod kstats
 check "debugfs directory is gone" test ! -e "$KS"

@@ -1,7 +1,8 @@
 #!/bin/sh
 # Torture, for a bounded time, all at once: two writers tracing and
-# removing the same and different names through every mechanism and both
-# keys, readers of the entries and of _control, reset/start/stop spam, and
+# removing the same and different names through every mechanism, key cpu,
+# task and arg1, and outliers, readers of the entries, of _control, _keys
+# and _outliers, reset/start/stop spam, and
 # the traced code running on every CPU. Then rmmod kstats_helper and
 # rmmod kstats while all of it still runs: each succeeds or fails with
 # EBUSY or EAGAIN; afterwards both load again and a new trace counts.
@@ -31,7 +32,9 @@ writer() {
 				"trace $name start $MS end $ME key cpu" \
 				"trace $name start $MS end $ME key task" \
 				"trace $name start $TS end $TE key task" \
-				"trace $name start $FN end $TE key cpu"; do
+				"trace $name start $FN end $TE key cpu" \
+				"trace $FN outliers 3 as $name" \
+				"trace $name start $TS end $TE key arg1 type u32 outliers 2"; do
 				echo "$c" > "$KS/_control" 2>/dev/null && n=$((n + 1))
 				echo "remove $name" > "$KS/_control" 2>/dev/null && n=$((n + 1))
 				[ -e "$STOP" ] && break 2
@@ -45,7 +48,9 @@ reader() {
 	n=0
 	while [ ! -e "$STOP" ]; do
 		cat "$KS/_control" > /dev/null 2>&1
-		for f in "$KS"/*; do cat "$f" > /dev/null 2>&1; done
+		for f in "$KS"/* "$KS"/_keys/* "$KS"/_outliers/*; do
+			cat "$f" > /dev/null 2>&1
+		done
 		n=$((n + 1))
 	done
 	echo "$n" > /tmp/torture-r.n

@@ -16,8 +16,9 @@
 # times slower, hence its smaller defaults):
 #   KSTATS_SWEEP_SEED=N    the seed of the sample and of the rotation of
 #                          the forms (default 19)
-#   KSTATS_SWEEP_FIRST=N   forms per function of the first tier (default
-#                          12: all; 4 on the debug kernel, in rotation)
+#   KSTATS_SWEEP_FIRST=N   forms per function of the first tier, in
+#                          rotation (default 12 of the 17; 4 on the debug
+#                          kernel)
 #   KSTATS_SWEEP_MORE=N    functions of the second tier, chosen by the
 #                          seed (default all; 24 on the debug kernel)
 #   KSTATS_SWEEP_COUNT=N   functions sampled (default 60; 16 on debug)
@@ -68,7 +69,7 @@ LIMIT=3540
 OTHER=__tracepoint_sched_switch
 
 # Every command form. cmd FORM FUNC NAME: sets C to its command.
-FORMS_ALL="trace kretprobe fprobe direct pcpu gap start-cpu start-task end-cpu end-task arg1 retval cgroup by"
+FORMS_ALL="trace kretprobe fprobe direct pcpu gap start-cpu start-task end-cpu end-task start-arg end-arg arg1 retval cgroup by outliers"
 cmd() {
 	case $1 in
 	trace) C="trace $2 as $3" ;;
@@ -81,10 +82,13 @@ cmd() {
 	start-task) C="trace $3 start $2 end $OTHER key task" ;;
 	end-cpu) C="trace $3 start $OTHER end $2 key cpu" ;;
 	end-task) C="trace $3 start $OTHER end $2 key task" ;;
+	start-arg) C="trace $3 start $2 end $OTHER key arg1" ;;
+	end-arg) C="trace $3 start $OTHER end $2 key arg1" ;;
 	arg1) C="trace $2 value arg1 as $3" ;;
 	retval) C="trace $2 value retval as $3" ;;
 	cgroup) C="trace $2 cgroup / as $3" ;;
 	by) C="trace $2 by comm keys 4 as $3" ;;
+	outliers) C="trace $2 outliers 2 as $3" ;;
 	esac
 }
 
@@ -155,7 +159,7 @@ pick "$COUNT" "$OUT/all" > "$OUT/sampled"
 pick "$MORE" "$OUT/rotated" > "$OUT/rotated.picked"
 mv "$OUT/rotated.picked" "$OUT/rotated"
 if [ -n "$ONLY" ]; then
-	FIRST=12
+	FIRST=$NF
 	echo "$ONLY" | tr ' ' '\n' | grep . > "$OUT/curated"
 	: > "$OUT/rotated"
 	: > "$OUT/sampled"

@@ -120,6 +120,10 @@ static const char * const seeds[] = {
 	"trace kstats_helper_work cgroup / pid 1 as fz_c",
 	"trace kstats_helper_work by comm keys 3 as fz_k",
 	"trace fz_kt start kstats_helper_mark_start end kstats_helper_mark_end key task by tid",
+	"trace fz_rq start kstats_helper_req_start end kstats_helper_req_end key arg1 type u64",
+	"trace kstats_helper_work outliers 4 as fz_o",
+	"trace fz_og gap __tracepoint_kstats_helper_start outliers 1",
+	"trace fz_rt start __tracepoint_kstats_helper_start end __tracepoint_kstats_helper_end key arg1 expire 2 slots 64 type u32",
 	"stop fz",
 	"reset fz",
 	"start fz",
@@ -142,6 +146,7 @@ static const char * const words[] = {
 	"reset", "uprobe", "node", "__tracepoint_", "+", "0x", "/", "..", ".",
 	"a/b", "fz fz", "_x", "-", ":", "type", "s32", "u64", "u0", "cgroup",
 	"value", "arg2", "retval", "by", "keys", "comm", "pid", "tid",
+	"arg1", "arg0", "arg6", "expire", "slots", "outliers",
 };
 
 static const char * const numbers[] = {

@@ -1,0 +1,125 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * Layer: front end. Calls the outliers' store (kstats_outliers.c).
+ *
+ * /sys/kernel/debug/kstats/_outliers/NAME, for an entry traced with
+ * "outliers N": its N largest samples since the last reset, largest
+ * first, each as one line
+ *   outlier I value V time S.NNNNNNNNN cpu C pid P tid T comm NAME [key K]
+ * then its kernel stack, innermost first, one line per frame:
+ *   outlier I stack SYMBOL+OFFSET/SIZE [MODULE]
+ * (the frames of kstats itself left out; "?" for a frame without a
+ * symbol). The time is CLOCK_REALTIME.
+ */
+#include <linux/debugfs.h>
+#include <linux/err.h>
+#include <linux/fs.h>
+#include <linux/kallsyms.h>
+#include <linux/math64.h>
+#include <linux/module.h>
+#include <linux/seq_file.h>
+#include <linux/slab.h>
+#include "kstats_internal.h"
+#include "kstats_keys.h"
+#include "kstats_outliers.h"
+#include "kstats_probe.h"
+#ifdef KSTATS_HAVE_DIRECT
+#include "kstats_tramp.h"
+#endif
+
+/* The _outliers directory holds no entries: names starting with '_' are none. */
+#define KSTATS_OUTLIERS_DIR	"_outliers"
+
+/* The frames of kstats' handlers and trampolines, atop every stack. */
+static bool kstats_own_frame(unsigned long addr)
+{
+#ifdef KSTATS_HAVE_DIRECT
+	if (kstats_tramp_text(addr))
+		return true;
+#endif
+	return within_module(addr, THIS_MODULE);
+}
+
+/*
+ * A frame as %pS writes it; "?" where no symbol is (ftrace's
+ * trampolines): never an address.
+ */
+static void kstats_outlier_frame(struct seq_file *m, unsigned int i,
+				 unsigned long addr)
+{
+	char sym[KSYM_SYMBOL_LEN];
+
+	sprint_symbol(sym, addr);
+	seq_printf(m, "outlier %u stack %s\n", i,
+		   str_has_prefix(sym, "0x") ? "?" : sym);
+}
+
+static void kstats_outlier_print(struct seq_file *m, const struct kstats_probe *p,
+				 const struct kstats_outlier *o, unsigned int i)
+{
+	unsigned int f = 0;
+	u32 ns;
+	u64 s = div_u64_rem(o->time, NSEC_PER_SEC, &ns);
+
+	seq_printf(m, "outlier %u value %llu time %llu.%09u cpu %u pid %d tid %d comm ",
+		   i, o->value, s, ns, o->cpu, o->pid, o->tid);
+	kstats_print_comm(m, o->comm, sizeof(o->comm));
+	if (p->keys) {
+		seq_puts(m, " key ");
+		kstats_keys_print(m, p->keys, o->key);
+	}
+	seq_putc(m, '\n');
+	while (f < o->nr_stack && kstats_own_frame(o->stack[f]))
+		f++;
+	for (; f < o->nr_stack; f++)
+		kstats_outlier_frame(m, i, o->stack[f]);
+}
+
+static int kstats_outliers_seq_show(struct seq_file *m, void *v)
+{
+	const struct kstats *ks = m->private;
+	const struct kstats_probe *p = ks->probe;
+	unsigned int room = p->outliers->max * num_possible_cpus();
+	struct kstats_outlier *o;
+	int i, n;
+
+	o = kvmalloc_array(room, sizeof(*o), GFP_KERNEL);
+	if (!o)
+		return -ENOMEM;
+	n = kstats_outliers_copy(p->outliers, o, room);
+	for (i = 0; i < n; i++)
+		kstats_outlier_print(m, p, &o[i], i + 1);
+	kvfree(o);
+	return n < 0 ? n : 0;
+}
+
+static int kstats_outliers_open(struct inode *inode, struct file *file)
+{
+	return single_open(file, kstats_outliers_seq_show, inode->i_private);
+}
+
+static const struct file_operations kstats_outliers_fops = {
+	.owner = THIS_MODULE,
+	.open = kstats_outliers_open,
+	.read = seq_read,
+	.llseek = seq_lseek,
+	.release = single_release,
+};
+
+struct dentry *kstats_outliers_fs_init(struct dentry *root)
+{
+	return debugfs_create_dir(KSTATS_OUTLIERS_DIR, root);
+}
+
+int kstats_outliers_fs_add(struct dentry *dir, struct kstats *ks)
+{
+	struct dentry *d;
+
+	if (!ks->probe->outliers)
+		return 0;
+	d = debugfs_create_file(ks->name, 0444, dir, ks, &kstats_outliers_fops);
+	if (IS_ERR(d))
+		return PTR_ERR(d);
+	ks->outliers_dentry = d;
+	return 0;
+}

@@ -1,0 +1,236 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * Layer: shared probe helpers. Calls the kernel only.
+ *
+ * key argN: the pending starts of a pair, one per key (the value of the
+ * start's Nth argument: a request pointer, an id), in a lockless table.
+ * Start and end may run on any CPU and in any context, NMI included, so
+ * nothing here waits: a slot is taken for an update by one cmpxchg (free
+ * or pending to busy) and handed back by a release store. A hit that
+ * meets its slot busy on another CPU does not wait for it: its start is
+ * dropped, or its end finds no start (unpaired), and is counted so.
+ *
+ * A key's home is a hash of it; its start is in one of the
+ * KSTATS_REQ_PROBES slots from there on, so an end looks at those
+ * only. A start that finds its key pending restarts it. Starts never
+ * ended (a request that the driver dropped, a start whose end was filtered
+ * out) are freed after the table's expiry, by kstats_req_expire() and by a
+ * start that finds its slots full. Keys are only compared, never shown.
+ */
+#include <linux/atomic.h>
+#include <linux/hash.h>
+#include <linux/jiffies.h>
+#include <linux/log2.h>
+#include <linux/mm.h>
+#include <linux/sched.h>
+#include <linux/slab.h>
+#include <kunit/visibility.h>
+#include "kstats_req.h"
+
+/* Slots a key may use: its home and the ones after it. */
+#define KSTATS_REQ_PROBES	16
+
+enum {
+	KSTATS_REQ_SLOT_FREE,
+	KSTATS_REQ_SLOT_BUSY,		/* being written by one CPU */
+	KSTATS_REQ_SLOT_PENDING,	/* holds a start */
+};
+
+/* One pending start; its fields are written only while the slot is busy. */
+struct kstats_req_slot {
+	atomic_t state;
+	u32 epoch;		/* the entry's epoch at the start */
+	u64 key;
+	u64 t0;			/* the start's reading of the entry's clock */
+	unsigned long born;	/* jiffies at the start, for the expiry */
+};
+
+struct kstats_req_table {
+	unsigned int bits;
+	unsigned int expire_s;
+	unsigned long expire;		/* in jiffies */
+	struct kstats_req_slot slots[];
+};
+
+struct kstats_req_table *kstats_req_table_alloc(unsigned int slots,
+						unsigned int expire_s)
+{
+	struct kstats_req_table *t;
+
+	slots = roundup_pow_of_two(slots ?: KSTATS_REQ_SLOTS_DEFAULT);
+	t = kvzalloc(struct_size(t, slots, slots),
+		     GFP_KERNEL | __GFP_RETRY_MAYFAIL);
+	if (!t)
+		return NULL;
+	t->bits = ilog2(slots);
+	t->expire_s = expire_s ?: KSTATS_REQ_EXPIRE_DEFAULT;
+	t->expire = t->expire_s * HZ;
+	return t;
+}
+EXPORT_SYMBOL_IF_KUNIT(kstats_req_table_alloc);
+
+void kstats_req_table_free(struct kstats_req_table *t)
+{
+	kvfree(t);
+}
+EXPORT_SYMBOL_IF_KUNIT(kstats_req_table_free);
+
+unsigned int kstats_req_table_size(const struct kstats_req_table *t)
+{
+	return 1U << t->bits;
+}
+EXPORT_SYMBOL_IF_KUNIT(kstats_req_table_size);
+
+unsigned int kstats_req_expire_s(const struct kstats_req_table *t)
+{
+	return t->expire_s;
+}
+
+static __always_inline struct kstats_req_slot *
+kstats_req_slot(struct kstats_req_table *t, u64 key, unsigned int i)
+{
+	return &t->slots[(hash_64(key, t->bits) + i) & ((1U << t->bits) - 1)];
+}
+
+/* Takes @s from state @from for an update; false if another CPU has it. */
+static __always_inline bool kstats_req_lock(struct kstats_req_slot *s, int from)
+{
+	return atomic_read(&s->state) == from &&
+	       atomic_cmpxchg_acquire(&s->state, from,
+				      KSTATS_REQ_SLOT_BUSY) == from;
+}
+
+static __always_inline void kstats_req_unlock(struct kstats_req_slot *s,
+					      int to)
+{
+	atomic_set_release(&s->state, to);
+}
+
+static __always_inline void kstats_req_fill(struct kstats_req_slot *s,
+					    u64 key, u64 now, u32 epoch)
+{
+	WRITE_ONCE(s->key, key);
+	WRITE_ONCE(s->t0, now);
+	WRITE_ONCE(s->epoch, epoch);
+	WRITE_ONCE(s->born, jiffies);
+}
+
+static __always_inline bool kstats_req_old(const struct kstats_req_table *t,
+					   const struct kstats_req_slot *s)
+{
+	return time_after(jiffies, READ_ONCE(s->born) + t->expire);
+}
+
+/* The busy slot @s holds a start of @key; else it goes back to pending. */
+static __always_inline bool kstats_req_holds(struct kstats_req_slot *s, u64 key)
+{
+	if (READ_ONCE(s->key) == key)
+		return true;
+	kstats_req_unlock(s, KSTATS_REQ_SLOT_PENDING);
+	return false;
+}
+
+notrace enum kstats_req_start kstats_req_start(struct kstats_req_table *t,
+					       u64 key, u64 now, u32 epoch)
+{
+	struct kstats_req_slot *s, *free = NULL;
+	unsigned int i;
+
+	/* The key may be pending past a slot freed since: look at all. */
+	for (i = 0; i < KSTATS_REQ_PROBES; i++) {
+		s = kstats_req_slot(t, key, i);
+		switch (atomic_read(&s->state)) {
+		case KSTATS_REQ_SLOT_PENDING:
+			if (READ_ONCE(s->key) != key ||
+			    !kstats_req_lock(s, KSTATS_REQ_SLOT_PENDING) ||
+			    !kstats_req_holds(s, key))
+				break;
+			kstats_req_fill(s, key, now, epoch);
+			kstats_req_unlock(s, KSTATS_REQ_SLOT_PENDING);
+			return KSTATS_REQ_RESTARTED;
+		case KSTATS_REQ_SLOT_FREE:
+			if (!free)
+				free = s;
+			break;
+		}
+	}
+	for (i = 0; free && i < KSTATS_REQ_PROBES; i++) {
+		s = kstats_req_slot(t, key, i);
+		if (kstats_req_lock(s, KSTATS_REQ_SLOT_FREE)) {
+			kstats_req_fill(s, key, now, epoch);
+			kstats_req_unlock(s, KSTATS_REQ_SLOT_PENDING);
+			return KSTATS_REQ_NEW;
+		}
+	}
+	/* Full: an expired start gives up its slot. */
+	for (i = 0; i < KSTATS_REQ_PROBES; i++) {
+		s = kstats_req_slot(t, key, i);
+		if (!kstats_req_old(t, s) ||
+		    !kstats_req_lock(s, KSTATS_REQ_SLOT_PENDING))
+			continue;
+		if (kstats_req_old(t, s)) {
+			kstats_req_fill(s, key, now, epoch);
+			kstats_req_unlock(s, KSTATS_REQ_SLOT_PENDING);
+			return KSTATS_REQ_REPLACED;
+		}
+		kstats_req_unlock(s, KSTATS_REQ_SLOT_PENDING);
+	}
+	return KSTATS_REQ_FULL;
+}
+EXPORT_SYMBOL_IF_KUNIT(kstats_req_start);
+
+notrace u64 kstats_req_take(struct kstats_req_table *t, u64 key, u32 epoch)
+{
+	struct kstats_req_slot *s;
+	unsigned int i;
+	u64 t0;
+
+	for (i = 0; i < KSTATS_REQ_PROBES; i++) {
+		s = kstats_req_slot(t, key, i);
+		if (atomic_read(&s->state) != KSTATS_REQ_SLOT_PENDING ||
+		    READ_ONCE(s->key) != key ||
+		    !kstats_req_lock(s, KSTATS_REQ_SLOT_PENDING) ||
+		    !kstats_req_holds(s, key))
+			continue;
+		/* A start of an earlier epoch (a stop in between) is no pair. */
+		t0 = READ_ONCE(s->epoch) == epoch ? READ_ONCE(s->t0) : 0;
+		kstats_req_unlock(s, KSTATS_REQ_SLOT_FREE);
+		return t0;
+	}
+	return 0;
+}
+EXPORT_SYMBOL_IF_KUNIT(kstats_req_take);
+
+unsigned int kstats_req_expire(struct kstats_req_table *t)
+{
+	unsigned int i, n = 0;
+	struct kstats_req_slot *s;
+
+	for (i = 0; i < kstats_req_table_size(t); i++) {
+		s = &t->slots[i];
+		if (!(i % 1024))
+			cond_resched();
+		if (!kstats_req_old(t, s) ||
+		    !kstats_req_lock(s, KSTATS_REQ_SLOT_PENDING))
+			continue;
+		/* Restarted meanwhile: it stays. */
+		if (kstats_req_old(t, s)) {
+			kstats_req_unlock(s, KSTATS_REQ_SLOT_FREE);
+			n++;
+		} else {
+			kstats_req_unlock(s, KSTATS_REQ_SLOT_PENDING);
+		}
+	}
+	return n;
+}
+EXPORT_SYMBOL_IF_KUNIT(kstats_req_expire);
+
+unsigned int kstats_req_pending(const struct kstats_req_table *t)
+{
+	unsigned int i, n = 0;
+
+	for (i = 0; i < kstats_req_table_size(t); i++)
+		n += atomic_read(&t->slots[i].state) == KSTATS_REQ_SLOT_PENDING;
+	return n;
+}
+EXPORT_SYMBOL_IF_KUNIT(kstats_req_pending);

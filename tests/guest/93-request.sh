@@ -1,0 +1,148 @@
+#!/bin/sh
+# Request pairs, "trace NAME start X end Y key argN": each end pairs with
+# the pending start whose Nth argument is equal, whatever the CPU and the
+# task. The helper starts requests in the writer on one CPU and ends them
+# in a kworker on another: key task pairs none of them, key arg1 all.
+# Restarts, unpaired ends, expiry, a full table and the refusals are
+# counted exactly; then the block layer of a null_blk disk, against the
+# disk's own count of completed reads.
+# timeout: 400
+. /tests/lib.sh
+load_modules
+
+RS=kstats_helper_req_start
+RE=kstats_helper_req_end
+TPS=__tracepoint_kstats_helper_start
+TPE=__tracepoint_kstats_helper_end
+EINVAL="Invalid argument"
+ENOTSUP="Operation not supported"
+# The helper module has BTF on every target but deb61: there the key's
+# type must be given.
+T= T32=
+if [ ! -e /sys/kernel/btf/kstats_helper ]; then
+	log_mark
+	is "$(ctl trace rq start $RS end $RE key arg1)" "$EINVAL" "no BTF, no type: EINVAL"
+	is "$(log_new | grep -c "refused: key arg1: $RS has no BTF: give the argument's type")" 1 \
+		"no BTF, no type: reason logged"
+	T="type u64" T32="type u32"
+fi
+# counts NAME: "count unpaired restarted expired dropped"
+counts() {
+	echo "$(samples "$1") $(field "$1" unpaired) $(field "$1" restarted) $(field "$1" expired) $(field "$1" dropped)"
+}
+
+is "$(ctl trace rq start $RS end $RE key arg1 $T)" OK "trace rq ... key arg1"
+is "$(ctl trace rqt start $RS end $RE key task)" OK "the same pair, key task"
+is "$(line rq | grep -c ' mechanism pair key arg1 targets kstats_helper_req_start,kstats_helper_req_end ')" 1 \
+	"listing: key arg1"
+is "$(line rq | grep -c ' dropped 0 unpaired 0 restarted 0 expired 0 slots 4096 expire 30 ')" 1 \
+	"listing: the table's counters, size and expiry"
+is "$(helper req 128 2000)" OK "128 requests, ended on another CPU"
+is "$(counts rq)" "128 0 0 0 0" "key arg1: all 128 paired"
+is "$(below rq 2000)" 0 "key arg1: no sample under the 2000 ns between start and end"
+is "$(samples rqt) $(field rqt unpaired)" "0 128" "key task: none paired (the issue's 0 of 128)"
+ctl remove rqt > /dev/null
+
+# A start of a pending key restarts it; an end with none pending is unpaired.
+is "$(helper reqstart 10)" OK "10 starts"
+is "$(helper reqstart 10)" OK "the same 10 again"
+is "$(helper reqend 10)" OK "their 10 ends"
+is "$(helper reqend 5)" OK "5 ends with no start"
+is "$(counts rq)" "138 5 10 0 0" "restarted 10, paired 10 more, unpaired 5"
+
+# stop: the starts of before do not pair with the ends of after.
+is "$(helper reqstart 4)" OK "4 starts"
+ctl stop rq > /dev/null
+ctl start rq > /dev/null
+is "$(helper reqend 4)" OK "their ends after a stop and start"
+is "$(counts rq)" "138 9 10 0 0" "no pair across a stop: 4 more unpaired"
+
+# The tracepoints, with their argument (an unsigned int: 4 bytes of the
+# register are the key).
+is "$(ctl trace rqtp start $TPS end $TPE key arg1 $T32)" OK \
+	"tracepoints, key arg1"
+is "$(line rqtp | grep -c ' hooks tracepoint,tracepoint ')" 1 "tracepoints: hooked so"
+is "$(helper req 64 1000)" OK "64 requests"
+is "$(counts rqtp)" "64 0 0 0 0" "tracepoints: all 64 paired"
+ctl remove rqtp > /dev/null
+ctl remove rq > /dev/null
+
+# Expiry: starts never ended go after expire N s (checked every N/2 s).
+is "$(ctl trace rqx start $RS end $RE key arg1 expire 1 $T)" OK "expire 1"
+is "$(helper reqstart 7)" OK "7 starts never ended"
+i=0
+while [ "$(field rqx expired)" != 7 ] && [ $i -lt 300 ]; do
+	sleep 0.1
+	i=$((i + 1))
+done
+is "$(field rqx expired)" 7 "expired 7"
+is "$(helper reqend 7)" OK "their ends, late"
+is "$(counts rqx)" "0 7 0 7 0" "late ends are unpaired"
+ctl remove rqx > /dev/null
+
+# A full table: 100 keys for 64 slots; each key's start is in one of the
+# 16 slots from its home, or dropped.
+is "$(ctl trace rqf start $RS end $RE key arg1 slots 64 $T)" OK "slots 64"
+is "$(helper reqstart 100)" OK "100 starts"
+D=$(field rqf dropped)
+is "$([ "$D" -ge 36 ] && echo yes)" yes "at least 36 of 100 dropped (got $D)"
+is "$(helper reqend 100)" OK "their ends"
+is "$(counts rqf)" "$((100 - D)) $D 0 0 $D" "each start kept is paired, each dropped one's end unpaired"
+ctl remove rqf > /dev/null
+
+# Refusals: a clear errno, one logged reason each, nothing created. The
+# log takes 10 refusals in 5 s: two windows of five.
+# refuse WANT REASON DESC COMMAND...
+refuse() {
+	want=$1 why=$2 desc=$3
+	shift 3
+	is "$(ctl "$@")" "$want" "$desc"
+	is "$(log_new | grep -c "refused: $why")" 1 "$desc: reason logged"
+}
+sleep 6
+log_mark
+refuse "$EINVAL" "key argN: start is SYMBOL+OFFSET, where the argument registers may hold anything" \
+	"key argN at SYMBOL+OFFSET: EINVAL" trace bad start $RS+4 end $RE key arg1 $T
+refuse "$EINVAL" "key must be cpu, task or arg1 to arg6" "key arg0: EINVAL" \
+	trace bad start $RS end $RE key arg0
+refuse "$EINVAL" "expire is only for key argN" "expire without key argN: EINVAL" \
+	trace bad start $RS end $RE key task expire 5
+refuse "$EINVAL" "expire must be 1 to 3600 seconds" "expire 0: EINVAL" \
+	trace bad start $RS end $RE key arg1 expire 0 $T
+refuse "$ENOTSUP" "by comm: not with key argN, whose end may run in any task" \
+	"by comm with key argN: EOPNOTSUPP" trace bad start $RS end $RE key arg1 by comm $T
+sleep 6
+log_mark
+refuse "$EINVAL" "clock local is only for pcpu: and key cpu" "clock local with key argN: EINVAL" \
+	trace bad start $RS end $RE key arg1 clock local $T
+refuse "$EINVAL" "counter needs start and end on one CPU" "counter with key argN: EINVAL" \
+	trace bad start $RS end $RE key arg1 counter cycles $T
+refuse "$ENOTSUP" "tracepoint sched_process_free has no argument 2" \
+	"a tracepoint without that argument: EOPNOTSUPP" \
+	trace bad start __tracepoint_sched_process_free end $RE key arg2 $T
+refuse "$ENOTSUP" "key arg6: a tracepoint's probe has arg1 to arg5 in registers" \
+	"key arg6 of a tracepoint: EOPNOTSUPP" trace bad start $TPS end $TPE key arg6 $T
+refuse "$EINVAL" "key must be cpu, task or arg1 to arg6" "key arg7: EINVAL" \
+	trace bad start $RS end $RE key arg7
+is "$(grep -c '^name bad ' "$KS/_control")" 0 "nothing created"
+
+# The block layer: biolatency's pair on a null_blk disk. Each completed
+# read is one request (direct I/O of one block each).
+if [ ! -e /modules/extra/null_blk.ko ]; then
+	skip_part "block layer: no null_blk module for this kernel"
+else
+	# configfs is a module on Debian's kernels, which null_blk needs.
+	grep -q configfs /proc/filesystems || insmod /modules/extra/configfs.ko
+	is "$(insmod /modules/extra/null_blk.ko nr_devices=1 queue_mode=2 2>&1)" "" "null_blk loaded"
+	is "$(ctl trace bio start __tracepoint_block_rq_issue end __tracepoint_block_rq_complete key arg1)" OK \
+		"trace bio ... key arg1"
+	R0=$(awk '{ print $1 }' /sys/block/nullb0/stat)
+	dd if=/dev/nullb0 of=/dev/null bs=4096 count=64 iflag=direct 2>/dev/null
+	R1=$(awk '{ print $1 }' /sys/block/nullb0/stat)
+	is "$((R1 - R0))" 64 "64 reads completed (the disk's count)"
+	is "$(samples bio) $(field bio unpaired) $(field bio dropped)" "64 0 0" \
+		"bio: one sample per completed request, none unpaired"
+	ctl remove bio > /dev/null
+	rmmod null_blk
+fi
+is "$(grep -c -E '^name (rq|bio|bad)' "$KS/_control")" 0 "no request entry left"
