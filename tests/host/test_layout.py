@@ -13,9 +13,9 @@ from kstats import VERSION, model
 PKG = os.path.join(REPO, 'tool', 'kstats')
 # Layer of each module: a module may import from lower layers only, and
 # plot and export from render (the output layer's units).
-LAYER = {'errors': 0, 'fit': 0, 'model': 1, 'keys': 1, 'stats': 2, 'capture': 2, 'live': 3, 'recording': 3,
-         'render': 4, 'plot': 5, 'export': 5, 'keyview': 5, 'commands': 6, 'completion': 6, 'latency': 6, 'cli': 7,
-         '__main__': 8}
+LAYER = {'errors': 0, 'fit': 0, 'model': 1, 'keys': 1, 'outliers': 2, 'stats': 3, 'capture': 3,
+         'live': 4, 'recording': 4, 'render': 5, 'plot': 6, 'export': 6, 'keyview': 6,
+         'outlierview': 6, 'commands': 7, 'completion': 7, 'latency': 7, 'cli': 8, '__main__': 9}
 
 
 def modules():

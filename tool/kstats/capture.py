@@ -1,7 +1,8 @@
 # SPDX-License-Identifier: GPL-2.0
 """Reading kstats files: live debugfs, saved captures and files, over
 ssh; parsing and checking entry files and _control, loading entries and
-their keys (_keys/NAME). Calls model, keys and errors only."""
+their keys (_keys/NAME) and outliers (_outliers/NAME). Calls model,
+keys, outliers and errors only."""
 
 import os
 import re
@@ -13,6 +14,7 @@ from .errors import Error, input_error
 from .keys import KEYED_FIELDS, KEYS_DIR, key_names, parse_keys_text
 from .model import (
     Entry, Hist, Key, Line, MAX_BITS, hist_sum, nr_slots, slot_lo, slot_top, slot_width)
+from .outliers import OUTLIERS_DIR, load_outliers_text
 
 
 DEFAULT_DIR = '/sys/kernel/debug/kstats'
@@ -458,12 +460,12 @@ class Source(object):
             if '/' in name or name.startswith('_') or self.info(name) is None:
                 raise Error('no entry %s in %s:%s (entries: %s)' % (
                     name, SSH_HOST, self.dir, ', '.join(self.names()) or 'none'))
-            return load_keys(load_in_dir(name, path, self.info(name), self.bits, CONTROL))
+            return load_beside(load_in_dir(name, path, self.info(name), self.bits, CONTROL))
         if '/' in name or not os.path.isfile(path):
             names = self.names()
             raise Error('no entry %s in %s (entries: %s)'
                         % (name, self.dir, ', '.join(names) if names else 'none'))
-        return load_keys(load_in_dir(name, path, self.info(name), self.bits, CONTROL))
+        return load_beside(load_in_dir(name, path, self.info(name), self.bits, CONTROL))
 
 
 def load_in_dir(name, path, info, bits, where, text=None):
@@ -474,9 +476,9 @@ def load_in_dir(name, path, info, bits, where, text=None):
     return load_entry(name, path, None, None, info, text)
 
 
-def keys_path(path):
-    """_keys/NAME beside the entry file path."""
-    return os.path.join(os.path.dirname(path), KEYS_DIR, os.path.basename(path))
+def keys_path(path, where=KEYS_DIR):
+    """_keys/NAME (or where/NAME) beside the entry file path."""
+    return os.path.join(os.path.dirname(path), where, os.path.basename(path))
 
 
 def key_info(e, b):
@@ -509,6 +511,26 @@ def load_keys(e):
     return e
 
 
+def load_outliers(e):
+    """e.outliers from _outliers/NAME beside e's file when its _control
+    line says 'outliers N' (a capture saved without it: e.outliers stays
+    None)."""
+    if 'outliers' not in e.info:
+        return e
+    path = keys_path(e.path, OUTLIERS_DIR)
+    try:
+        e.outliers_text = read_text(path)
+    except Missing:
+        return e
+    e.outliers = load_outliers_text(e.outliers_text, path, e.by, not SSH_HOST)
+    return e
+
+
+def load_beside(e):
+    """e with the files beside its own: its keys and its outliers."""
+    return load_outliers(load_keys(e))
+
+
 def load_path(path, bits=None):
     """An entry file named by path: bits from --bits, its save header, the
     _control beside it, or inference."""
@@ -523,7 +545,7 @@ def load_path(path, bits=None):
         for d in parse_control(read_text(ctl), ctl):
             if d['name'] == name:
                 info = d
-    return load_keys(load_in_dir(name, path, info, bits, ctl, text))
+    return load_beside(load_in_dir(name, path, info, bits, ctl, text))
 
 
 def open_entry(arg, args, prefer_path=False):

@@ -23,6 +23,7 @@ from .export import EXPORT_BITS, EXPORT_KEY_TOP, METRIC_RE, label_arg, range_arg
 from .latency import MAX_GLOB, cmd_latency
 from .model import KEY_SORTS, MAX_BITS
 from .keyview import KEY_TOP
+from .outlierview import STACK_FRAMES
 from .render import DEFAULT_PERCENTILES, UNITS, parse_percentiles
 
 
@@ -114,8 +115,12 @@ def parent_parsers():
     label = argparse.ArgumentParser(add_help=False)
     label.add_argument('--label', metavar='NAME', help="the entry's name when read from "
                        "standard input ('-')")
+    stack = argparse.ArgumentParser(add_help=False)
+    stack.add_argument('--stack', type=int, default=STACK_FRAMES, metavar='N',
+                       help="the outliers of an entry traced with 'outliers N': the first N "
+                       'frames of each stack (default %d; 0: none)' % STACK_FRAMES)
     return argparse.Namespace(common=common, bits=bits, cpu=cpu, pct=pct, unit=unit,
-                              label=label)
+                              label=label, stack=stack)
 
 
 def top_parser():
@@ -144,7 +149,7 @@ def add_list(sub, par):
 
 def add_show(sub, par):
     s = sub.add_parser('show', parents=[par.common, par.bits, par.cpu, par.pct, par.unit,
-                                        par.label],
+                                        par.label, par.stack],
                        help='count, mean, percentiles with error bounds, histogram, per CPU')
     s.add_argument('names', nargs='+', metavar='NAME',
                    help="entry in --dir, a file path, or '-' for standard input")
@@ -312,12 +317,15 @@ TRACE_GRAMMAR = '''ARGS, as _control takes them after "trace":
        [value argN|retval [type u8|u16|u32|u64|s8|s16|s32|s64]]
        [counter EVENT] [FILTER...]
   pcpu:FUNC [bits N] [as NAME] [clock local|mono|tsc] [counter EVENT] [FILTER...]
-  NAME start X end Y [bits N] [key cpu|task] [slots N] [clock local|mono|tsc]
-       [counter EVENT] [FILTER...]
+  NAME start X end Y [bits N] [key cpu|task|argN [type T]] [slots N] [expire N]
+       [clock local|mono|tsc] [counter EVENT] [FILTER...]
   NAME gap X [bits N] [clock local|mono|tsc] [FILTER...]
 FILTER: pid N | tid N | comm NAME | cpu N | cgroup PATH|ID
+all but the gap: [by comm|pid|tid|cpu|cgroup [keys N]]; FUNC and pcpu:FUNC:
+[by retval [type T]]; a key task pair ending at __tracepoint_sys_exit: [by syscall]
 X, Y: SYMBOL, SYMBOL+OFFSET or __tracepoint_NAME
-e.g. kstats trace vfs_read bits 4; kstats trace vfs_read value arg3 as read_size
+e.g. kstats trace vfs_read bits 4; kstats trace vfs_read value arg3 as read_size;
+  kstats trace bio start __tracepoint_block_rq_issue end __tracepoint_block_rq_complete key arg1
 The details: man kstats, and Documentation/kstats.rst ("trace FUNC").'''
 
 
@@ -338,11 +346,12 @@ counts only COMMAND and its descendants (a cgroup v2 group of their own)
 and exits with COMMAND's status. Every way out removes the entries.
 e.g. kstats latency vfs_read -- dd if=/dev/zero of=/dev/null count=1000
      kstats latency 'vfs_*' -d 10s -c bash
-     kstats latency vfs_read --by comm -d 5s'''
+     kstats latency vfs_read --by comm -d 5s
+     kstats latency vfs_read --outliers 5 -d 10s'''
 
 
 def add_latency(sub, par):
-    s = sub.add_parser('latency', parents=[par.common, par.unit],
+    s = sub.add_parser('latency', parents=[par.common, par.unit, par.stack],
                        help='attach, measure, print and remove, as funclatency does',
                        epilog=LATENCY_EPILOG,
                        formatter_class=argparse.RawDescriptionHelpFormatter)
@@ -361,6 +370,9 @@ def add_latency(sub, par):
                    help='with --by: the order of the key table (default count)')
     s.add_argument('--top', type=int, metavar='N',
                    help='with --by: the keys with a row of their own (default 20)')
+    s.add_argument('--outliers', type=int, metavar='N',
+                   help='keep the N slowest samples of each target and print them, with '
+                   'their task and stack, at the end')
     s.add_argument('--percentiles', type=percentiles_arg, default=DEFAULT_PERCENTILES,
                    metavar='LIST',
                    help='comma-separated percentiles (default %s)' % DEFAULT_PERCENTILES)
@@ -442,6 +454,10 @@ def check_args(args, sub):
         if v is not None and not 0 <= v <= MAX_BITS:
             sub.error('--%s must be 0..%d, not %d' % (
                 'hist-bits' if opt == 'hist_bits' else 'bucket-bits', MAX_BITS, v))
+    for opt, least in (('stack', 0), ('outliers', 1)):
+        v = getattr(args, opt, None)
+        if v is not None and v < least:
+            sub.error('--%s must be %d or more, not %d' % (opt, least, v))
     if getattr(args, 'top', None) is not None and args.top < 1:
         sub.error('--top must be 1 or more, not %d' % args.top)
     if getattr(args, 'count', None) is not None and args.count < 1:

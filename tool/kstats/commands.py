@@ -23,12 +23,12 @@ from .keyview import (
     diff_keys, diff_keys_json, diff_keys_text, key_entry, key_table, keys_json, watch_keys_json,
     watch_keys_text)
 from .model import bias_of, key_deltas, timeless
+from .outlierview import has_outliers, outlier_lines, outliers_json
 from .plot import (
     find_gnuplot, gnuplot_png, heatmap_grid, heatmap_json, heatmap_script, plot_entries,
     plot_once, plot_script)
-from .keys import KEYS_DIR
 from .recording import (
-    Recorded, record_loop, record_output, recording_hists, save_header, saved_keys_text,
+    Recorded, beside_files, record_loop, record_output, recording_hists, save_header,
     write_atomic)
 from .render import (
     UNIT_NS, calibration_table, diff_json, diff_text, entry_json, entry_unit, entry_warning,
@@ -99,6 +99,7 @@ def show_one(e, args, docs):
     """Append show's text (None) or JSON object of e to docs."""
     percentiles = args.percentiles
     has_keys = keyed(e, '--key' if args.key is not None else None)
+    whole = e if has_outliers(e) else None     # its outliers, the key's among them
     if args.key is not None:
         e = key_entry(e, args.key)
     h = e.cpu_hist(args.cpu)
@@ -106,6 +107,9 @@ def show_one(e, args, docs):
         d = entry_json(e, h, args, percentiles)
         if has_keys and args.key is None:
             d.update(keys_json(e, args, percentiles))
+        if whole:
+            d['outliers'] = scale_times(outliers_json(whole, args),
+                                        UNIT_NS.get(entry_unit(e, args) or 'ns', 1))
         docs.append(d)
         return
     if len(docs):
@@ -113,6 +117,8 @@ def show_one(e, args, docs):
     lines = show_text(e, h, args, percentiles)
     if has_keys and args.key is None:
         lines += [''] + key_table(e, args)
+    if whole:
+        lines += [''] + outlier_lines(whole, args)
     print('\n'.join(lines))
     docs.append(None)
 
@@ -282,9 +288,11 @@ def cmd_save(args):
         body = ''.join(line + '\n' for line in text.split('\n')[:-1]
                        if not (line.startswith('#') and parse_header(line) is not None))
         write_atomic(dest, save_header(e, args) + body)
-        if e.keys is not None:
-            warn('%s: its per-key histograms (by %s) are kept only in a capture directory '
-                 '(save NAME DIR/)' % (e.name, e.by))
+        kept = [('per-key histograms (by %s)' % e.by, e.keys), ('outliers', e.outliers)]
+        for what, data in kept:
+            if data is not None:
+                warn('%s: its %s are kept only in a capture directory (save NAME DIR/)'
+                     % (e.name, what))
         print('saved %s (%d samples, bits %d) to %s' % (e.name, e.total.count, e.bits, dest))
         return 0
     # A capture directory laid out like debugfs: _control and entry files,
@@ -300,7 +308,7 @@ def cmd_save(args):
         e = src.entry(name)
         text = read_text(e.path)
         write_atomic(os.path.join(dest, name), text)
-        save_keys(e, dest)
+        save_beside(e, dest)
         info = src.info(name)
         if info is None:
             info = {'name': name, 'bits': str(e.bits)}
@@ -324,20 +332,21 @@ def cmd_save(args):
     return 0
 
 
-def save_keys(e, dest):
-    """_keys/NAME of a keyed entry into the capture dest (and none left
-    there from an earlier save of an entry of that name without keys)."""
-    path = os.path.join(dest, KEYS_DIR, e.name)
-    text = saved_keys_text(e)
-    if text is None:
-        if os.path.isfile(path):
-            os.unlink(path)
-        return
-    try:
-        os.makedirs(os.path.dirname(path), exist_ok=True)
-    except OSError as err:
-        raise Error('cannot create %s: %s' % (os.path.dirname(path), err.strerror))
-    write_atomic(path, text)
+def save_beside(e, dest):
+    """_keys/NAME of a keyed entry and _outliers/NAME of one with outliers
+    into the capture dest (and none left there from an earlier save of an
+    entry of that name without them)."""
+    for name, text in beside_files(e):
+        path = os.path.join(dest, name)
+        if text is None:
+            if os.path.isfile(path):
+                os.unlink(path)
+            continue
+        try:
+            os.makedirs(os.path.dirname(path), exist_ok=True)
+        except OSError as err:
+            raise Error('cannot create %s: %s' % (os.path.dirname(path), err.strerror))
+        write_atomic(path, text)
 
 
 DIFF_SEP = '\0--'   # the '--' between diff's sides (argparse drops a plain '--')

@@ -31,7 +31,10 @@ ALL_RANGE = 'all'
 # _control counts exported as counters: key, what it counts.
 EXPORT_COUNTS = (
     ('missed', 'calls or hits that the probes did not report'),
-    ('dropped', 'starts dropped because the task table was full (key task pairs)'),
+    ('dropped', 'starts dropped because the table of pending starts was full (key task '
+     'and key argN pairs)'),
+    ('restarted', 'starts of a key already pending, which restarted it (key argN pairs)'),
+    ('expired', 'starts never ended, freed after the expiry (key argN pairs)'),
     ('filtered', 'hits left out by the filters'),
     ('errors', 'error returns of a value retval entry, not binned'),
     ('keys_dropped', 'samples of keys beyond keys_max (by KEY), in key="other"'))

@@ -18,6 +18,7 @@ from .errors import Error
 from .keyview import key_table
 from .live import control_path, require_live, write_command
 from .model import Hist
+from .outlierview import has_outliers, outlier_lines
 from .render import entry_warning, show_text
 
 STOP = {signal.SIGINT, signal.SIGTERM}     # the signals that end a run
@@ -125,6 +126,8 @@ class Session(object):
             extra += ['cgroup', str(cgroup_id)]
         if args.by:
             extra += ['by', args.by]
+        if getattr(args, 'outliers', None):
+            extra += ['outliers', str(args.outliers)]
         ctl = control_path(args)
         for i, (func, opts) in enumerate(targets):
             name = 'kl%d_%d' % (os.getpid(), i)
@@ -151,6 +154,8 @@ class Session(object):
             lines = show_text(e, h, args, args.percentiles)
             if args.by and e.keys is not None:
                 lines += [''] + key_table(e, args)
+            if has_outliers(e):
+                lines += [''] + outlier_lines(e, args)
             print('\n'.join(lines))
             warning = entry_warning(e)
             if warning:
@@ -235,6 +240,8 @@ def cmd_latency(args):
         raise Error('-i prints while it waits, -- COMMAND prints once COMMAND ends: give one')
     if args.interval is not None and args.by:
         raise Error('--by prints the table of keys once, at the end: not with -i')
+    if args.interval is not None and getattr(args, 'outliers', None):
+        raise Error('--outliers prints the slowest samples once, at the end: not with -i')
     targets = expand(args.targets, args.max_targets)
     session = Session(args)
     rc = 0

@@ -223,6 +223,8 @@ class Entry(object):
         self.by = None          # by KEY (its _control line), None: no keys
         self.keys = None        # [Key] of _keys/NAME (None: not keyed or not read)
         self.keys_text = None   # the text of _keys/NAME as read
+        self.outliers = None    # [outliers.Outlier] of _outliers/NAME (None: none read)
+        self.outliers_text = None   # the text of _outliers/NAME as read
 
     def cpu_hist(self, cpu: Optional[int]) -> Hist:
         if cpu is None:

@@ -10,11 +10,12 @@ import tempfile
 import time
 
 from .capture import (
-    CONTROL, Missing, SAVE_MAGIC, check_cpu, decode_text, load_entry, load_keys, open_entry,
+    CONTROL, Missing, SAVE_MAGIC, check_cpu, decode_text, load_beside, load_entry, open_entry,
     read_bytes, read_text, ssh_host)
 from .keys import KEYS_DIR, cgroup_lines
 from .errors import Error, input_error
 from .model import Hist, MAX_BITS, slot_lo, slot_top
+from .outliers import OUTLIERS_DIR, cgroup_lines as outlier_cgroup_lines
 
 
 def save_header(e, args):
@@ -37,11 +38,25 @@ def saved_keys_text(e):
     return (cgroup_lines(e.keys) if e.by == 'cgroup' else '') + e.keys_text
 
 
+def saved_outliers_text(e):
+    """The _outliers/NAME of a capture: as read, and for keys by cgroup
+    the paths of their ids first, as saved_keys_text() keeps them."""
+    if e.outliers_text is None:
+        return None
+    return (outlier_cgroup_lines(e.outliers) if e.by == 'cgroup' else '') + e.outliers_text
+
+
+def beside_files(e):
+    """[(name in a capture, text or None)] of the files beside entry e's:
+    its _keys/NAME and its _outliers/NAME (None: it has none)."""
+    return [(KEYS_DIR + '/' + e.name, saved_keys_text(e)),
+            (OUTLIERS_DIR + '/' + e.name, saved_outliers_text(e))]
+
+
 def capture_files(e, text):
     """[(name in the capture, text)] of entry e: its file, and its
-    _keys/NAME where it has keys."""
-    keys = saved_keys_text(e)
-    return [(e.name, text)] + ([(KEYS_DIR + '/' + e.name, keys)] if keys is not None else [])
+    _keys/NAME and _outliers/NAME where it has them."""
+    return [(e.name, text)] + [(n, t) for n, t in beside_files(e) if t is not None]
 
 
 def write_atomic(path, data):
@@ -163,7 +178,7 @@ class Recorded(object):
         text = decode_text(data, self.path)
         e = load_entry(self.name, self.path, self.bits[0], self.bits[1], self.info, text)
         self.ident, self.text = ident, text
-        self.files = capture_files(load_keys(e), text)
+        self.files = capture_files(load_beside(e), text)
         return e, ('file' if anew else None)
 
 
