@@ -147,6 +147,7 @@ notrace void kstats_outliers_add(struct kstats_probe *p, u64 val,
 			c->n++;
 		o->value = val;
 		o->time = ktime_get_real_fast_ns();
+		o->mono = ktime_get_mono_fast_ns();
 		o->key[0] = 0;
 		o->key[1] = 0;
 		if (p->keys)

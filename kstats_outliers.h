@@ -32,6 +32,7 @@ struct seq_file;
 struct kstats_outlier {
 	u64 value;
 	u64 time;		/* CLOCK_REALTIME, ns */
+	u64 mono;		/* CLOCK_MONOTONIC, ns */
 	u64 key[2];		/* by KEY: the sample's key */
 	pid_t pid, tid;
 	u32 cpu;

@@ -5,11 +5,11 @@
  * /sys/kernel/debug/kstats/_outliers/NAME, for an entry traced with
  * "outliers N": its N largest samples since the last reset, largest
  * first, each as one line
- *   outlier I value V time S.NNNNNNNNN cpu C pid P tid T comm NAME [key K]
+ *   outlier I value V time S.NNNNNNNNN mono NS cpu C pid P tid T comm NAME [key K]
  * then its kernel stack, innermost first, one line per frame:
  *   outlier I stack SYMBOL+OFFSET/SIZE [MODULE]
  * (the frames of kstats itself left out; "?" for a frame without a
- * symbol). The time is CLOCK_REALTIME.
+ * symbol). time is CLOCK_REALTIME, mono CLOCK_MONOTONIC in ns.
  */
 #include <linux/debugfs.h>
 #include <linux/err.h>
@@ -61,8 +61,8 @@ static void kstats_outlier_print(struct seq_file *m, const struct kstats_probe *
 	u32 ns;
 	u64 s = div_u64_rem(o->time, NSEC_PER_SEC, &ns);
 
-	seq_printf(m, "outlier %u value %llu time %llu.%09u cpu %u pid %d tid %d comm ",
-		   i, o->value, s, ns, o->cpu, o->pid, o->tid);
+	seq_printf(m, "outlier %u value %llu time %llu.%09u mono %llu cpu %u pid %d tid %d comm ",
+		   i, o->value, s, ns, o->mono, o->cpu, o->pid, o->tid);
 	kstats_print_comm(m, o->comm, sizeof(o->comm));
 	if (p->keys) {
 		seq_puts(m, " key ");

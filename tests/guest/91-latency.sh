@@ -19,6 +19,10 @@ else
 fi
 # left: entries and cgroups of kstats latency still there
 left() { echo "$(grep -c '^name kl' "$KS/_control") $(ls $CG | grep -c '^kstats-latency-')"; }
+# armed: the entry of kstats latency -p has seen a hit, which its filter
+# left out (the other process calls FN all along): its probes fire. An
+# entry is listed before its probes are armed.
+armed() { grep '^name kl' "$KS/_control" | awk '{ for (i = 1; i < NF; i += 2) if ($i == "filtered") n += $(i + 1) } END { print (n > 0) }'; }
 # counts FILE: the count of each entry printed (its summary line), in order
 counts() { awk '$1 == "count" && $3 == "min" { printf "%s ", $2 }' "$1"; }
 
@@ -57,6 +61,17 @@ is "$? $(counts /tmp/out)" "0 6 " "--by comm: 6 calls"
 is "$(grep -E '^(kla|klb|other) ' /tmp/out | awk '{ print $1, $2 }' | tr '\n' ' ')" \
 	"kla 4 klb 2 other 0 " "--by comm: the key table, largest count first"
 is "$(left)" "0 0" "--by: no entry and no cgroup left"
+
+# --outliers: the slowest calls, the command's, with their stacks.
+kstats latency $FN --outliers 2 --stack 2 -- sh -c "echo -n klo > /proc/self/comm;
+	echo 'work 3 0' > $HELPER" >/tmp/out 2>&1
+rc=$?
+[ $rc = 0 ] || sed 's/^/# out: /' /tmp/out
+is "$rc $(grep -c '^slowest 2 samples (outliers 2, since the last reset):$' /tmp/out)" "0 1" \
+	"--outliers 2: the section"
+is "$(awk '/^slowest 2 samples/ { on = 1; next } on && $1 ~ /^[12]$/ { print $1, $NF }' /tmp/out |
+	tr '\n' ' ')" "1 klo 2 klo " "--outliers 2: two rows, the command's"
+is "$(left)" "0 0" "--outliers: no entry and no cgroup left"
 
 # A glob, from available_filter_functions: two functions, counted apart.
 kstats latency 'kstats_helper_*value' -- sh -c \
@@ -99,7 +114,7 @@ P=$!
 kstats latency $FN -d 10s -p $P >/tmp/out 2>/tmp/err &
 L=$!
 i=0
-while [ "$(grep -c '^name kl' "$KS/_control")" = 0 ] && [ $i -lt 300 ]; do
+while [ "$(armed)" = 0 ] && [ $i -lt 300 ]; do
 	sleep 0.1
 	i=$((i + 1))
 done
@@ -119,7 +134,7 @@ P=$!
 kstats latency $FN -i 1s -p $P >/tmp/out 2>/tmp/err &
 L=$!
 i=0
-while [ "$(grep -c '^name kl' "$KS/_control")" = 0 ] && [ $i -lt 300 ]; do
+while [ "$(armed)" = 0 ] && [ $i -lt 300 ]; do
 	sleep 0.1
 	i=$((i + 1))
 done

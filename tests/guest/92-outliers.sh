@@ -25,7 +25,7 @@ value() {
 }
 # heads NAME: "RANK:VALUE:CPU:COMM" of each outlier line, in order
 heads() {
-	awk '$3 == "value" { print $2 ":" $4 ":" $8 ":" $14 }' "$O/$1" | tr '\n' ' ' | sed 's/ $//'
+	awk '$3 == "value" { print $2 ":" $4 ":" $10 ":" $16 }' "$O/$1" | tr '\n' ' ' | sed 's/ $//'
 }
 
 # Values are exact: the outliers of a value entry are known in advance.
@@ -33,6 +33,7 @@ is "$(ctl trace $V value arg2 $T outliers 3 as ko)" OK "trace ... outliers 3"
 is "$(line ko | grep -c ' outliers 3 outliers_missed 0')" 1 "listing: outliers 3 outliers_missed 0"
 is "$(cat "$O/ko")" "" "_outliers/ko: empty before any sample"
 T0=$(date +%s)
+U0=$(cut -d' ' -f1 /proc/uptime)
 value 0 koa 5 20
 value 1 kob 5 20
 value 0 koa 300 1
@@ -40,19 +41,21 @@ value 1 kob 400 1
 value 0 koa 100 1
 value 1 kob 200 1
 T1=$(date +%s)
-sed -n 's/^outlier 1 /# outlier 1 /p' "$O/ko"
+U1=$(cut -d' ' -f1 /proc/uptime)
 is "$(heads ko)" "1:400:1:kob 2:300:0:koa 3:200:1:kob" \
 	"the 3 largest of both CPUs, largest first, with their CPU and comm"
 is "$(awk '$3 == "value" { print $4; exit }' "$O/ko")" "$(field ko max)" "the first is the entry's max"
 P=$(cat /tmp/kst92o.kob.400)
-is "$(grep -c "^outlier 1 value 400 time [0-9]*\.[0-9][0-9][0-9][0-9][0-9][0-9][0-9][0-9][0-9] cpu 1 pid $P tid $P comm kob$" "$O/ko")" 1 \
+is "$(grep -c "^outlier 1 value 400 time [0-9]*\.[0-9][0-9][0-9][0-9][0-9][0-9][0-9][0-9][0-9] mono [0-9]* cpu 1 pid $P tid $P comm kob$" "$O/ko")" 1 \
 	"outlier 1: its pid and tid"
 P=$(cat /tmp/kst92o.koa.300)
-is "$(grep -c "^outlier 2 value 300 time [0-9.]* cpu 0 pid $P tid $P comm koa$" "$O/ko")" 1 \
+is "$(grep -c "^outlier 2 value 300 time [0-9.]* mono [0-9]* cpu 0 pid $P tid $P comm koa$" "$O/ko")" 1 \
 	"outlier 2: its pid and tid"
 S=$(awk '$2 == 1 && $3 == "value" { split($6, t, "."); print t[1] }' "$O/ko")
 is "$([ "$S" -ge "$T0" ] && [ "$S" -le "$((T1 + 1))" ] && echo yes)" yes \
 	"outlier 1: its time is the wall clock's ($T0 <= $S <= $T1)"
+is "$(awk -v a="$U0" -v b="$U1" '$2 == 1 && $7 == "mono" { print ($8 / 1e9 >= a - 1 && $8 / 1e9 <= b + 1) }' "$O/ko")" 1 \
+	"outlier 1: mono is CLOCK_MONOTONIC (between the uptimes $U0 and $U1 s)"
 is "$(grep -c -E '^outlier 1 stack (helper_run|ksys_write)\+0x[0-9a-f]+/0x[0-9a-f]+( \[kstats_helper\])?$' "$O/ko")" 2 \
 	"outlier 1: its stack has the callers, helper_run and ksys_write"
 is "$(grep '^outlier [0-9]* stack' "$O/ko" | grep -c -E '\[kstats(_tramp)?\]')" 0 \
@@ -79,7 +82,8 @@ is "$(ctl trace $W outliers 2 as kt)" OK "trace FUNC outliers 2"
 taskset -c 1 sh -c "echo \$\$ > /tmp/kst92o.kt; echo -n kot > /proc/self/comm;
 	echo -n 'work 4 100000' > $HELPER"
 P=$(cat /tmp/kst92o.kt)
-is "$(grep -c "^outlier [12] value [0-9]* time [0-9.]* cpu 1 pid $P tid $P comm kot$" "$O/kt")" 2 \
+sed 's/^/# /' "$O/kt"
+is "$(grep -c "^outlier [12] value [0-9]* time [0-9.]* mono [0-9]* cpu 1 pid $P tid $P comm kot$" "$O/kt")" 2 \
 	"time: 2 outliers, the process's"
 is "$(awk '$3 == "value" { print ($4 >= 100000) }' "$O/kt" | tr -d '\n')" 11 "time: at least the 100 us asked"
 is "$(awk '$3 == "value" { print $4; exit }' "$O/kt")" "$(field kt max)" "time: the first is the max"

@@ -25,14 +25,14 @@ UTC = {'TZ': 'UTC'}
 SAMPLES = [(0, 1024)] * 5 + [(0, 303521), (1, 421487)]
 
 OUTLIERS = (
-    'outlier 1 value 421487 time 1795791657.857415699 cpu 1 pid 176 tid 176 comm kob\n'
+    'outlier 1 value 421487 time 1795791657.857415699 mono 1000001 cpu 1 pid 176 tid 176 comm kob\n'
     'outlier 1 stack kstats_helper_work+0x5/0xd0 [kstats_helper]\n'
     'outlier 1 stack helper_run+0x1040/0x1390 [kstats_helper]\n'
     'outlier 1 stack ksys_write+0x6f/0xf0\n'
     'outlier 1 stack __x64_sys_write+0x19/0x30\n'
-    'outlier 2 value 303521 time 1795791657.851400310 cpu 0 pid 175 tid 178 comm my\\040prog\n'
+    'outlier 2 value 303521 time 1795791657.851400310 mono 1000002 cpu 0 pid 175 tid 178 comm my\\040prog\n'
     'outlier 2 stack vfs_write+0xf5/0x450\n'
-    'outlier 3 value 1024 time 1795791600.000001999 cpu 0 pid 1 tid 1 comm x\\303\\251\n')
+    'outlier 3 value 1024 time 1795791600.000001999 mono 1000003 cpu 0 pid 1 tid 1 comm x\\303\\251\n')
 
 SECTION = [
     'slowest 3 samples (outliers 3, since the last reset):',
@@ -77,7 +77,7 @@ def test_parse_good():
                              'ksys_write+0x6f/0xf0', '__x64_sys_write+0x19/0x30']
     assert recs[1].stack == ['vfs_write+0xf5/0x450'] and recs[2].stack == []
     # Keys named as _keys/NAME's: an errno name for retval.
-    keyed = load_outliers_text('outlier 1 value 9 time 1.000000000 cpu 0 pid -1 tid 0 comm '
+    keyed = load_outliers_text('outlier 1 value 9 time 1.000000000 mono 1000004 cpu 0 pid -1 tid 0 comm '
                                'a key -11\n', 'f', 'retval', False)
     assert (keyed[0].pid, keyed[0].key_raw, keyed[0].key) == (-1, '-11', '-EAGAIN')
 
@@ -90,25 +90,27 @@ def test_parse_empty():
 @pytest.mark.parametrize('text,lineno,msg', [
     ('outlier 1 stack f+0x1/0x2\n', 1,
      "a stack line of outlier 1 outside its record (after its 'outlier 1 value ...' line)"),
-    ('outlier 1 value 5 time 1.000000000 cpu 0 pid 1 tid 1\n', 1,
-     "expected 'outlier I value V time S.NNNNNNNNN cpu C pid P tid T comm NAME [key K]' or "
+    ('outlier 1 value 5 time 1.000000000 mono 1000005 cpu 0 pid 1 tid 1\n', 1,
+     "expected 'outlier I value V time S.NNNNNNNNN mono NS cpu C pid P tid T comm NAME [key K]' or "
      "'outlier I stack FRAME'"),
-    ('outlier 1 value 5x time 1.000000000 cpu 0 pid 1 tid 1 comm a\n', 1,
+    ('outlier 1 value 5 time 1.000000000 mono x cpu 0 pid 1 tid 1 comm a\n', 1,
+     "mono 'x' is not a number"),
+    ('outlier 1 value 5x time 1.000000000 mono 1000006 cpu 0 pid 1 tid 1 comm a\n', 1,
      "value '5x' is not a number"),
-    ('outlier 1 value 5 time 1.5 cpu 0 pid 1 tid 1 comm a\n', 1,
+    ('outlier 1 value 5 time 1.5 mono 1000007 cpu 0 pid 1 tid 1 comm a\n', 1,
      "time '1.5' is not seconds.nanoseconds (such as 1764247163.408152339)"),
-    ('outlier 1 value 5 time 1.000000000 cpu x pid 1 tid 1 comm a\n', 1,
+    ('outlier 1 value 5 time 1.000000000 mono 1000008 cpu x pid 1 tid 1 comm a\n', 1,
      "cpu 'x' is not a number"),
-    ('outlier 1 value 5 time 1.000000000 cpu 0 pid 1 tid 1 comm a\n'
-     'outlier 3 value 4 time 1.000000000 cpu 0 pid 1 tid 1 comm a\n', 2,
+    ('outlier 1 value 5 time 1.000000000 mono 1000009 cpu 0 pid 1 tid 1 comm a\n'
+     'outlier 3 value 4 time 1.000000000 mono 1000010 cpu 0 pid 1 tid 1 comm a\n', 2,
      'outlier 3 after outlier 1: ranks count up from 1'),
-    ('outlier 1 value 5 time 1.000000000 cpu 0 pid 1 tid 1 comm a\n'
-     'outlier 2 value 6 time 1.000000000 cpu 0 pid 1 tid 1 comm a\n', 2,
+    ('outlier 1 value 5 time 1.000000000 mono 1000011 cpu 0 pid 1 tid 1 comm a\n'
+     'outlier 2 value 6 time 1.000000000 mono 1000012 cpu 0 pid 1 tid 1 comm a\n', 2,
      'value 6 above the value 5 of outlier 1: the file lists the largest first'),
-    ('outlier 1 value 5 time 1.000000000 cpu 0 pid 1 tid 1 comm a\noutlier 1 stack f', 2,
+    ('outlier 1 value 5 time 1.000000000 mono 1000013 cpu 0 pid 1 tid 1 comm a\noutlier 1 stack f', 2,
      'the last line has no newline: truncated file?'),
     ('slot 3 CPU 0 count 1 avg 3 p 1.000000\n', 1,
-     "expected 'outlier I value V time S.NNNNNNNNN cpu C pid P tid T comm NAME [key K]' or "
+     "expected 'outlier I value V time S.NNNNNNNNN mono NS cpu C pid P tid T comm NAME [key K]' or "
      "'outlier I stack FRAME'"),
 ])
 def test_parse_malformed(text, lineno, msg):
@@ -192,14 +194,14 @@ def test_json(tmp_path):
     assert doc['info']['outliers'] == 3 and doc['info']['outliers_missed'] == 0
     assert doc['outliers'] == [
         {'rank': 1, 'value': 421487, 'time': 1795791657.857415699,
-         'time_ns': 1795791657857415699, 'cpu': 1, 'pid': 176, 'tid': 176, 'comm': 'kob',
+         'time_ns': 1795791657857415699, 'mono_ns': 1000001, 'cpu': 1, 'pid': 176, 'tid': 176, 'comm': 'kob',
          'key': None, 'stack': ['kstats_helper_work+0x5/0xd0 [kstats_helper]',
                                 'helper_run+0x1040/0x1390 [kstats_helper]',
                                 'ksys_write+0x6f/0xf0', '__x64_sys_write+0x19/0x30']},
         {'rank': 2, 'value': 303521, 'time': 1795791657.85140031,
-         'time_ns': 1795791657851400310, 'cpu': 0, 'pid': 175, 'tid': 178,
+         'time_ns': 1795791657851400310, 'mono_ns': 1000002, 'cpu': 0, 'pid': 175, 'tid': 178,
          'comm': 'my prog', 'key': None, 'stack': ['vfs_write+0xf5/0x450']},
-        {'rank': 3, 'value': 1024, 'time': 1795791600.000002, 'time_ns': 1795791600000001999,
+        {'rank': 3, 'value': 1024, 'time': 1795791600.000002, 'time_ns': 1795791600000001999, 'mono_ns': 1000003,
          'cpu': 0, 'pid': 1, 'tid': 1, 'comm': 'x\u00e9', 'key': None, 'stack': []}]
     # In the unit of every time of the document; --cpu picks as the text does.
     doc = json.loads(run('show', '--dir', d, 'rd', '--json', '--unit', 'us', '--cpu',
@@ -242,9 +244,9 @@ def test_missing_or_bad_file(tmp_path):
 
 KEYS = {'bash': [(0, 1024)] * 3, 'my\\040prog': [(1, 421487)], None: [(0, 303521)]}
 
-KEYED = ('outlier 1 value 421487 time 1795791657.857415699 cpu 1 pid 176 tid 176 comm kob '
+KEYED = ('outlier 1 value 421487 time 1795791657.857415699 mono 1000014 cpu 1 pid 176 tid 176 comm kob '
          'key my\\040prog\n'
-         'outlier 2 value 303521 time 1795791657.851400310 cpu 0 pid 175 tid 175 comm zsh '
+         'outlier 2 value 303521 time 1795791657.851400310 mono 1000015 cpu 0 pid 175 tid 175 comm zsh '
          'key zsh\n')
 
 
@@ -282,7 +284,7 @@ def test_cgroup_keys_saved(tmp_path):
                     extra=' outliers 1 outliers_missed 0')
     os.makedirs(os.path.join(d, '_outliers'))
     with open(os.path.join(d, '_outliers', 'rd'), 'w') as f:
-        f.write('outlier 1 value 8 time 1.000000000 cpu 0 pid 5 tid 5 comm a key %s\n' % ino)
+        f.write('outlier 1 value 8 time 1.000000000 mono 1000016 cpu 0 pid 5 tid 5 comm a key %s\n' % ino)
     env = {'KSTATS_CGROUP_ROOT': str(root)}
     j = json.loads(run('show', '--dir', d, 'rd', '--json', env=env).stdout)
     assert j['outliers'][0]['key'] == '/user.slice'
@@ -368,7 +370,7 @@ def test_latency_outliers(tmp_path, monkeypatch, capsys, utc):
                 'slot 20  CPUS 1    count        3 avg       70 p 1.000000\n')
             (tmp_path / '_outliers').mkdir()
             (tmp_path / '_outliers' / w[-1]).write_text(
-                'outlier 1 value 71 time 1795791657.857415699 cpu 0 pid 176 tid 176 comm kob\n'
+                'outlier 1 value 71 time 1795791657.857415699 mono 1000017 cpu 0 pid 176 tid 176 comm kob\n'
                 'outlier 1 stack vfs_read+0x5/0xd0\noutlier 1 stack ksys_read+0x6f/0xf0\n')
         return 0
     monkeypatch.setattr(latency, 'write_command', write)

@@ -13,9 +13,9 @@ from .keys import CGROUP_LINE, key_names, unescape
 
 OUTLIERS_DIR = '_outliers'
 
-# The record line: 'outlier I value V time S.N cpu C pid P tid T comm NAME [key K]'.
-RECORD_WORDS = ('value', 'time', 'cpu', 'pid', 'tid', 'comm')
-RECORD_FORMAT = "'outlier I value V time S.NNNNNNNNN cpu C pid P tid T comm NAME [key K]'"
+# The record line: 'outlier I value V time S.N mono NS cpu C pid P tid T comm NAME [key K]'.
+RECORD_WORDS = ('value', 'time', 'mono', 'cpu', 'pid', 'tid', 'comm')
+RECORD_FORMAT = "'outlier I value V time S.NNNNNNNNN mono NS cpu C pid P tid T comm NAME [key K]'"
 STACK_FORMAT = "'outlier I stack FRAME'"
 
 TIME_RE = re.compile(r'^([0-9]+)\.([0-9]{9})$')
@@ -24,13 +24,15 @@ INT_RE = re.compile(r'^-?[0-9]+$')
 
 class Outlier(NamedTuple):
     """One kept sample: its rank (1: the largest), value, CLOCK_REALTIME
-    (seconds and nanoseconds), CPU, task (comm unescaped), key (None: the
+    (seconds and nanoseconds), CLOCK_MONOTONIC (ns), CPU, task (comm
+    unescaped), key (None: the
     entry has no keys; key_raw as the kernel wrote it, key its printed
     name) and kernel stack, innermost first."""
     rank: int
     value: int
     sec: int
     nsec: int
+    mono: int
     cpu: int
     pid: int
     tid: int
@@ -43,8 +45,8 @@ class Outlier(NamedTuple):
 def record_line(words, path, lineno):
     """The fields of a record line (after 'outlier I'), as a dict of words."""
     w = words[2:]
-    if len(w) not in (12, 14) or tuple(w[0:12:2]) != RECORD_WORDS or (
-            len(w) == 14 and w[12] != 'key'):
+    if len(w) not in (14, 16) or tuple(w[0:14:2]) != RECORD_WORDS or (
+            len(w) == 16 and w[14] != 'key'):
         raise input_error(path, lineno, 'expected %s or %s' % (RECORD_FORMAT, STACK_FORMAT))
     d = dict(zip(w[0::2], w[1::2]))
     if not d['value'].isdigit():
@@ -52,6 +54,8 @@ def record_line(words, path, lineno):
     if not TIME_RE.match(d['time']):
         raise input_error(path, lineno, "time '%s' is not seconds.nanoseconds (such as "
                           "1764247163.408152339)" % d['time'])
+    if not d['mono'].isdigit():
+        raise input_error(path, lineno, "mono '%s' is not a number" % d['mono'])
     if not d['cpu'].isdigit():
         raise input_error(path, lineno, "cpu '%s' is not a number" % d['cpu'])
     for k in ('pid', 'tid'):
@@ -110,7 +114,8 @@ def load_outliers_text(text: str, path: str, by: Optional[str],
     out = []
     for (rank, d, stack), raw in zip(recs, raws):
         sec, nsec = TIME_RE.match(d['time']).groups()
-        out.append(Outlier(rank, int(d['value']), int(sec), int(nsec), int(d['cpu']),
+        out.append(Outlier(rank, int(d['value']), int(sec), int(nsec), int(d['mono']),
+                           int(d['cpu']),
                            int(d['pid']), int(d['tid']), unescape(d['comm']), raw,
                            None if raw is None else names[raw], stack))
     return out

@@ -103,6 +103,7 @@ def outliers_json(e, args):
     """show --json's "outliers": every outlier of the view, all its
     fields and its whole stack (value in ns until scale_times)."""
     return [{'rank': o.rank, 'value': shifted(o.value, args), 'time': o.sec + o.nsec / 1e9,
-             'time_ns': o.sec * 1000000000 + o.nsec, 'cpu': o.cpu, 'pid': o.pid,
+             'time_ns': o.sec * 1000000000 + o.nsec, 'mono_ns': o.mono, 'cpu': o.cpu,
+             'pid': o.pid,
              'tid': o.tid, 'comm': o.comm, 'key': o.key, 'stack': list(o.stack)}
             for o in picked(e, args)]
