@@ -1,9 +1,10 @@
 // SPDX-License-Identifier: GPL-2.0
 /*
- * Layer: record core. Calls the kernel only, and, to give a
- * published entry its file, the front end (kstats_fs_add(),
- * kstats_fs_remove()): the one documented circle, since kstats_new() of
- * the public API makes the file with the entry.
+ * Layer: record core. Calls the kernel only; a published entry's file
+ * is made and removed by the front end through the functions that it
+ * hands down at init (kstats_core_set_files()), so that kstats_new() of
+ * the public API makes the file with the entry without the core naming
+ * what is above it.
  *
  * kstats histogram core: entry lifetime and the recording hot path.
  *
@@ -41,6 +42,16 @@ DEFINE_MUTEX(kstats_mutex);
 static unsigned int max_entries = 1024;
 module_param(max_entries, uint, 0444);
 MODULE_PARM_DESC(max_entries, "most entries at once (default 1024)");
+
+/* The front end's: an entry's files, made and removed under kstats_mutex. */
+static const struct kstats_files *kstats_files;
+
+void kstats_core_set_files(const struct kstats_files *files)
+{
+	mutex_lock(&kstats_mutex);
+	kstats_files = files;
+	mutex_unlock(&kstats_mutex);
+}
 
 bool kstats_name_valid(const char *name)
 {
@@ -129,7 +140,7 @@ int kstats_publish(struct kstats *ks)
 		ret = -ENOSPC;
 		goto out;
 	}
-	ret = kstats_fs_add(ks);
+	ret = kstats_files ? kstats_files->add(ks) : -ENODEV;
 	if (ret)
 		goto out;
 	list_add_tail(&ks->list, &kstats_list);
@@ -166,7 +177,7 @@ void kstats_delete(struct kstats *ks)
 	 * ones get -EIO.
 	 */
 	mutex_lock(&kstats_mutex);
-	kstats_fs_remove(ks);
+	kstats_files->remove(ks);
 	list_del(&ks->list);
 	mutex_unlock(&kstats_mutex);
 	kstats_free(ks);

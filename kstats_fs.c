@@ -304,7 +304,9 @@ static const struct file_operations kstats_entry_fops = {
 	.release = kstats_release,
 };
 
-int kstats_fs_add(struct kstats *ks)
+static void kstats_fs_remove(struct kstats *ks);
+
+static int kstats_fs_add(struct kstats *ks)
 {
 	struct dentry *d;
 
@@ -326,7 +328,7 @@ int kstats_fs_add(struct kstats *ks)
 	return 0;
 }
 
-void kstats_fs_remove(struct kstats *ks)
+static void kstats_fs_remove(struct kstats *ks)
 {
 	debugfs_remove(ks->outliers_dentry);
 	debugfs_remove(ks->keys_dentry);
@@ -335,6 +337,11 @@ void kstats_fs_remove(struct kstats *ks)
 	ks->keys_dentry = NULL;
 	ks->dentry = NULL;
 }
+
+static const struct kstats_files kstats_fs_files = {
+	.add = kstats_fs_add,
+	.remove = kstats_fs_remove,
+};
 
 /*
  * _control: one line per entry, "name N origin kernel bits B state S" and
@@ -449,6 +456,7 @@ int kstats_fs_init(void)
 		return IS_ERR(kstats_keys_dir) ? PTR_ERR(kstats_keys_dir) :
 						 PTR_ERR(kstats_outliers_dir);
 	}
+	kstats_core_set_files(&kstats_fs_files);
 	return 0;
 }
 

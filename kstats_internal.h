@@ -227,6 +227,16 @@ void kstats_free(struct kstats *ks);
 /* Zero every CPU's slots of an entry that nobody records into. */
 void kstats_clear(struct kstats *ks);
 void kstats_core_exit(void);
+/*
+ * How the core gives a published entry its files, and takes them away:
+ * handed down by the front end (kstats_fs_init()), never called up to.
+ */
+struct kstats_files {
+	int (*add)(struct kstats *ks);
+	void (*remove)(struct kstats *ks);
+};
+
+void kstats_core_set_files(const struct kstats_files *files);
 
 /* Front end, in kstats_fs.c. */
 struct kstats_snapshot;
@@ -247,8 +257,6 @@ struct dentry *kstats_keys_fs_init(struct dentry *root);
 int kstats_keys_fs_add(struct dentry *dir, struct kstats *ks);
 struct dentry *kstats_outliers_fs_init(struct dentry *root);
 int kstats_outliers_fs_add(struct dentry *dir, struct kstats *ks);
-int kstats_fs_add(struct kstats *ks);
-void kstats_fs_remove(struct kstats *ks);
 int kstats_fs_init(void);
 void kstats_fs_exit(void);
 /* A reader of the _control listing (a seq_file), for /dev/kstats too. */
