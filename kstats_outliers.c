@@ -25,6 +25,7 @@
 #include <linux/stacktrace.h>
 #include <linux/string.h>
 #include <linux/timekeeping.h>
+#include <kunit/visibility.h>
 #include "kstats_compat.h"
 #include "kstats_keys.h"
 #include "kstats_outliers.h"
@@ -88,6 +89,7 @@ nomem:
 		kstats_outliers_destroy(t);
 	return kstats_fail(cmd, -ENOMEM, "out of memory");
 }
+EXPORT_SYMBOL_IF_KUNIT(kstats_outliers_setup);
 
 void kstats_outliers_free(struct kstats_probe *p)
 {
@@ -95,6 +97,7 @@ void kstats_outliers_free(struct kstats_probe *p)
 		kstats_outliers_destroy(p->outliers);
 	p->outliers = NULL;
 }
+EXPORT_SYMBOL_IF_KUNIT(kstats_outliers_free);
 
 /* Where a new sample goes: a free place, else the least sample's. */
 static unsigned int kstats_outliers_place(const struct kstats_outliers_cpu *c,
@@ -165,6 +168,7 @@ notrace void kstats_outliers_add(struct kstats_probe *p, u64 val,
 out:
 	preempt_enable_notrace();
 }
+EXPORT_SYMBOL_IF_KUNIT(kstats_outliers_add);
 
 void kstats_outliers_reset(struct kstats_outliers *t)
 {
@@ -188,6 +192,7 @@ void kstats_outliers_reset(struct kstats_outliers *t)
 	/* The cleared stores before the thaw: see kstats_outliers_add(). */
 	smp_store_release(&t->frozen, false);
 }
+EXPORT_SYMBOL_IF_KUNIT(kstats_outliers_reset);
 
 void kstats_outliers_show(struct seq_file *m, const struct kstats_probe *p)
 {
@@ -233,3 +238,4 @@ int kstats_outliers_copy(const struct kstats_outliers *t,
 	sort(out, n, sizeof(*out), kstats_outlier_cmp, NULL);
 	return min(n, t->max);
 }
+EXPORT_SYMBOL_IF_KUNIT(kstats_outliers_copy);

@@ -22,6 +22,7 @@
 #include <linux/jiffies.h>
 #include <linux/log2.h>
 #include <linux/mm.h>
+#include <linux/preempt.h>
 #include <linux/sched.h>
 #include <linux/slab.h>
 #include <kunit/visibility.h>
@@ -210,16 +211,20 @@ unsigned int kstats_req_expire(struct kstats_req_table *t)
 		s = &t->slots[i];
 		if (!(i % 1024))
 			cond_resched();
-		if (!kstats_req_old(t, s) ||
-		    !kstats_req_lock(s, KSTATS_REQ_SLOT_PENDING))
+		if (!kstats_req_old(t, s))
 			continue;
-		/* Restarted meanwhile: it stays. */
-		if (kstats_req_old(t, s)) {
-			kstats_req_unlock(s, KSTATS_REQ_SLOT_FREE);
-			n++;
-		} else {
-			kstats_req_unlock(s, KSTATS_REQ_SLOT_PENDING);
+		/* Not preempted while the slot is busy: hits do not wait. */
+		preempt_disable();
+		if (kstats_req_lock(s, KSTATS_REQ_SLOT_PENDING)) {
+			/* Restarted meanwhile: it stays. */
+			if (kstats_req_old(t, s)) {
+				kstats_req_unlock(s, KSTATS_REQ_SLOT_FREE);
+				n++;
+			} else {
+				kstats_req_unlock(s, KSTATS_REQ_SLOT_PENDING);
+			}
 		}
+		preempt_enable();
 	}
 	return n;
 }

@@ -52,6 +52,7 @@
 #include "kstats_internal.h"
 #include "kstats_parse.h"
 #include "kstats_probe.h"
+#include "kstats_outliers.h"
 #include "kstats_req.h"
 
 #define KT_DIR		"/sys/kernel/debug/kstats/"
@@ -1748,6 +1749,50 @@ static void kt_req_expire(struct kunit *test)
 	kstats_req_table_free(t);
 }
 
+/*
+ * outliers N: a CPU's store keeps its N largest, largest first when
+ * copied, also before it is full; a reset empties it.
+ */
+static void kt_outliers_store(struct kunit *test)
+{
+	static const u64 in[] = { 5, 1, 9, 3, 7 };
+	struct kstats_probe *p = kunit_kzalloc(test, sizeof(*p), GFP_KERNEL);
+	struct kstats_cmd *cmd = kunit_kzalloc(test, sizeof(*cmd), GFP_KERNEL);
+	struct kstats_outlier *o;
+	unsigned int i, room;
+
+	KUNIT_ASSERT_NOT_NULL(test, p);
+	KUNIT_ASSERT_NOT_NULL(test, cmd);
+	cmd->outliers = 3;
+	KUNIT_ASSERT_EQ(test, kstats_outliers_setup(p, cmd), 0);
+	room = 3 * num_possible_cpus();
+	o = kunit_kcalloc(test, room, sizeof(*o), GFP_KERNEL);
+	if (!o)
+		kstats_outliers_free(p);
+	KUNIT_ASSERT_NOT_NULL(test, o);
+	/* On one CPU: the stores are per CPU. */
+	preempt_disable();
+	kstats_outliers_add(p, in[0], 0);
+	kstats_outliers_add(p, in[1], 0);
+	preempt_enable();
+	KUNIT_EXPECT_EQ(test, kstats_outliers_copy(p->outliers, o, room), 2);
+	KUNIT_EXPECT_EQ(test, o[0].value, 5ULL);
+	KUNIT_EXPECT_EQ(test, o[1].value, 1ULL);
+	KUNIT_EXPECT_EQ(test, o[0].pid, task_tgid_nr(current));
+	preempt_disable();
+	for (i = 2; i < ARRAY_SIZE(in); i++)
+		kstats_outliers_add(p, in[i], 0);
+	preempt_enable();
+	KUNIT_EXPECT_EQ(test, kstats_outliers_copy(p->outliers, o, room), 3);
+	KUNIT_EXPECT_EQ(test, o[0].value, 9ULL);
+	KUNIT_EXPECT_EQ(test, o[1].value, 7ULL);
+	KUNIT_EXPECT_EQ(test, o[2].value, 5ULL);
+	KUNIT_EXPECT_GT(test, o[0].nr_stack, 0U);
+	kstats_outliers_reset(p->outliers);
+	KUNIT_EXPECT_EQ(test, kstats_outliers_copy(p->outliers, o, room), 0);
+	kstats_outliers_free(p);
+}
+
 static struct kunit_case kstats_test_cases[] = {
 	KUNIT_CASE_PARAM(kt_slot_exact, kt_frac_gen_params),
 	KUNIT_CASE_PARAM(kt_slot_monotonic, kt_frac_gen_params),
@@ -1773,6 +1818,7 @@ static struct kunit_case kstats_test_cases[] = {
 	KUNIT_CASE(kt_task_idle_homes),
 	KUNIT_CASE(kt_req_pairs),
 	KUNIT_CASE(kt_req_expire),
+	KUNIT_CASE(kt_outliers_store),
 	{}
 };
 
