@@ -124,6 +124,12 @@ static __always_inline u32 kstats_key_of(const struct kstats_keys *t,
 	return hash_64(*k0, 32);
 }
 
+/* A cgroup is read only where RCU watches; every other key anywhere. */
+static __always_inline bool kstats_key_readable(const struct kstats_keys *t)
+{
+	return t->by != KSTATS_BY_CGROUP || rcu_is_watching();
+}
+
 /* Position @e was claimed for @k: give it a histogram, publish it. */
 static struct kstats *kstats_keys_fill(struct kstats_keys *t,
 				       struct kstats_key *e, u64 k0, u64 k1,
@@ -190,7 +196,7 @@ notrace void kstats_keys_record(struct kstats_probe *p, u64 val,
 	/* Thawed: the table a reset cleared is seen clear. */
 	if (unlikely(smp_load_acquire(&t->frozen)))
 		goto out;
-	if (t->by != KSTATS_BY_CGROUP || rcu_is_watching()) {
+	if (kstats_key_readable(t)) {
 		hash = kstats_key_of(t, ret, &k0, &k1);
 		h = kstats_keys_find(t, k0, k1, hash);
 	}
@@ -455,6 +461,6 @@ void kstats_keys_key(const struct kstats_probe *p, unsigned long ret,
 {
 	const struct kstats_keys *t = p->keys;
 
-	if (t->by != KSTATS_BY_CGROUP || rcu_is_watching())
+	if (kstats_key_readable(t))
 		kstats_key_of(t, ret, &k[0], &k[1]);
 }

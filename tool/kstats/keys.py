@@ -79,17 +79,28 @@ def summary_words(rest: str, path: str, lineno: int):
     return w[1], w[3]
 
 
-def parse_keys_text(text: str, path: str):
-    """_keys/NAME -> ([Block], {cgroup id: path} of a saved file)."""
+def saved_lines(text: str, path: str):
+    """The lines of a _keys/NAME or _outliers/NAME text as (number, line),
+    and {cgroup id: path} of the '# cgroup ID PATH' lines that a saved one
+    begins with (kept among the lines, as comments). A text without its
+    final newline was cut short: an error."""
     lines = text.split('\n')
     if text and not text.endswith('\n'):
         raise input_error(path, len(lines), 'the last line has no newline: truncated file?')
-    blocks, cgroups, seen = [], {}, set()
-    cur = None          # [raw, lineno, lo, hi, first, [body lines]]
-    for lineno, line in enumerate(lines[:-1], 1):
+    cgroups = {}
+    for line in lines[:-1]:
         if line.startswith(CGROUP_LINE):
             cid, _, where = line[len(CGROUP_LINE):].partition(' ')
             cgroups[cid] = where
+    return list(enumerate(lines[:-1], 1)), cgroups
+
+
+def parse_keys_text(text: str, path: str):
+    """_keys/NAME -> ([Block], {cgroup id: path} of a saved file)."""
+    numbered, cgroups = saved_lines(text, path)
+    blocks, seen = [], set()
+    cur = None          # [raw, lineno, lo, hi, first, [body lines]]
+    for lineno, line in numbered:
         if not line.strip() or line.startswith('#'):
             if cur is not None:
                 cur[5].append('')
@@ -190,7 +201,12 @@ def key_names(by: str, raws: List[Optional[str]], saved: Dict[str, str],
     return out
 
 
+def cgroup_text(pairs) -> str:
+    """'# cgroup ID PATH' lines of (id, path) pairs, which keep a capture's
+    cgroup paths beside its _keys/NAME or _outliers/NAME."""
+    return ''.join('%s%s %s\n' % (CGROUP_LINE, raw, name) for raw, name in pairs)
+
+
 def cgroup_lines(keys) -> str:
-    """The '# cgroup ID PATH' lines that keep the paths of a capture's
-    cgroup keys (keys: model.Key)."""
-    return ''.join('%s%s %s\n' % (CGROUP_LINE, k.raw, k.name) for k in keys if not k.other)
+    """The cgroup lines of a capture's cgroup keys (keys: model.Key)."""
+    return cgroup_text((k.raw, k.name) for k in keys if not k.other)

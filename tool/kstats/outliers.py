@@ -8,7 +8,7 @@ import re
 from typing import Dict, List, NamedTuple, Optional
 
 from .errors import input_error
-from .keys import CGROUP_LINE, key_names, unescape
+from .keys import cgroup_text, key_names, saved_lines, unescape
 
 
 OUTLIERS_DIR = '_outliers'
@@ -68,14 +68,9 @@ def parse_outliers_text(text: str, path: str):
     """_outliers/NAME -> ([(rank, fields dict, [frames])], {cgroup id: path}
     of a saved file's '# cgroup ID PATH' lines). Ranks count up from 1,
     values go down, each stack line follows its record."""
-    lines = text.split('\n')
-    if text and not text.endswith('\n'):
-        raise input_error(path, len(lines), 'the last line has no newline: truncated file?')
-    out, cgroups = [], {}
-    for lineno, line in enumerate(lines[:-1], 1):
-        if line.startswith(CGROUP_LINE):
-            cid, _, where = line[len(CGROUP_LINE):].partition(' ')
-            cgroups[cid] = where
+    numbered, cgroups = saved_lines(text, path)
+    out = []
+    for lineno, line in numbered:
         if not line.strip() or line.startswith('#'):
             continue
         words = line.split()
@@ -128,4 +123,4 @@ def cgroup_lines(outliers: List[Outlier]) -> str:
     for o in outliers:
         if o.key_raw is not None:
             seen.setdefault(o.key_raw, o.key)
-    return ''.join('%s%s %s\n' % (CGROUP_LINE, raw, name) for raw, name in seen.items())
+    return cgroup_text(seen.items())
