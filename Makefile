@@ -111,6 +111,13 @@ else
 	QUICK=$(QUICK) scripts/bench.sh
 endif
 
+# kstats' request pair and bpftrace side by side on a null_blk disk's
+# requests (biolatency's question), in QEMU guests with Debian 12's
+# bpftrace: counts and distributions (scripts/compare-biolatency.sh).
+# KSTATS_TARGETS: deb612 and deb61 (the default), either or both.
+compare-biolatency:
+	scripts/compare-biolatency.sh
+
 # The kstats_record() microbenchmark of tests/kstats_bench.c.
 bench-record:
 	KSTATS_DEMO_SCRIPT=$(PWD)/tests/bench-guest.sh scripts/demo.sh $(or $(TARGET),deb612)
@@ -120,4 +127,5 @@ check:
 	scripts/check.sh
 
 .PHONY: all modules test-modules clean install install-modules install-tool uninstall \
-	uninstall-modules uninstall-tool tool dkms demo bench bench-record check
+	uninstall-modules uninstall-tool tool dkms demo bench bench-record \
+	compare-biolatency check
