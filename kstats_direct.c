@@ -183,7 +183,7 @@ static int kstats_direct_get_slot(struct kstats_cmd *cmd)
 	ret = kstats_tramp_get(&draining);
 	if (ret == -EOPNOTSUPP)
 		return kstats_fail(cmd, ret,
-				   "direct needs the sched_process_exit tracepoint (tasks that exit inside a call)");
+				   "direct needs the sched_process_exit tracepoint and a CPU hotplug state (tasks that die inside a call)");
 	if (ret < 0)
 		return kstats_fail(cmd, ret,
 				   "direct: all %d trampolines in use (%u draining)",

@@ -25,10 +25,16 @@
  * trampolines' frames are described in ORC) and counts it out: so no
  * function, named or not, keeps a slot past the tasks inside it. Without
  * that tracepoint no slot is handed out.
+ *
+ * The idle task of a CPU taken offline does not exit: it stops inside
+ * do_idle() for good, and the CPU, if it comes back, starts its idle task
+ * afresh on its stack. An idle task's calls are counted apart, on its own
+ * CPU (it never migrates), and counted out once that CPU is dead.
  */
 #define pr_fmt(fmt) KBUILD_MODNAME ": " fmt
 
 #include <linux/bitops.h>
+#include <linux/cpuhotplug.h>
 #include <linux/kprobes.h>
 #include <linux/module.h>
 #include <linux/mutex.h>
@@ -43,6 +49,7 @@
 #include <trace/events/sched.h>
 #include "kstats_compat.h"
 #include "kstats_tramp.h"
+#include "kstats_tramp_reap.h"
 
 enum kstats_tramp_state {
 	KSTATS_TRAMP_FREE,
@@ -56,6 +63,8 @@ static enum kstats_tramp_state kstats_tramp_state[KSTATS_DIRECT_MAX];
 /* Slots not free; read without the mutex by the exit probe. */
 static unsigned int kstats_tramp_busy;
 static DEFINE_PER_CPU(long[KSTATS_DIRECT_MAX], kstats_tramp_inflight);
+/* Those of the CPU's idle task. */
+static DEFINE_PER_CPU(long[KSTATS_DIRECT_MAX], kstats_tramp_idle_inflight);
 
 static const bool kstats_tramp_off;
 const bool *kstats_direct_active[KSTATS_DIRECT_MAX] = {
@@ -64,6 +73,8 @@ const bool *kstats_direct_active[KSTATS_DIRECT_MAX] = {
 
 /* sched_process_exit, or NULL where the kernel has none. */
 static struct tracepoint *kstats_tramp_exit_tp;
+/* The CPU hotplug state whose teardown counts out a dead CPU's idle task. */
+static int kstats_tramp_hp_state;
 
 static void kstats_tramp_drain_work(struct work_struct *work);
 static DECLARE_DELAYED_WORK(kstats_tramp_drain, kstats_tramp_drain_work);
@@ -99,7 +110,11 @@ notrace u64 kstats_tramp_begin(unsigned int slot)
 {
 	u64 t0 = READ_ONCE(kstats_tramp_hooks)->begin(slot);
 
-	if (t0)
+	if (!t0)
+		return 0;
+	if (unlikely(is_idle_task(current)))
+		this_cpu_inc(kstats_tramp_idle_inflight[slot]);
+	else
 		this_cpu_inc(kstats_tramp_inflight[slot]);
 	return t0;
 }
@@ -108,7 +123,10 @@ NOKPROBE_SYMBOL(kstats_tramp_begin);
 notrace void kstats_tramp_end(unsigned int slot, u64 t0, unsigned long ret)
 {
 	READ_ONCE(kstats_tramp_hooks)->end(slot, t0, ret);
-	this_cpu_dec(kstats_tramp_inflight[slot]);
+	if (unlikely(is_idle_task(current)))
+		this_cpu_dec(kstats_tramp_idle_inflight[slot]);
+	else
+		this_cpu_dec(kstats_tramp_inflight[slot]);
 }
 NOKPROBE_SYMBOL(kstats_tramp_end);
 
@@ -148,6 +166,29 @@ static notrace void kstats_tramp_task_exit(KSTATS_EXIT_TP_PARAMS)
 	}
 }
 
+/*
+ * The teardown of a dynamic BP state runs on a control CPU once @cpu is
+ * dead: its idle task, inside play_dead() on a stack that is never
+ * returned to, runs nothing more, and the calls it has in flight are
+ * counted out.
+ */
+static int kstats_tramp_cpu_dead(unsigned int cpu)
+{
+	long *idle = per_cpu(kstats_tramp_idle_inflight, cpu);
+	bool any = false;
+	unsigned int i;
+
+	for (i = 0; i < KSTATS_DIRECT_MAX; i++) {
+		if (!idle[i])
+			continue;
+		WRITE_ONCE(idle[i], 0);
+		any = true;
+	}
+	if (any)
+		mod_delayed_work(system_wq, &kstats_tramp_drain, 0);
+	return 0;
+}
+
 static void kstats_tramp_find_exit_tp(struct tracepoint *tp, void *priv)
 {
 	if (!strcmp(tp->name, "sched_process_exit"))
@@ -163,42 +204,51 @@ long kstats_tramp_in_flight(unsigned int slot)
 	int cpu;
 
 	for_each_possible_cpu(cpu)
-		sum += READ_ONCE(per_cpu(kstats_tramp_inflight, cpu)[slot]);
+		sum += READ_ONCE(per_cpu(kstats_tramp_inflight, cpu)[slot]) +
+		       READ_ONCE(per_cpu(kstats_tramp_idle_inflight, cpu)[slot]);
 	return sum;
 }
 EXPORT_SYMBOL_GPL(kstats_tramp_in_flight);
 
+static long kstats_tramp_reap_in_flight(unsigned int slot, void *arg)
+{
+	return kstats_tramp_in_flight(slot);
+}
+
+static void kstats_tramp_reap_grace(void *arg)
+{
+	synchronize_rcu_tasks();
+}
+
+static const struct kstats_tramp_reap_ops kstats_tramp_reap_ops = {
+	.in_flight = kstats_tramp_reap_in_flight,
+	.grace = kstats_tramp_reap_grace,
+};
+
 /*
- * Free the draining slots whose calls have all returned; under the mutex.
- * Each count only falls once its slot is unhooked from ftrace, so a sum
- * of 0 means no call is left. Every count is read first, then one
- * RCU-tasks grace period covers the tasks that were on a trampoline's
- * last instructions, after their count, at those reads; then the slots
- * read as 0 are freed, each dropping its reference on this module.
+ * Free the draining slots whose calls have all returned, each dropping
+ * its reference on this module; under the mutex. Each count only falls
+ * once its slot is unhooked from ftrace, so a sum of 0 means no call is
+ * left. Return: whether a slot still drains.
  */
 static bool kstats_tramp_reap(void)
 {
-	unsigned long done = 0;
-	bool draining = false;
+	unsigned long draining = 0, done;
+	bool busy;
 	unsigned int i;
 
-	for (i = 0; i < KSTATS_DIRECT_MAX; i++) {
-		if (kstats_tramp_state[i] != KSTATS_TRAMP_DRAINING)
-			continue;
-		if (kstats_tramp_in_flight(i))
-			draining = true;
-		else
-			__set_bit(i, &done);
-	}
-	if (!done)
-		return draining;
-	synchronize_rcu_tasks();
+	BUILD_BUG_ON(KSTATS_DIRECT_MAX > BITS_PER_LONG);
+	for (i = 0; i < KSTATS_DIRECT_MAX; i++)
+		if (kstats_tramp_state[i] == KSTATS_TRAMP_DRAINING)
+			__set_bit(i, &draining);
+	done = kstats_tramp_reapable(draining, &kstats_tramp_reap_ops, NULL,
+				     &busy);
 	for_each_set_bit(i, &done, KSTATS_DIRECT_MAX) {
 		kstats_tramp_state[i] = KSTATS_TRAMP_FREE;
 		WRITE_ONCE(kstats_tramp_busy, kstats_tramp_busy - 1);
 		module_put(THIS_MODULE);
 	}
-	return draining;
+	return busy;
 }
 
 static void kstats_tramp_drain_work(struct work_struct *work)
@@ -218,8 +268,9 @@ static void kstats_tramp_drain_work(struct work_struct *work)
  * @draining: set to the number of draining slots when none is free
  *
  * Return: the slot, -ENOSPC if every slot is used or draining, or
- * -EOPNOTSUPP where the kernel has no sched_process_exit tracepoint (a
- * task that died inside a call could not be counted out).
+ * -EOPNOTSUPP where the kernel has no sched_process_exit tracepoint, or
+ * no CPU hotplug state was left (a task that died inside a call, or the
+ * idle task of a CPU taken offline, could not be counted out).
  */
 int kstats_tramp_get(unsigned int *draining)
 {
@@ -347,9 +398,20 @@ static int __init kstats_tramp_init(void)
 		pr_info("no sched_process_exit tracepoint: direct is refused\n");
 		return 0;
 	}
+	ret = cpuhp_setup_state_nocalls(CPUHP_BP_PREPARE_DYN,
+					"kstats_tramp:dead", NULL,
+					kstats_tramp_cpu_dead);
+	if (ret < 0) {
+		pr_info("no CPU hotplug state left (%d): direct is refused\n",
+			ret);
+		return 0;
+	}
+	kstats_tramp_hp_state = ret;
 	ret = tracepoint_probe_register(tp, kstats_tramp_task_exit, NULL);
-	if (ret)
+	if (ret) {
+		cpuhp_remove_state_nocalls(kstats_tramp_hp_state);
 		return ret;
+	}
 	kstats_tramp_exit_tp = tp;
 	return 0;
 }
@@ -359,14 +421,15 @@ static void __exit kstats_tramp_exit(void)
 {
 	unsigned int i;
 
-	cancel_delayed_work_sync(&kstats_tramp_drain);
 	for (i = 0; i < KSTATS_DIRECT_MAX; i++)
 		WARN_ON_ONCE(kstats_tramp_state[i] != KSTATS_TRAMP_FREE);
 	if (kstats_tramp_exit_tp) {
+		cpuhp_remove_state_nocalls(kstats_tramp_hp_state);
 		tracepoint_probe_unregister(kstats_tramp_exit_tp,
 					    kstats_tramp_task_exit, NULL);
 		tracepoint_synchronize_unregister();
 	}
+	cancel_delayed_work_sync(&kstats_tramp_drain);
 }
 
 module_init(kstats_tramp_init);

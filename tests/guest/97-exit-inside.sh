@@ -68,6 +68,18 @@ else
 	drained $FN
 fi
 
+# The idle task of a CPU taken offline stops inside do_idle() for good: it
+# never exits, and a CPU that comes back starts its idle task afresh on
+# its stack. Its calls in flight are counted out once the CPU is dead.
+ONLINE=/sys/devices/system/cpu/cpu1/online
+is "$(ctl 'trace do_idle via direct')" OK "trace do_idle via direct"
+check "CPU 1 goes offline" sh -c "echo 0 > $ONLINE"
+check "CPU 1 comes back" sh -c "echo 1 > $ONLINE"
+for i in 1 2 3; do
+	sleep 0.2
+done
+drained do_idle
+
 check "rmmod kstats_helper" rmmod kstats_helper
 check "rmmod kstats" rmmod kstats
 if [ $FN != kthread ]; then
