@@ -13,6 +13,11 @@
  * lookup that meets its hash still being written (another CPU, or the
  * context it interrupted) records into "other" rather than insert the
  * key twice.
+ *
+ * A key argN pair ends wherever its request completes (an interrupt, a
+ * kworker): its key is read at the start, in the task that issued the
+ * request, kept with the pending start (kstats_req.c) and handed to the
+ * end's sample.
  */
 #define pr_fmt(fmt) KBUILD_MODNAME ": " fmt
 
@@ -47,8 +52,18 @@ struct kstats_key {
 	struct kstats *hist;	/* NULL: claimed past N, samples go to other */
 };
 
+/*
+ * The source of the keys of key argN pairs' tables: the start read the
+ * key (by), and it comes with the sample, as the address of its two
+ * words in the sample's "ret" (kstats_keys_start_key()).
+ */
+#define KSTATS_BY_START	KSTATS_BY_NONE
+/* A key the start could not read (a cgroup where RCU does not watch). */
+#define KSTATS_KEY_UNREAD	U64_MAX
+
 struct kstats_keys {
 	enum kstats_cmd_by by;
+	enum kstats_cmd_by src;		/* by, or KSTATS_BY_START */
 	u64 kmask;			/* by retval: its type's mask, */
 	u8 kbits;			/* bits, */
 	bool ksigned;			/* and whether it is signed */
@@ -83,14 +98,20 @@ static __always_inline u64 kstats_cgroup_now(void)
 }
 
 /*
- * The key of this hit, in @k0 and @k1 (scalars, kept in registers), and
- * its hash; @ret is FUNC's return value where the hook has one.
+ * The key of this hit by @src, in @k0 and @k1 (scalars, kept in
+ * registers), and its hash; @ret is FUNC's return value where the hook
+ * has one, or for KSTATS_BY_START the address of the key the start read.
  */
 static __always_inline u32 kstats_key_of(const struct kstats_keys *t,
+					 enum kstats_cmd_by src,
 					 unsigned long ret, u64 *k0, u64 *k1)
 {
 	*k1 = 0;
-	switch (t->by) {
+	switch (src) {
+	case KSTATS_BY_START:
+		*k0 = ((const u64 *)ret)[0];
+		*k1 = ((const u64 *)ret)[1];
+		return hash_64(*k0 ^ (*k1 * GOLDEN_RATIO_64), 32);
 	case KSTATS_BY_COMM:
 		/*
 		 * Two loads, no string copy: set_task_comm() pads the name
@@ -124,10 +145,18 @@ static __always_inline u32 kstats_key_of(const struct kstats_keys *t,
 	return hash_64(*k0, 32);
 }
 
-/* A cgroup is read only where RCU watches; every other key anywhere. */
-static __always_inline bool kstats_key_readable(const struct kstats_keys *t)
+/*
+ * A cgroup is read only where RCU watches; every other key anywhere. A
+ * key read at the start comes with the sample, unless it was a cgroup
+ * the start could not read.
+ */
+static __always_inline bool kstats_key_readable(const struct kstats_keys *t,
+						enum kstats_cmd_by src,
+						unsigned long ret)
 {
-	return t->by != KSTATS_BY_CGROUP || rcu_is_watching();
+	if (src == KSTATS_BY_START)
+		return ((const u64 *)ret)[1] != KSTATS_KEY_UNREAD;
+	return src != KSTATS_BY_CGROUP || rcu_is_watching();
 }
 
 /* Position @e was claimed for @k: give it a histogram, publish it. */
@@ -196,8 +225,8 @@ notrace void kstats_keys_record(struct kstats_probe *p, u64 val,
 	/* Thawed: the table a reset cleared is seen clear. */
 	if (unlikely(smp_load_acquire(&t->frozen)))
 		goto out;
-	if (kstats_key_readable(t)) {
-		hash = kstats_key_of(t, ret, &k0, &k1);
+	if (kstats_key_readable(t, t->src, ret)) {
+		hash = kstats_key_of(t, t->src, ret, &k0, &k1);
 		h = kstats_keys_find(t, k0, k1, hash);
 	}
 	if (unlikely(!h)) {
@@ -272,11 +301,6 @@ static int kstats_keys_check(struct kstats_cmd *cmd)
 	if (cmd->op == KSTATS_CMD_TRACE_GAP)
 		return kstats_fail(cmd, -EOPNOTSUPP,
 				   "by: a gap spans two hits of any tasks; no key");
-	/* The end runs wherever the request completes. */
-	if (cmd->op == KSTATS_CMD_TRACE_PAIR && cmd->key == KSTATS_KEY_ARG)
-		return kstats_fail(cmd, -EOPNOTSUPP,
-				   "by %s: not with key argN, whose end may run in any task",
-				   kstats_by_names[cmd->by]);
 	/* With key cpu, the end may run in another task (an interrupt). */
 	if (cmd->op == KSTATS_CMD_TRACE_PAIR && cmd->key == KSTATS_KEY_CPU &&
 	    cmd->by != KSTATS_BY_CPU)
@@ -334,6 +358,9 @@ int kstats_keys_setup(struct kstats_probe *p, struct kstats_cmd *cmd)
 	if (!t)
 		goto nomem;
 	t->by = cmd->by;
+	/* The end runs wherever the request completes: read at the start. */
+	t->src = cmd->op == KSTATS_CMD_TRACE_PAIR && cmd->key == KSTATS_KEY_ARG ?
+		 KSTATS_BY_START : cmd->by;
 	t->kbits = type.bytes * 8;
 	t->ksigned = type.is_signed;
 	t->kmask = kstats_int_mask(t->kbits);
@@ -461,6 +488,18 @@ void kstats_keys_key(const struct kstats_probe *p, unsigned long ret,
 {
 	const struct kstats_keys *t = p->keys;
 
-	if (kstats_key_readable(t))
-		kstats_key_of(t, ret, &k[0], &k[1]);
+	if (kstats_key_readable(t, t->src, ret))
+		kstats_key_of(t, t->src, ret, &k[0], &k[1]);
+}
+
+notrace void kstats_keys_start_key(const struct kstats_probe *p, u64 k[2])
+{
+	const struct kstats_keys *t = p->keys;
+
+	if (kstats_key_readable(t, t->by, 0)) {
+		kstats_key_of(t, t->by, 0, &k[0], &k[1]);
+	} else {
+		k[0] = 0;
+		k[1] = KSTATS_KEY_UNREAD;
+	}
 }

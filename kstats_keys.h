@@ -4,7 +4,7 @@
  * Calls the record core.
  *
  * Per-key histograms, "trace ... by comm|pid|tid|cpu|cgroup|retval|syscall
- * [keys N]":
+ * [keys N]" (of a key argN pair: of the task at its start):
  * besides the entry's own histogram, each sample goes into the histogram
  * of its key, found or inserted without a lock in a table of at most N
  * keys fixed at trace time; samples of later keys go into one histogram
@@ -89,6 +89,12 @@ struct kstats *kstats_keys_other(const struct kstats_keys *t);
  */
 void kstats_keys_key(const struct kstats_probe *p, unsigned long ret,
 		     u64 k[2]);
+/*
+ * At the start of a key argN pair whose entry has keys: the key of the
+ * task that starts the request, into @k, for its end's sample. The end
+ * passes @k's address as the sample's @ret.
+ */
+void kstats_keys_start_key(const struct kstats_probe *p, u64 k[2]);
 void kstats_keys_print(struct seq_file *m, const struct kstats_keys *t,
 		       const u64 k[2]);
 void kstats_print_comm(struct seq_file *m, const char *comm, size_t len);

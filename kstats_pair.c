@@ -52,7 +52,7 @@ static __always_inline void kstats_pair_start(struct kstats_pair_probe *pp,
 					      u64 key)
 {
 	struct kstats_probe *p = &pp->p;
-	u64 now;
+	u64 now, by[2] = { 0, 0 };
 
 	preempt_disable_notrace();
 	/* A CPU without a counter has no start (nor end). */
@@ -63,8 +63,11 @@ static __always_inline void kstats_pair_start(struct kstats_pair_probe *pp,
 		this_cpu_write(pp->t0->t0, now);
 		this_cpu_write(pp->t0->epoch, READ_ONCE(p->ks->epoch));
 	} else if (p->key == KSTATS_KEY_ARG) {
+		/* The issuing task's key: the end may run in any task. */
+		if (p->keys)
+			kstats_keys_start_key(p, by);
 		switch (kstats_req_start(pp->reqs, key, now,
-					 READ_ONCE(p->ks->epoch))) {
+					 READ_ONCE(p->ks->epoch), by)) {
 		case KSTATS_REQ_RESTARTED:
 			this_cpu_inc(p->stats->restarted);
 			break;
@@ -90,7 +93,8 @@ static __always_inline void kstats_pair_end(struct kstats_pair_probe *pp,
 					    u64 key)
 {
 	struct kstats_probe *p = &pp->p;
-	u64 now, t0;
+	unsigned long ret = 0;
+	u64 now, t0, by[2];
 
 	preempt_disable_notrace();
 	if (!kstats_read(p, &now))
@@ -100,7 +104,10 @@ static __always_inline void kstats_pair_end(struct kstats_pair_probe *pp,
 		if (this_cpu_read(pp->t0->epoch) != READ_ONCE(p->ks->epoch))
 			t0 = 0;
 	} else if (p->key == KSTATS_KEY_ARG) {
-		t0 = kstats_req_take(pp->reqs, key, READ_ONCE(p->ks->epoch));
+		t0 = kstats_req_take(pp->reqs, key, READ_ONCE(p->ks->epoch),
+				     by);
+		/* The start's key of the histogram (kstats_keys_record()). */
+		ret = (unsigned long)by;
 	} else if (!in_task()) {
 		this_cpu_inc(p->stats->notask);
 		goto out;
@@ -108,7 +115,7 @@ static __always_inline void kstats_pair_end(struct kstats_pair_probe *pp,
 		t0 = kstats_task_take(pp->tasks, READ_ONCE(p->ks->epoch));
 	}
 	if (t0)
-		kstats_record_since(p, now, t0, 0);
+		kstats_record_since(p, now, t0, ret);
 	else
 		this_cpu_inc(p->stats->unpaired);
 out:

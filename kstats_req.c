@@ -16,6 +16,8 @@
  * ended (a request that the driver dropped, a start whose end was filtered
  * out) are freed after the table's expiry, by kstats_req_expire() and by a
  * start that finds its slots full. Keys are only compared, never shown.
+ * With a start goes the key of its histogram (by KEY: the task that
+ * issued the request), read at the start and given back at the end.
  */
 #include <linux/atomic.h>
 #include <linux/hash.h>
@@ -44,6 +46,7 @@ struct kstats_req_slot {
 	u64 key;
 	u64 t0;			/* the start's reading of the entry's clock */
 	unsigned long born;	/* jiffies at the start, for the expiry */
+	u64 by[2];		/* the key of the start's histogram */
 };
 
 struct kstats_req_table {
@@ -108,12 +111,15 @@ static __always_inline void kstats_req_unlock(struct kstats_req_slot *s,
 }
 
 static __always_inline void kstats_req_fill(struct kstats_req_slot *s,
-					    u64 key, u64 now, u32 epoch)
+					    u64 key, u64 now, u32 epoch,
+					    const u64 by[2])
 {
 	WRITE_ONCE(s->key, key);
 	WRITE_ONCE(s->t0, now);
 	WRITE_ONCE(s->epoch, epoch);
 	WRITE_ONCE(s->born, jiffies);
+	WRITE_ONCE(s->by[0], by[0]);
+	WRITE_ONCE(s->by[1], by[1]);
 }
 
 static __always_inline bool kstats_req_old(const struct kstats_req_table *t,
@@ -132,7 +138,8 @@ static __always_inline bool kstats_req_holds(struct kstats_req_slot *s, u64 key)
 }
 
 notrace enum kstats_req_start kstats_req_start(struct kstats_req_table *t,
-					       u64 key, u64 now, u32 epoch)
+					       u64 key, u64 now, u32 epoch,
+					       const u64 by[2])
 {
 	struct kstats_req_slot *s, *free = NULL;
 	unsigned int i;
@@ -146,7 +153,7 @@ notrace enum kstats_req_start kstats_req_start(struct kstats_req_table *t,
 			    !kstats_req_lock(s, KSTATS_REQ_SLOT_PENDING) ||
 			    !kstats_req_holds(s, key))
 				break;
-			kstats_req_fill(s, key, now, epoch);
+			kstats_req_fill(s, key, now, epoch, by);
 			kstats_req_unlock(s, KSTATS_REQ_SLOT_PENDING);
 			return KSTATS_REQ_RESTARTED;
 		case KSTATS_REQ_SLOT_FREE:
@@ -158,7 +165,7 @@ notrace enum kstats_req_start kstats_req_start(struct kstats_req_table *t,
 	for (i = 0; free && i < KSTATS_REQ_PROBES; i++) {
 		s = kstats_req_slot(t, key, i);
 		if (kstats_req_lock(s, KSTATS_REQ_SLOT_FREE)) {
-			kstats_req_fill(s, key, now, epoch);
+			kstats_req_fill(s, key, now, epoch, by);
 			kstats_req_unlock(s, KSTATS_REQ_SLOT_PENDING);
 			return KSTATS_REQ_NEW;
 		}
@@ -170,7 +177,7 @@ notrace enum kstats_req_start kstats_req_start(struct kstats_req_table *t,
 		    !kstats_req_lock(s, KSTATS_REQ_SLOT_PENDING))
 			continue;
 		if (kstats_req_old(t, s)) {
-			kstats_req_fill(s, key, now, epoch);
+			kstats_req_fill(s, key, now, epoch, by);
 			kstats_req_unlock(s, KSTATS_REQ_SLOT_PENDING);
 			return KSTATS_REQ_REPLACED;
 		}
@@ -180,7 +187,8 @@ notrace enum kstats_req_start kstats_req_start(struct kstats_req_table *t,
 }
 EXPORT_SYMBOL_IF_KUNIT(kstats_req_start);
 
-notrace u64 kstats_req_take(struct kstats_req_table *t, u64 key, u32 epoch)
+notrace u64 kstats_req_take(struct kstats_req_table *t, u64 key, u32 epoch,
+			    u64 by[2])
 {
 	struct kstats_req_slot *s;
 	unsigned int i;
@@ -195,6 +203,8 @@ notrace u64 kstats_req_take(struct kstats_req_table *t, u64 key, u32 epoch)
 			continue;
 		/* A start of an earlier epoch (a stop in between) is no pair. */
 		t0 = READ_ONCE(s->epoch) == epoch ? READ_ONCE(s->t0) : 0;
+		by[0] = READ_ONCE(s->by[0]);
+		by[1] = READ_ONCE(s->by[1]);
 		kstats_req_unlock(s, KSTATS_REQ_SLOT_FREE);
 		return t0;
 	}

@@ -34,11 +34,18 @@ void kstats_req_table_free(struct kstats_req_table *t);
 unsigned int kstats_req_table_size(const struct kstats_req_table *t);
 unsigned int kstats_req_expire_s(const struct kstats_req_table *t);
 
-/* A start of @key at @now (the entry's clock) in epoch @epoch. */
+/*
+ * A start of @key at @now (the entry's clock) in epoch @epoch; @by is the
+ * key of its histogram, kept with it.
+ */
 enum kstats_req_start kstats_req_start(struct kstats_req_table *t, u64 key,
-				       u64 now, u32 epoch);
-/* The end of @key: its start, taken from the table; 0 if none pending. */
-u64 kstats_req_take(struct kstats_req_table *t, u64 key, u32 epoch);
+				       u64 now, u32 epoch, const u64 by[2]);
+/*
+ * The end of @key: its start, taken from the table, and its @by; 0 if
+ * none pending (@by is then left as it was).
+ */
+u64 kstats_req_take(struct kstats_req_table *t, u64 key, u32 epoch,
+		    u64 by[2]);
 /* Frees the starts older than the table's expiry; returns how many. */
 unsigned int kstats_req_expire(struct kstats_req_table *t);
 /* Starts pending now, for the KUnit suite. */

@@ -54,6 +54,7 @@
 #include "kstats_probe.h"
 #include "kstats_outliers.h"
 #include "kstats_req.h"
+#include "kstats_tramp_reap.h"
 
 #define KT_DIR		"/sys/kernel/debug/kstats/"
 /* Size of the file buffers; no file read by this suite comes close. */
@@ -1680,7 +1681,8 @@ static void kt_task_idle_homes(struct kunit *test)
 
 /*
  * key argN: a start pairs with the end of its key only, a second start
- * restarts it, an end of another epoch finds no pair, and a full table
+ * restarts it (with its own key of the histogram, by KEY), an end of
+ * another epoch finds no pair, and a full table
  * drops starts, each of which then has no end; nothing stays pending.
  */
 static void kt_req_pairs(struct kunit *test)
@@ -1688,23 +1690,31 @@ static void kt_req_pairs(struct kunit *test)
 	struct kstats_req_table *t = kstats_req_table_alloc(64, 1);
 	unsigned int i, kept = 0, full = 0;
 	enum kstats_req_start r;
+	u64 by[2] = { 1, 2 };
 
 	KUNIT_ASSERT_NOT_NULL(test, t);
 	KUNIT_EXPECT_EQ(test, kstats_req_table_size(t), 64U);
-	KUNIT_EXPECT_EQ(test, kstats_req_start(t, 0xa0, 100, 1), KSTATS_REQ_NEW);
-	KUNIT_EXPECT_EQ(test, kstats_req_start(t, 0xb0, 150, 1), KSTATS_REQ_NEW);
-	KUNIT_EXPECT_EQ(test, kstats_req_start(t, 0xa0, 200, 1),
+	KUNIT_EXPECT_EQ(test, kstats_req_start(t, 0xa0, 100, 1, by), KSTATS_REQ_NEW);
+	KUNIT_EXPECT_EQ(test, kstats_req_start(t, 0xb0, 150, 1, by), KSTATS_REQ_NEW);
+	by[0] = 3;
+	by[1] = 4;
+	KUNIT_EXPECT_EQ(test, kstats_req_start(t, 0xa0, 200, 1, by),
 			KSTATS_REQ_RESTARTED);
 	KUNIT_EXPECT_EQ(test, kstats_req_pending(t), 2U);
-	KUNIT_EXPECT_EQ(test, kstats_req_take(t, 0xc0, 1), 0ULL);
-	KUNIT_EXPECT_EQ(test, kstats_req_take(t, 0xa0, 1), 200ULL);
-	KUNIT_EXPECT_EQ(test, kstats_req_take(t, 0xa0, 1), 0ULL);
+	KUNIT_EXPECT_EQ(test, kstats_req_take(t, 0xc0, 1, by), 0ULL);
+	by[0] = 0;
+	by[1] = 0;
+	KUNIT_EXPECT_EQ(test, kstats_req_take(t, 0xa0, 1, by), 200ULL);
+	/* The restart's key of its histogram comes back with it. */
+	KUNIT_EXPECT_EQ(test, by[0], 3ULL);
+	KUNIT_EXPECT_EQ(test, by[1], 4ULL);
+	KUNIT_EXPECT_EQ(test, kstats_req_take(t, 0xa0, 1, by), 0ULL);
 	/* A stop and start in between: no pair, and the start is gone. */
-	KUNIT_EXPECT_EQ(test, kstats_req_take(t, 0xb0, 2), 0ULL);
+	KUNIT_EXPECT_EQ(test, kstats_req_take(t, 0xb0, 2, by), 0ULL);
 	KUNIT_EXPECT_EQ(test, kstats_req_pending(t), 0U);
 
 	for (i = 1; i <= 200; i++) {
-		r = kstats_req_start(t, i * 8, i, 1);
+		r = kstats_req_start(t, i * 8, i, 1, by);
 		kept += r == KSTATS_REQ_NEW;
 		full += r == KSTATS_REQ_FULL;
 	}
@@ -1714,7 +1724,7 @@ static void kt_req_pairs(struct kunit *test)
 	/* Nothing is old yet. */
 	KUNIT_EXPECT_EQ(test, kstats_req_expire(t), 0U);
 	for (i = 1; i <= 200; i++)
-		kept -= kstats_req_take(t, i * 8, 1) == i;
+		kept -= kstats_req_take(t, i * 8, 1, by) == i;
 	KUNIT_EXPECT_EQ(test, kept, 0U);
 	KUNIT_EXPECT_EQ(test, kstats_req_pending(t), 0U);
 	kstats_req_table_free(t);
@@ -1729,10 +1739,11 @@ static void kt_req_expire(struct kunit *test)
 	struct kstats_req_table *t = kstats_req_table_alloc(64, 1);
 	unsigned int i, full_key = 0, kept = 0;
 	enum kstats_req_start r;
+	u64 by[2] = {};
 
 	KUNIT_ASSERT_NOT_NULL(test, t);
 	for (i = 1; i <= 200; i++) {
-		r = kstats_req_start(t, i * 8, i, 1);
+		r = kstats_req_start(t, i * 8, i, 1, by);
 		kept += r == KSTATS_REQ_NEW;
 		if (r == KSTATS_REQ_FULL && !full_key)
 			full_key = i * 8;
@@ -1741,12 +1752,74 @@ static void kt_req_expire(struct kunit *test)
 	/* At least the expiry (time_after(): one jiffy more) passes. */
 	schedule_timeout_uninterruptible(HZ + 2);
 	/* Its slots are all old now: it takes one. */
-	KUNIT_EXPECT_EQ(test, kstats_req_start(t, full_key, 7, 1),
+	KUNIT_EXPECT_EQ(test, kstats_req_start(t, full_key, 7, 1, by),
 			KSTATS_REQ_REPLACED);
 	KUNIT_EXPECT_EQ(test, kstats_req_expire(t), kept - 1);
 	KUNIT_EXPECT_EQ(test, kstats_req_pending(t), 1U);
-	KUNIT_EXPECT_EQ(test, kstats_req_take(t, full_key, 1), 7ULL);
+	KUNIT_EXPECT_EQ(test, kstats_req_take(t, full_key, 1, by), 7ULL);
 	kstats_req_table_free(t);
+}
+
+/* Counts of calls in flight, and what happens during a grace period. */
+struct kt_reap {
+	long count[4];
+	int graces;
+	int returns_in_grace;	/* this slot's last call returns in it */
+};
+
+static long kt_reap_in_flight(unsigned int slot, void *arg)
+{
+	return ((struct kt_reap *)arg)->count[slot];
+}
+
+static void kt_reap_grace(void *arg)
+{
+	struct kt_reap *r = arg;
+
+	r->graces++;
+	if (r->returns_in_grace >= 0)
+		r->count[r->returns_in_grace] = 0;
+	r->returns_in_grace = -1;
+}
+
+static const struct kstats_tramp_reap_ops kt_reap_ops = {
+	.in_flight = kt_reap_in_flight,
+	.grace = kt_reap_grace,
+};
+
+/*
+ * Draining trampoline slots: freed only if they read 0 before the grace
+ * period. Slot 1's last call returns during the grace period that slot
+ * 0's 0 asked for: its task may be preempted on the trampoline's last
+ * instructions after that grace period began, so slot 1 waits for the
+ * next pass. (The first version waited for one grace period at the first
+ * 0 it read and freed every later 0 after it: slots 0 and 1 here.)
+ */
+static void kt_tramp_reap(struct kunit *test)
+{
+	struct kt_reap r = { .count = { 0, 1, 2, 0 }, .returns_in_grace = 1 };
+	bool busy;
+
+	/* Slot 3 is not draining: never read, never freed. */
+	KUNIT_EXPECT_EQ(test, kstats_tramp_reapable(0x7, &kt_reap_ops, &r,
+						    &busy), 0x1UL);
+	KUNIT_EXPECT_TRUE(test, busy);
+	KUNIT_EXPECT_EQ(test, r.graces, 1);
+	/* Next pass: slot 1 read 0 before its own grace period. */
+	KUNIT_EXPECT_EQ(test, kstats_tramp_reapable(0x6, &kt_reap_ops, &r,
+						    &busy), 0x2UL);
+	KUNIT_EXPECT_TRUE(test, busy);
+	KUNIT_EXPECT_EQ(test, r.graces, 2);
+	/* No slot at 0: no grace period to wait for. */
+	KUNIT_EXPECT_EQ(test, kstats_tramp_reapable(0x4, &kt_reap_ops, &r,
+						    &busy), 0UL);
+	KUNIT_EXPECT_TRUE(test, busy);
+	KUNIT_EXPECT_EQ(test, r.graces, 2);
+	r.count[2] = 0;
+	KUNIT_EXPECT_EQ(test, kstats_tramp_reapable(0x4, &kt_reap_ops, &r,
+						    &busy), 0x4UL);
+	KUNIT_EXPECT_FALSE(test, busy);
+	KUNIT_EXPECT_EQ(test, r.graces, 3);
 }
 
 /*
@@ -1819,6 +1892,7 @@ static struct kunit_case kstats_test_cases[] = {
 	KUNIT_CASE(kt_req_pairs),
 	KUNIT_CASE(kt_req_expire),
 	KUNIT_CASE(kt_outliers_store),
+	KUNIT_CASE(kt_tramp_reap),
 	{}
 };
 

@@ -82,7 +82,7 @@ cmd() {
 	start-task) C="trace $3 start $2 end $OTHER key task" ;;
 	end-cpu) C="trace $3 start $OTHER end $2 key cpu" ;;
 	end-task) C="trace $3 start $OTHER end $2 key task" ;;
-	start-arg) C="trace $3 start $2 end $OTHER key arg1" ;;
+	start-arg) C="trace $3 start $2 end $OTHER key arg1 by comm" ;;
 	end-arg) C="trace $3 start $OTHER end $2 key arg1" ;;
 	arg1) C="trace $2 value arg1 as $3" ;;
 	retval) C="trace $2 value retval as $3" ;;

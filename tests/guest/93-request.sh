@@ -4,8 +4,9 @@
 # task. The helper starts requests in the writer on one CPU and ends them
 # in a kworker on another: key task pairs none of them, key arg1 all.
 # Restarts, unpaired ends, expiry, a full table and the refusals are
-# counted exactly; then the block layer of a null_blk disk, against the
-# disk's own count of completed reads.
+# counted exactly, and by KEY is the starting task's; then the block
+# layer of a null_blk disk, against the disk's own count of completed
+# reads, by comm of the reader.
 # timeout: 400
 . /tests/lib.sh
 load_modules
@@ -67,6 +68,33 @@ is "$(counts rqtp)" "64 0 0 0 0" "tracepoints: all 64 paired"
 ctl remove rqtp > /dev/null
 ctl remove rq > /dev/null
 
+# by KEY: the key of the task that started each request, not of the
+# kworker that ends it on the other CPU.
+keys() {
+	grep CPUS "$KS/_keys/$1" | awk '{ k = $1 == "other" ? "other" : $2; n[k] += $(NF - 4) }
+		END { for (k in n) print k ":" n[k] }' | sort | tr '\n' ' ' | sed 's/ $//'
+}
+is "$(ctl trace rqc start $RS end $RE key arg1 by comm $T)" OK "key arg1 by comm"
+is "$(ctl trace rqp start $RS end $RE key arg1 by pid $T)" OK "key arg1 by pid"
+is "$(ctl trace rqu start $RS end $RE key arg1 by cpu outliers 1 $T)" OK \
+	"key arg1 by cpu, outliers 1"
+taskset -c 0 sh -c "echo \$\$ > /tmp/kst93.pid; echo -n kreq93 > /proc/self/comm;
+	echo -n 'req 32 1000' > $HELPER"
+P=$(cat /tmp/kst93.pid)
+is "$(keys rqc)" "kreq93:32" "by comm: all 32 under the comm of the task that started them"
+is "$(keys rqp)" "$P:32" "by pid: the starter's pid"
+is "$(keys rqu)" "0:32" "by cpu: the CPU of the starts"
+is "$(samples rqc) $(field rqc unpaired) $(field rqc keys) $(field rqc keys_dropped)" \
+	"32 0 1 0" "by comm: 32 samples, 1 key, none dropped"
+is "$(grep -c '^outlier 1 value .* cpu 1 .* key 0$' "$KS/_outliers/rqu")" 1 \
+	"the outlier: recorded on the kworker's CPU 1, under the start's key 0"
+is "$(helper reqend 3)" OK "3 ends with no start"
+is "$(samples rqp) $(field rqp unpaired) $(keys rqp)" "32 3 $P:32" \
+	"an end without a start: unpaired, under no key"
+ctl remove rqc > /dev/null
+ctl remove rqp > /dev/null
+ctl remove rqu > /dev/null
+
 # Expiry: starts never ended go after expire N s (checked every N/2 s).
 is "$(ctl trace rqx start $RS end $RE key arg1 expire 1 $T)" OK "expire 1"
 is "$(helper reqstart 7)" OK "7 starts never ended"
@@ -109,8 +137,8 @@ refuse "$EINVAL" "expire is only for key argN" "expire without key argN: EINVAL"
 	trace bad start $RS end $RE key task expire 5
 refuse "$EINVAL" "expire must be 1 to 3600 seconds" "expire 0: EINVAL" \
 	trace bad start $RS end $RE key arg1 expire 0 $T
-refuse "$ENOTSUP" "by comm: not with key argN, whose end may run in any task" \
-	"by comm with key argN: EOPNOTSUPP" trace bad start $RS end $RE key arg1 by comm $T
+refuse "$ENOTSUP" "by syscall: only for a key task pair that ends at __tracepoint_sys_exit" \
+	"by syscall with key argN: EOPNOTSUPP" trace bad start $RS end $RE key arg1 by syscall $T
 sleep 6
 log_mark
 refuse "$EINVAL" "clock local is only for pcpu: and key cpu" "clock local with key argN: EINVAL" \
@@ -134,14 +162,20 @@ else
 	# configfs is a module on Debian's kernels, which null_blk needs.
 	grep -q configfs /proc/filesystems || insmod /modules/extra/configfs.ko
 	is "$(insmod /modules/extra/null_blk.ko nr_devices=1 queue_mode=2 2>&1)" "" "null_blk loaded"
-	is "$(ctl trace bio start __tracepoint_block_rq_issue end __tracepoint_block_rq_complete key arg1)" OK \
-		"trace bio ... key arg1"
+	is "$(ctl trace bio start __tracepoint_block_rq_issue end __tracepoint_block_rq_complete key arg1 by comm)" OK \
+		"trace bio ... key arg1 by comm"
 	R0=$(awk '{ print $1 }' /sys/block/nullb0/stat)
 	dd if=/dev/nullb0 of=/dev/null bs=4096 count=64 iflag=direct 2>/dev/null
 	R1=$(awk '{ print $1 }' /sys/block/nullb0/stat)
 	is "$((R1 - R0))" 64 "64 reads completed (the disk's count)"
 	is "$(samples bio) $(field bio unpaired) $(field bio dropped)" "64 0 0" \
 		"bio: one sample per completed request, none unpaired"
+	# Issued by dd, or by kblockd's worker where the queue ran later.
+	echo "# bio by comm: $(keys bio)"
+	is "$(keys bio | tr ' ' '\n' | grep -v -E '^(dd|kworker/[0-9:HuU]+):' | wc -l) $(keys bio |
+		tr ' ' '\n' | awk -F: '{ n += $NF } END { print n }')" "0 64" \
+		"bio by comm: 64 requests, under dd or a kworker"
+	is "$(keys bio | grep -c 'dd:')" 1 "bio by comm: dd issued requests"
 	ctl remove bio > /dev/null
 	rmmod null_blk
 fi
