@@ -728,8 +728,8 @@ int kstats_btf_value_type(const char *func, const char *mod, unsigned int arg,
  * arguments, each in a register of its own.
  */
 static int kstats_btf_tp_arg(const struct kstats_btf *btf, const char *tp,
-			     unsigned int arg, struct kstats_btf_int *type,
-			     char *why, size_t len)
+			     unsigned int arg, bool ptr_ok,
+			     struct kstats_btf_int *type, char *why, size_t len)
 {
 	const struct btf_type *t = NULL, *proto;
 	const struct btf_param *args;
@@ -767,26 +767,27 @@ static int kstats_btf_tp_arg(const struct kstats_btf *btf, const char *tp,
 		}
 	}
 	snprintf(what, sizeof(what), "argument %u of tracepoint %s", arg, tp);
-	return kstats_btf_int_of(btf, args[arg].type, what, true, type, why,
+	return kstats_btf_int_of(btf, args[arg].type, what, ptr_ok, type, why,
 				 len);
 }
 
 int kstats_btf_key_type(const char *sym, const char *mod, bool tracepoint,
-			unsigned int arg, struct kstats_btf_int *type,
-			char *why, size_t len)
+			unsigned int arg, bool ptr_ok,
+			struct kstats_btf_int *type, char *why, size_t len)
 {
 	struct kstats_btf btf;
 	int ret;
 
 	if (!tracepoint)
-		return kstats_btf_func_type(sym, mod, arg, true, type, why,
+		return kstats_btf_func_type(sym, mod, arg, ptr_ok, type, why,
 					    len);
 	mutex_lock(&kstats_btf_mutex);
 	ret = kstats_btf_get(&btf, mod);
 	if (ret)
 		ret = -ENOENT;
 	else
-		ret = kstats_btf_tp_arg(&btf, sym, arg, type, why, len);
+		ret = kstats_btf_tp_arg(&btf, sym, arg, ptr_ok, type, why,
+					len);
 	mutex_unlock(&kstats_btf_mutex);
 	return ret;
 }

@@ -29,12 +29,12 @@ int kstats_btf_value_type(const char *func, const char *mod, unsigned int arg,
 
 /*
  * The type of argument @arg (1-based) of function @sym, or of tracepoint
- * @sym if @tracepoint, for key argN: an integer or a pointer (only
- * compared). Returns as kstats_btf_value_type() does.
+ * @sym if @tracepoint: an integer, or a pointer if @ptr_ok (key argN only
+ * compares it). Returns as kstats_btf_value_type() does.
  */
 int kstats_btf_key_type(const char *sym, const char *mod, bool tracepoint,
-			unsigned int arg, struct kstats_btf_int *type,
-			char *why, size_t len);
+			unsigned int arg, bool ptr_ok,
+			struct kstats_btf_int *type, char *why, size_t len);
 
 /*
  * Whether every argument of @func (in module @mod, or vmlinux if NULL)

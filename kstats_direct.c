@@ -293,6 +293,10 @@ static int kstats_direct_attach(struct kstats_probe *p, struct kstats_cmd *cmd)
 	if (cmd->value != KSTATS_VALUE_TIME || cmd->filter.flags)
 		return kstats_fail(cmd, -EOPNOTSUPP,
 				   "via direct samples runtimes only, without filters");
+	/* Nor does it keep an argument for the return. */
+	if (cmd->by == KSTATS_BY_ARG)
+		return kstats_fail(cmd, -EOPNOTSUPP,
+				   "via direct: by argN needs fprobe or kretprobe");
 	if (!p->addr) {
 		ret = kstats_resolve(cmd, "trace", &p->start.target, &p->addr);
 		if (ret)

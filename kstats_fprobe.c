@@ -161,6 +161,44 @@ static notrace void kstats_fp_exit(struct fprobe *fp, unsigned long ip,
 	kstats_timed_end(p, KSTATS_SIDE_END, &tm);
 }
 
+/* by argN: the argument at the entry is the call's key. */
+static notrace int kstats_fp_by_entry(struct fprobe *fp, unsigned long ip,
+				      unsigned long ret_ip,
+				      struct kstats_fp_regs *regs, void *data)
+{
+	struct kstats_probe *p = kstats_fp_probe(fp);
+	struct kstats_call_by *c;
+	struct kstats_timed tm;
+
+	if (kstats_stopped(p) || !kstats_filter_pass(p))
+		return 1;
+	/* No registers, no key: the call is not measured. */
+	if (unlikely(!regs)) {
+		this_cpu_inc(p->stats->skipped);
+		return 1;
+	}
+	kstats_timed_begin(p, &tm);
+	c = kstats_fp_tag(fp, data);
+	kstats_call_begin_by(p, c, kstats_fp_arg(regs, p->by_arg - 1));
+	kstats_timed_end(p, KSTATS_SIDE_BEGIN, &tm);
+	return 0;
+}
+
+static notrace void kstats_fp_by_exit(struct fprobe *fp, unsigned long ip,
+				      unsigned long ret_ip,
+				      struct kstats_fp_regs *regs, void *data)
+{
+	struct kstats_probe *p = kstats_fp_probe(fp);
+	struct kstats_call_by *c = kstats_fp_mine(fp, data);
+	struct kstats_timed tm;
+
+	if (!c)
+		return;
+	kstats_timed_begin(p, &tm);
+	kstats_call_end_by(p, c);
+	kstats_timed_end(p, KSTATS_SIDE_END, &tm);
+}
+
 static notrace int kstats_fp_pcpu_entry(struct fprobe *fp, unsigned long ip,
 					unsigned long ret_ip,
 					struct kstats_fp_regs *regs, void *data)
@@ -277,6 +315,10 @@ static void kstats_fprobe_handlers(struct kstats_probe *p)
 		fp->entry_handler = kstats_fp_pcpu_entry;
 		fp->exit_handler = kstats_fp_pcpu_exit;
 		fp->entry_data_size = sizeof(struct kstats_pcpu_call);
+	} else if (p->by_arg) {
+		fp->entry_handler = kstats_fp_by_entry;
+		fp->exit_handler = kstats_fp_by_exit;
+		fp->entry_data_size = sizeof(struct kstats_call_by);
 	} else {
 		fp->entry_handler = kstats_fp_entry;
 		fp->exit_handler = kstats_fp_exit;

@@ -189,6 +189,36 @@ static __always_inline void kstats_call_end(struct kstats_probe *p, u64 t0,
 	kstats_record_since(p, kstats_clock(p), t0, ret);
 }
 
+/*
+ * trace FUNC by argN: per call, the start time and the key read at FUNC's
+ * entry, which the return hands to the sample in place of the return
+ * value (kstats_keys_start_key()). Two words: fprobe's data per call is
+ * bounded, per fprobe and, from 6.14, for all fprobes on a function.
+ */
+struct kstats_call_by {
+	u64 t0;
+	u64 by;
+};
+
+static __always_inline void kstats_call_begin_by(const struct kstats_probe *p,
+						 struct kstats_call_by *c,
+						 unsigned long v)
+{
+	u64 k[2];
+
+	kstats_keys_start_key(p, v, k);
+	c->by = k[0];
+	kstats_call_begin(p, &c->t0);
+}
+
+static __always_inline void kstats_call_end_by(struct kstats_probe *p,
+					       const struct kstats_call_by *c)
+{
+	u64 k[2] = { c->by, 0 };
+
+	kstats_call_end(p, c->t0, (unsigned long)k);
+}
+
 /* Interrupt level of the current context, higher above lower. */
 static __always_inline unsigned int kstats_context_level(void)
 {

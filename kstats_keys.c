@@ -53,9 +53,11 @@ struct kstats_key {
 };
 
 /*
- * The source of the keys of key argN pairs' tables: the start read the
- * key (by), and it comes with the sample, as the address of its two
- * words in the sample's "ret" (kstats_keys_start_key()).
+ * The source of the keys read before the sample's hook, by argN's (at
+ * FUNC's entry, at a pair's start) and every key of key argN pairs (at
+ * the start, in the task that issued the request): they come with the
+ * sample, as the address of their two words in its "ret"
+ * (kstats_keys_start_key(), kstats_keys_arg_key()).
  */
 #define KSTATS_BY_START	KSTATS_BY_NONE
 /* A key the start could not read (a cgroup where RCU does not watch). */
@@ -64,7 +66,8 @@ struct kstats_key {
 struct kstats_keys {
 	enum kstats_cmd_by by;
 	enum kstats_cmd_by src;		/* by, or KSTATS_BY_START */
-	u64 kmask;			/* by retval: its type's mask, */
+	unsigned int arg;		/* by argN: N */
+	u64 kmask;			/* by retval, argN: the type's mask, */
 	u8 kbits;			/* bits, */
 	bool ksigned;			/* and whether it is signed */
 	unsigned int max;		/* keys N */
@@ -85,6 +88,7 @@ static const char * const kstats_by_names[] = {
 	[KSTATS_BY_CGROUP] = "cgroup",
 	[KSTATS_BY_RETVAL] = "retval",
 	[KSTATS_BY_SYSCALL] = "syscall",
+	[KSTATS_BY_ARG] = "arg",
 };
 
 /* The cgroup v2 id of the current task; RCU is watching, preemption off. */
@@ -256,13 +260,18 @@ int kstats_parse_keys(struct kstats_cmd *cmd, const char *key,
 		return -ENOENT;
 	if (cmd->by)
 		return kstats_fail(cmd, -EINVAL, "by given twice");
-	for (i = KSTATS_BY_COMM; i < ARRAY_SIZE(kstats_by_names); i++)
+	for (i = KSTATS_BY_COMM; i < KSTATS_BY_ARG; i++)
 		if (!strcasecmp(val, kstats_by_names[i])) {
 			cmd->by = i;
 			return 0;
 		}
+	if (!kstats_parse_arg(val, &cmd->by_arg)) {
+		cmd->by = KSTATS_BY_ARG;
+		return 0;
+	}
 	return kstats_fail(cmd, -EINVAL,
-			   "by: KEY is comm, pid, tid, cpu, cgroup, retval or syscall");
+			   "by: KEY is comm, pid, tid, cpu, cgroup, retval, syscall or arg1 to arg%d",
+			   KSTATS_REG_ARGS);
 }
 
 /* Bytes of a histogram: its slots and extremes on every possible CPU. */
@@ -301,9 +310,12 @@ static int kstats_keys_check(struct kstats_cmd *cmd)
 	if (cmd->op == KSTATS_CMD_TRACE_GAP)
 		return kstats_fail(cmd, -EOPNOTSUPP,
 				   "by: a gap spans two hits of any tasks; no key");
-	/* With key cpu, the end may run in another task (an interrupt). */
+	/*
+	 * With key cpu, the end may run in another task (an interrupt); an
+	 * argument is read at the start.
+	 */
 	if (cmd->op == KSTATS_CMD_TRACE_PAIR && cmd->key == KSTATS_KEY_CPU &&
-	    cmd->by != KSTATS_BY_CPU)
+	    cmd->by != KSTATS_BY_CPU && cmd->by != KSTATS_BY_ARG)
 		return kstats_fail(cmd, -EOPNOTSUPP,
 				   "by %s: a pair keyed by cpu may end in another task; use key task",
 				   kstats_by_names[cmd->by]);
@@ -318,6 +330,12 @@ static int kstats_keys_check(struct kstats_cmd *cmd)
 	     !cmd->end.tracepoint || strcmp(cmd->end.sym, "sys_exit")))
 		return kstats_fail(cmd, -EOPNOTSUPP,
 				   "by syscall: only for a key task pair that ends at __tracepoint_sys_exit");
+	/* Read at the hook's entry, kept for its return or end. */
+	if (cmd->by == KSTATS_BY_ARG &&
+	    ((cmd->op != KSTATS_CMD_TRACE && cmd->op != KSTATS_CMD_TRACE_PAIR) ||
+	     cmd->value != KSTATS_VALUE_TIME || cmd->counter))
+		return kstats_fail(cmd, -EOPNOTSUPP,
+				   "by argN: only trace FUNC of time and pairs");
 	if (!IS_ENABLED(CONFIG_CGROUPS) && cmd->by == KSTATS_BY_CGROUP)
 		return kstats_fail(cmd, -EOPNOTSUPP,
 				   "by cgroup: this kernel has no cgroups");
@@ -326,11 +344,17 @@ static int kstats_keys_check(struct kstats_cmd *cmd)
 
 /*
  * by retval: the type of FUNC's return value, which BTF or "type" give
- * (value retval has it already); a void function has none.
+ * (value retval has it already); a void function has none. by argN: the
+ * argument's, at FUNC or the pair's start; no pointer (keys are shown).
  */
 static int kstats_keys_ret_type(struct kstats_probe *p, struct kstats_cmd *cmd,
 				struct kstats_btf_int *type)
 {
+	if (cmd->by == KSTATS_BY_ARG)
+		return kstats_site_arg_type(cmd, &p->start,
+					    cmd->op == KSTATS_CMD_TRACE ?
+					    "FUNC" : "start", "by",
+					    cmd->by_arg, false, type);
 	if (cmd->by != KSTATS_BY_RETVAL)
 		return 0;
 	if (p->value == KSTATS_VALUE_RETVAL) {
@@ -358,9 +382,12 @@ int kstats_keys_setup(struct kstats_probe *p, struct kstats_cmd *cmd)
 	if (!t)
 		goto nomem;
 	t->by = cmd->by;
+	t->arg = cmd->by_arg;
+	p->by_arg = cmd->by_arg;
 	/* The end runs wherever the request completes: read at the start. */
-	t->src = cmd->op == KSTATS_CMD_TRACE_PAIR && cmd->key == KSTATS_KEY_ARG ?
-		 KSTATS_BY_START : cmd->by;
+	t->src = cmd->by == KSTATS_BY_ARG ||
+		 (cmd->op == KSTATS_CMD_TRACE_PAIR &&
+		  cmd->key == KSTATS_KEY_ARG) ? KSTATS_BY_START : cmd->by;
 	t->kbits = type.bytes * 8;
 	t->ksigned = type.is_signed;
 	t->kmask = kstats_int_mask(t->kbits);
@@ -422,8 +449,11 @@ void kstats_keys_show(struct seq_file *m, const struct kstats_probe *p)
 		return;
 	for_each_possible_cpu(cpu)
 		dropped += READ_ONCE(per_cpu(*t->dropped, cpu));
-	seq_printf(m, " by %s keys %u keys_max %u keys_dropped %lu bytes %zu",
-		   kstats_by_names[t->by],
+	seq_printf(m, " by %s", kstats_by_names[t->by]);
+	if (t->by == KSTATS_BY_ARG)
+		seq_printf(m, "%u type %c%u", t->arg, t->ksigned ? 's' : 'u',
+			   t->kbits);
+	seq_printf(m, " keys %u keys_max %u keys_dropped %lu bytes %zu",
 		   min_t(unsigned int, atomic_read(&t->nr), t->max), t->max,
 		   dropped, kstats_hist_bytes(p->ks) + kstats_keys_bytes(t));
 }
@@ -455,8 +485,8 @@ struct kstats *kstats_keys_other(const struct kstats_keys *t)
 void kstats_keys_print(struct seq_file *m, const struct kstats_keys *t,
 		       const u64 k[2])
 {
-	if ((t->by == KSTATS_BY_RETVAL && t->ksigned) ||
-	    t->by == KSTATS_BY_SYSCALL)
+	if (((t->by == KSTATS_BY_RETVAL || t->by == KSTATS_BY_ARG) &&
+	     t->ksigned) || t->by == KSTATS_BY_SYSCALL)
 		seq_printf(m, "%lld", (s64)k[0]);
 	else if (t->by != KSTATS_BY_COMM)
 		seq_printf(m, "%llu", k[0]);
@@ -492,11 +522,17 @@ void kstats_keys_key(const struct kstats_probe *p, unsigned long ret,
 		kstats_key_of(t, t->src, ret, &k[0], &k[1]);
 }
 
-notrace void kstats_keys_start_key(const struct kstats_probe *p, u64 k[2])
+notrace void kstats_keys_start_key(const struct kstats_probe *p,
+				   unsigned long v, u64 k[2])
 {
 	const struct kstats_keys *t = p->keys;
 
-	if (kstats_key_readable(t, t->by, 0)) {
+	if (t->src != KSTATS_BY_START)
+		return;
+	if (t->by == KSTATS_BY_ARG) {
+		k[0] = kstats_int_cut(v, t->kbits, t->ksigned, t->kmask);
+		k[1] = 0;
+	} else if (kstats_key_readable(t, t->by, 0)) {
 		kstats_key_of(t, t->by, 0, &k[0], &k[1]);
 	} else {
 		k[0] = 0;

@@ -90,11 +90,13 @@ struct kstats *kstats_keys_other(const struct kstats_keys *t);
 void kstats_keys_key(const struct kstats_probe *p, unsigned long ret,
 		     u64 k[2]);
 /*
- * At the start of a key argN pair whose entry has keys: the key of the
- * task that starts the request, into @k, for its end's sample. The end
- * passes @k's address as the sample's @ret.
+ * Where the key is read before the sample (by argN, at FUNC's entry or
+ * a pair's start, @v being the argument; any key of a key argN pair, at
+ * its start: the issuing task's): into @k, for the sample, which passes
+ * @k's address as its @ret. @k is left as it is for other keys.
  */
-void kstats_keys_start_key(const struct kstats_probe *p, u64 k[2]);
+void kstats_keys_start_key(const struct kstats_probe *p, unsigned long v,
+			   u64 k[2]);
 void kstats_keys_print(struct seq_file *m, const struct kstats_keys *t,
 		       const u64 k[2]);
 void kstats_print_comm(struct seq_file *m, const char *comm, size_t len);

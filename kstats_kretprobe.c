@@ -63,6 +63,35 @@ static notrace int kstats_krp_ret(struct kretprobe_instance *ri,
 	return 0;
 }
 
+/* by argN: the argument at the entry is the call's key. */
+static notrace int kstats_krp_by_entry(struct kretprobe_instance *ri,
+				       struct pt_regs *regs)
+{
+	struct kstats_probe *p = kstats_krp_probe(ri);
+	struct kstats_timed tm;
+
+	if (kstats_stopped(p) || !kstats_filter_pass(p))
+		return 1;
+	kstats_timed_begin(p, &tm);
+	kstats_call_begin_by(p, (struct kstats_call_by *)ri->data,
+			     regs_get_kernel_argument(regs, p->by_arg - 1));
+	kstats_timed_end(p, KSTATS_SIDE_BEGIN, &tm);
+	return 0;
+}
+
+static notrace int kstats_krp_by_ret(struct kretprobe_instance *ri,
+				     struct pt_regs *regs)
+{
+	struct kstats_probe *p = kstats_krp_probe(ri);
+	struct kstats_call_by *c = (struct kstats_call_by *)ri->data;
+	struct kstats_timed tm;
+
+	kstats_timed_begin(p, &tm);
+	kstats_call_end_by(p, c);
+	kstats_timed_end(p, KSTATS_SIDE_END, &tm);
+	return 0;
+}
+
 static notrace int kstats_krp_pcpu_entry(struct kretprobe_instance *ri,
 					 struct pt_regs *regs)
 {
@@ -165,6 +194,10 @@ static void kstats_kretprobe_handlers(struct kstats_probe *p)
 		rp->entry_handler = kstats_krp_pcpu_entry;
 		rp->handler = kstats_krp_pcpu_ret;
 		rp->data_size = sizeof(struct kstats_pcpu_call);
+	} else if (p->by_arg) {
+		rp->entry_handler = kstats_krp_by_entry;
+		rp->handler = kstats_krp_by_ret;
+		rp->data_size = sizeof(struct kstats_call_by);
 	} else {
 		rp->entry_handler = kstats_krp_entry;
 		rp->handler = kstats_krp_ret;

@@ -85,7 +85,8 @@ void kstats_probe_show(struct seq_file *m, const struct kstats *ks)
 	kstats_counter_show(m, p);
 	seq_printf(m, " state %s missed %lu", state,
 		   kstats_missed(p) + sum.recursed);
-	if (p->pcpu)
+	/* pcpu: calls not on one CPU; by argN: fprobe calls without registers. */
+	if (p->pcpu || p->by_arg)
 		seq_printf(m, " skipped %lu", sum.skipped);
 	if (ops->show_counts)
 		ops->show_counts(m, p, &sum);

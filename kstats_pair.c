@@ -49,7 +49,7 @@
  * per-CPU store must be on one CPU.
  */
 static __always_inline void kstats_pair_start(struct kstats_pair_probe *pp,
-					      u64 key)
+					      u64 key, unsigned long byv)
 {
 	struct kstats_probe *p = &pp->p;
 	u64 now, by[2] = { 0, 0 };
@@ -58,14 +58,16 @@ static __always_inline void kstats_pair_start(struct kstats_pair_probe *pp,
 	/* A CPU without a counter has no start (nor end). */
 	if (!kstats_read(p, &now))
 		now = 0;
+	/* by argN's key, and under key argN the issuing task's: kept. */
+	if (p->keys)
+		kstats_keys_start_key(p, byv, by);
 	if (p->key == KSTATS_KEY_CPU) {
 		/* An end in an interrupt in between sees the new t0 unpaired. */
+		this_cpu_write(pp->t0->by[0], by[0]);
+		this_cpu_write(pp->t0->by[1], by[1]);
 		this_cpu_write(pp->t0->t0, now);
 		this_cpu_write(pp->t0->epoch, READ_ONCE(p->ks->epoch));
 	} else if (p->key == KSTATS_KEY_ARG) {
-		/* The issuing task's key: the end may run in any task. */
-		if (p->keys)
-			kstats_keys_start_key(p, by);
 		switch (kstats_req_start(pp->reqs, key, now,
 					 READ_ONCE(p->ks->epoch), by)) {
 		case KSTATS_REQ_RESTARTED:
@@ -82,18 +84,23 @@ static __always_inline void kstats_pair_start(struct kstats_pair_probe *pp,
 		}
 	} else if (!in_task()) {
 		this_cpu_inc(p->stats->notask);
-	} else if (!kstats_task_start(pp->tasks, now, READ_ONCE(p->ks->epoch))) {
+	} else if (!kstats_task_start(pp->tasks, now, READ_ONCE(p->ks->epoch),
+				      by)) {
 		this_cpu_inc(p->stats->dropped);
 	}
 	preempt_enable_notrace();
 }
 
-/* Pairs: Y was hit. */
+/*
+ * Pairs: Y was hit. The key of the start's histogram, where the start
+ * read it (kstats_keys_record()), goes to the sample in place of a
+ * return value, which no pair has. Under key cpu, a start in an
+ * interrupt just after the take may give its key instead.
+ */
 static __always_inline void kstats_pair_end(struct kstats_pair_probe *pp,
 					    u64 key)
 {
 	struct kstats_probe *p = &pp->p;
-	unsigned long ret = 0;
 	u64 now, t0, by[2];
 
 	preempt_disable_notrace();
@@ -103,19 +110,19 @@ static __always_inline void kstats_pair_end(struct kstats_pair_probe *pp,
 		t0 = this_cpu_xchg(pp->t0->t0, 0);
 		if (this_cpu_read(pp->t0->epoch) != READ_ONCE(p->ks->epoch))
 			t0 = 0;
+		by[0] = this_cpu_read(pp->t0->by[0]);
+		by[1] = this_cpu_read(pp->t0->by[1]);
 	} else if (p->key == KSTATS_KEY_ARG) {
 		t0 = kstats_req_take(pp->reqs, key, READ_ONCE(p->ks->epoch),
 				     by);
-		/* The start's key of the histogram (kstats_keys_record()). */
-		ret = (unsigned long)by;
 	} else if (!in_task()) {
 		this_cpu_inc(p->stats->notask);
 		goto out;
 	} else {
-		t0 = kstats_task_take(pp->tasks, READ_ONCE(p->ks->epoch));
+		t0 = kstats_task_take(pp->tasks, READ_ONCE(p->ks->epoch), by);
 	}
 	if (t0)
-		kstats_record_since(p, now, t0, ret);
+		kstats_record_since(p, now, t0, (unsigned long)by);
 	else
 		this_cpu_inc(p->stats->unpaired);
 out:
@@ -127,10 +134,12 @@ out:
  * carry the entry's epoch, so none pairs across a stop. A running one
  * times one call in KSTATS_TIMED_EVERY for overhead_ns. Filters apply to
  * the start only: the end of a start left out finds no start (unpaired).
- * @key is the argument of key argN, as the hook gave it.
+ * @key is the argument of key argN, @byv that of by argN (at X only), as
+ * the hook gave them.
  */
 static __always_inline void kstats_pair_hit(struct kstats_pair_probe *pp,
-					    enum kstats_side side, u64 key)
+					    enum kstats_side side, u64 key,
+					    unsigned long byv)
 {
 	struct kstats_probe *p = &pp->p;
 	struct kstats_timed tm;
@@ -144,7 +153,7 @@ static __always_inline void kstats_pair_hit(struct kstats_pair_probe *pp,
 		kstats_timed_begin(p, &tm);
 		key &= pp->key_mask[side];
 		if (side == KSTATS_SIDE_BEGIN)
-			kstats_pair_start(pp, key);
+			kstats_pair_start(pp, key, byv);
 		else
 			kstats_pair_end(pp, key);
 		kstats_timed_end(p, side, &tm);
@@ -158,10 +167,32 @@ static __always_inline bool kstats_pair_keyed(const struct kstats_pair_probe *pp
 	return pp->p.key == KSTATS_KEY_ARG;
 }
 
+/* Argument @n (1 to 5) of a tracepoint. */
+static __always_inline unsigned long kstats_tp_arg(unsigned int n,
+						   unsigned long a1,
+						   unsigned long a2,
+						   unsigned long a3,
+						   unsigned long a4,
+						   unsigned long a5)
+{
+	switch (n) {
+	case 1:
+		return a1;
+	case 2:
+		return a2;
+	case 3:
+		return a3;
+	case 4:
+		return a4;
+	default:
+		return a5;
+	}
+}
+
 /*
  * Tracepoint probes: @data is the entry, then come the tracepoint's
- * arguments, in registers (kstats_pair_key_type() checks that key argN's
- * is); those past the tracepoint's own are never read.
+ * arguments, in registers (kstats_site_arg_type() checks that key argN's
+ * and by argN's are); those past the tracepoint's own are never read.
  */
 static __always_inline void kstats_tp_hit(void *data, enum kstats_side side,
 					  unsigned long a1, unsigned long a2,
@@ -169,28 +200,15 @@ static __always_inline void kstats_tp_hit(void *data, enum kstats_side side,
 					  unsigned long a5)
 {
 	struct kstats_pair_probe *pp = kstats_pair(data);
+	unsigned int by = pp->p.by_arg;
+	unsigned long byv = 0;
 	u64 key = 0;
 
-	if (kstats_pair_keyed(pp)) {
-		switch (pp->key_arg) {
-		case 1:
-			key = a1;
-			break;
-		case 2:
-			key = a2;
-			break;
-		case 3:
-			key = a3;
-			break;
-		case 4:
-			key = a4;
-			break;
-		default:
-			key = a5;
-			break;
-		}
-	}
-	kstats_pair_hit(pp, side, key);
+	if (kstats_pair_keyed(pp))
+		key = kstats_tp_arg(pp->key_arg, a1, a2, a3, a4, a5);
+	if (unlikely(by) && side == KSTATS_SIDE_BEGIN)
+		byv = kstats_tp_arg(by, a1, a2, a3, a4, a5);
+	kstats_pair_hit(pp, side, key, byv);
 }
 
 static notrace void kstats_tp_start(void *data, unsigned long a1,
@@ -213,7 +231,9 @@ static notrace int kstats_kp_start(struct kprobe *kp, struct pt_regs *regs)
 		container_of(kp, struct kstats_pair_probe, start.kp);
 
 	kstats_pair_hit(pp, KSTATS_SIDE_BEGIN, kstats_pair_keyed(pp) ?
-			regs_get_kernel_argument(regs, pp->key_arg - 1) : 0);
+			regs_get_kernel_argument(regs, pp->key_arg - 1) : 0,
+			pp->p.by_arg ?
+			regs_get_kernel_argument(regs, pp->p.by_arg - 1) : 0);
 	return 0;
 }
 
@@ -223,7 +243,7 @@ static notrace int kstats_kp_end(struct kprobe *kp, struct pt_regs *regs)
 		container_of(kp, struct kstats_pair_probe, end.kp);
 
 	kstats_pair_hit(pp, KSTATS_SIDE_END, kstats_pair_keyed(pp) ?
-			regs_get_kernel_argument(regs, pp->key_arg - 1) : 0);
+			regs_get_kernel_argument(regs, pp->key_arg - 1) : 0, 0);
 	return 0;
 }
 
@@ -236,7 +256,8 @@ static notrace void kstats_ft_start(unsigned long ip, unsigned long parent_ip,
 		container_of(ops, struct kstats_pair_probe, start.ops);
 
 	kstats_pair_hit(pp, KSTATS_SIDE_BEGIN, kstats_pair_keyed(pp) ?
-			kstats_ft_arg(fregs, pp->key_arg - 1) : 0);
+			kstats_ft_arg(fregs, pp->key_arg - 1) : 0,
+			pp->p.by_arg ? kstats_ft_arg(fregs, pp->p.by_arg - 1) : 0);
 }
 
 static notrace void kstats_ft_end(unsigned long ip, unsigned long parent_ip,
@@ -247,7 +268,7 @@ static notrace void kstats_ft_end(unsigned long ip, unsigned long parent_ip,
 		container_of(ops, struct kstats_pair_probe, end.ops);
 
 	kstats_pair_hit(pp, KSTATS_SIDE_END, kstats_pair_keyed(pp) ?
-			kstats_ft_arg(fregs, pp->key_arg - 1) : 0);
+			kstats_ft_arg(fregs, pp->key_arg - 1) : 0, 0);
 }
 
 static const struct kstats_hooks kstats_start_hooks = {
@@ -396,48 +417,12 @@ static int kstats_pair_key_type(struct kstats_pair_probe *pp,
 				struct kstats_cmd *cmd, u64 *mask)
 {
 	struct kstats_btf_int type = {};
-	char sym[KSYM_SYMBOL_LEN];
-	const char *mod;
 	int ret;
 
-	if (site->target.tracepoint) {
-		if (pp->key_arg >= KSTATS_REG_ARGS)
-			return kstats_fail(cmd, -EOPNOTSUPP,
-					   "key arg%u: a tracepoint's probe has arg1 to arg%d in registers",
-					   pp->key_arg, KSTATS_REG_ARGS - 1);
-		if (!site->tp)
-			site->tp = kstats_find_tp(site->target.sym, &site->tp_mod);
-		if (!site->tp)
-			return kstats_fail(cmd, -ENOENT, "%s: no tracepoint %s",
-					   what, site->target.sym);
-		mod = site->tp_mod ? module_name(site->tp_mod) : NULL;
-	} else {
-		if (!site->addr) {
-			ret = kstats_resolve(cmd, what, &site->target,
-					     &site->addr);
-			if (ret)
-				return ret;
-		}
-		mod = kstats_btf_module_of(site->addr, sym);
-	}
-	ret = kstats_btf_key_type(site->target.sym, mod,
-				  site->target.tracepoint, pp->key_arg, &type,
-				  cmd->why, sizeof(cmd->why));
-	if (ret == -ENOENT) {
-		if (!cmd->vbytes)
-			return kstats_fail(cmd, -EINVAL,
-					   "key arg%u: %s has no BTF: give the argument's type, type u8 to u64 (u64 for a pointer)",
-					   pp->key_arg, site->target.sym);
-		cmd->why[0] = '\0';
-		type.bytes = cmd->vbytes;
-	} else if (ret) {
+	ret = kstats_site_arg_type(cmd, site, what, "key", pp->key_arg, true,
+				   &type);
+	if (ret)
 		return ret;
-	} else if (cmd->vbytes && cmd->vbytes != type.bytes) {
-		return kstats_fail(cmd, -EINVAL,
-				   "key arg%u: BTF says %u bytes at %s, not %u",
-				   pp->key_arg, type.bytes, site->target.sym,
-				   cmd->vbytes);
-	}
 	/* Only compared: the sign does not matter, the garbage above does. */
 	*mask = kstats_int_mask(type.bytes * 8);
 	return 0;

@@ -13,8 +13,9 @@
  *                            [expire N] [clock C]
  *              [counter EVENT] [FILTER...]
  *   (each trace form but the gap also [by comm|pid|tid|cpu|cgroup [keys N]];
- *   trace FUNC and pcpu:FUNC also [by retval [type T]]; a key task pair
- *   ending at __tracepoint_sys_exit also [by syscall])
+ *   trace FUNC and pcpu:FUNC also [by retval [type T]]; trace FUNC and
+ *   pairs also [by argN [type T]]; a key task pair ending at
+ *   __tracepoint_sys_exit also [by syscall])
  *   trace NAME gap X [bits N] [clock local|mono|tsc] [FILTER...]
  *   remove NAME
  *   start NAME | stop NAME | reset NAME
@@ -294,6 +295,10 @@ static int kstats_parse_trace(struct kstats_cmd *cmd, char **w, int n)
 		return kstats_why(cmd,
 				  "key argN: %s is SYMBOL+OFFSET, where the argument registers may hold anything",
 				  cmd->start.offset ? "start" : "end");
+	if (cmd->by == KSTATS_BY_ARG && cmd->start.offset)
+		return kstats_why(cmd,
+				  "by argN: %s is SYMBOL+OFFSET, where the argument registers may hold anything",
+				  pair ? "start" : "FUNC");
 	/* A call of FUNC may end on another CPU, and so may a task's pair. */
 	if (cmd->clock == KSTATS_CLOCK_LOCAL &&
 	    (cmd->op == KSTATS_CMD_TRACE || cmd->key != KSTATS_KEY_CPU))
@@ -301,9 +306,9 @@ static int kstats_parse_trace(struct kstats_cmd *cmd, char **w, int n)
 	if (have_value && have_clock)
 		return kstats_why(cmd, "a value entry reads no clock");
 	if (have_type && !have_value && cmd->by != KSTATS_BY_RETVAL &&
-	    cmd->key != KSTATS_KEY_ARG)
+	    cmd->by != KSTATS_BY_ARG && cmd->key != KSTATS_KEY_ARG)
 		return kstats_why(cmd,
-				  "type is only for value argN|retval, by retval and key argN");
+				  "type is only for value argN|retval, by retval|argN and key argN");
 	if (cmd->keys && !cmd->by)
 		return kstats_why(cmd, "keys is only for by KEY");
 	ret = kstats_parse_counter_check(cmd);

@@ -70,6 +70,7 @@ enum kstats_cmd_by {
 	KSTATS_BY_CGROUP,
 	KSTATS_BY_RETVAL,	/* FUNC's return value, of its BTF type */
 	KSTATS_BY_SYSCALL,	/* the syscall a sys_enter/sys_exit pair timed */
+	KSTATS_BY_ARG,		/* argument @by_arg at FUNC's entry, X's hit */
 };
 
 /* The clock of an entry, "clock local|mono|tsc". */
@@ -176,6 +177,7 @@ struct kstats_target {
  * @vsigned: whether the type given is signed.
  * @counter: the perf event counted instead of the time, or none.
  * @by: the key of per-key histograms, or %KSTATS_BY_NONE.
+ * @by_arg: the argument of %KSTATS_BY_ARG, 1-based.
  * @keys: "keys N", at most N keys; 0 for the default.
  * @outliers: "outliers N", the N largest samples kept; 0 for none.
  * @start: FUNC, X of a pair, or X of a gap.
@@ -201,6 +203,7 @@ struct kstats_cmd {
 	bool vsigned;
 	enum kstats_cmd_counter counter;
 	enum kstats_cmd_by by;
+	unsigned int by_arg;
 	unsigned int keys;
 	unsigned int outliers;
 	struct kstats_target start;

@@ -100,6 +100,7 @@ struct kstats_pcpu_owner {
 struct kstats_cpu_start {
 	u64 t0;
 	u32 epoch;
+	u64 by[2];		/* the key of its histogram, read at the start */
 };
 
 /* trace pcpu:FUNC: per-call storage of the mechanism. */
@@ -152,6 +153,7 @@ struct kstats_probe {
 	enum kstats_cmd_counter counter;	/* counted instead of time */
 	struct perf_event * __percpu *events;	/* its counter per CPU */
 	struct kstats_keys *keys;	/* by KEY: per-key histograms, or NULL */
+	unsigned int by_arg;		/* by argN: N, else 0 */
 	struct kstats_outliers *outliers;	/* outliers N, or NULL */
 	bool registered;		/* its mechanism's probes */
 	bool gone;			/* detached: code it used went away */
@@ -185,8 +187,10 @@ void kstats_task_table_free(struct kstats_task_table *t);
 unsigned int kstats_task_table_size(const struct kstats_task_table *t);
 unsigned int kstats_task_home(const struct kstats_task_table *t,
 			      const struct task_struct *tsk);
-bool kstats_task_start(struct kstats_task_table *t, u64 now, u32 epoch);
-u64 kstats_task_take(struct kstats_task_table *t, u32 epoch);
+/* @by: the key of the start's histogram, given back by the take. */
+bool kstats_task_start(struct kstats_task_table *t, u64 now, u32 epoch,
+		       const u64 by[2]);
+u64 kstats_task_take(struct kstats_task_table *t, u32 epoch, u64 by[2]);
 void kstats_task_forget(struct kstats_task_table *t, struct task_struct *tsk);
 int kstats_task_init(void);
 int kstats_task_hook(struct kstats_task_table *t,

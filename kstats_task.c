@@ -61,6 +61,7 @@ struct kstats_task_slot {
 	u64 t0;
 	u32 epoch;
 	atomic_t displaced;
+	u64 by[2];		/* the key of its histogram, read at the start */
 } ____cacheline_aligned_in_smp;
 
 struct kstats_task_table {
@@ -147,11 +148,14 @@ static __always_inline bool kstats_task_owns(struct kstats_task_slot *s,
 }
 
 static __always_inline void kstats_task_fill(struct kstats_task_slot *s,
-					     u64 born, u64 now, u32 epoch)
+					     u64 born, u64 now, u32 epoch,
+					     const u64 by[2])
 {
 	WRITE_ONCE(s->start_time, born);
 	WRITE_ONCE(s->t0, now);
 	WRITE_ONCE(s->epoch, epoch);
+	s->by[0] = by[0];
+	s->by[1] = by[1];
 }
 
 static __always_inline void kstats_task_release(struct kstats_task_slot *s)
@@ -185,7 +189,8 @@ static struct kstats_task_slot *kstats_task_find(struct kstats_task_table *t,
  * taken. Called in task context with preemption disabled: a task never
  * races with itself, so one task never holds two slots.
  */
-notrace bool kstats_task_start(struct kstats_task_table *t, u64 now, u32 epoch)
+notrace bool kstats_task_start(struct kstats_task_table *t, u64 now, u32 epoch,
+			       const u64 by[2])
 {
 	unsigned long me = (unsigned long)current;
 	u64 born = current->start_time;
@@ -195,25 +200,25 @@ notrace bool kstats_task_start(struct kstats_task_table *t, u64 now, u32 epoch)
 
 	/* A second start restarts the measurement. */
 	if (kstats_task_owns(home, me, born)) {
-		kstats_task_fill(home, born, now, epoch);
+		kstats_task_fill(home, born, now, epoch, by);
 		return true;
 	}
 	if (atomic_read(&home->displaced)) {
 		s = kstats_task_find(t, me, born);
 		if (s) {
-			kstats_task_fill(s, born, now, epoch);
+			kstats_task_fill(s, born, now, epoch, by);
 			return true;
 		}
 	}
 	if (!READ_ONCE(home->task) && !cmpxchg(&home->task, 0, me)) {
-		kstats_task_fill(home, born, now, epoch);
+		kstats_task_fill(home, born, now, epoch, by);
 		return true;
 	}
 	/* Another task may take a free slot first: try the next ones. */
 	for (i = 1; i < KSTATS_TASK_PROBES; i++) {
 		s = kstats_task_slot(t, kstats_task_key(current), i);
 		if (!READ_ONCE(s->task) && !cmpxchg(&s->task, 0, me)) {
-			kstats_task_fill(s, born, now, epoch);
+			kstats_task_fill(s, born, now, epoch, by);
 			atomic_inc(&home->displaced);
 			return true;
 		}
@@ -222,10 +227,11 @@ notrace bool kstats_task_start(struct kstats_task_table *t, u64 now, u32 epoch)
 }
 
 /*
- * Takes the current task's start out of the table; 0 if it had none, or
- * if it was from another epoch than @epoch.
+ * Takes the current task's start out of the table, and its @by; 0 if it
+ * had none, or if it was from another epoch than @epoch.
  */
-notrace u64 kstats_task_take(struct kstats_task_table *t, u32 epoch)
+notrace u64 kstats_task_take(struct kstats_task_table *t, u32 epoch,
+			     u64 by[2])
 {
 	unsigned long me = (unsigned long)current;
 	u64 born = current->start_time;
@@ -241,6 +247,8 @@ notrace u64 kstats_task_take(struct kstats_task_table *t, u32 epoch)
 			return 0;
 	}
 	t0 = READ_ONCE(s->epoch) == epoch ? READ_ONCE(s->t0) : 0;
+	by[0] = s->by[0];
+	by[1] = s->by[1];
 	kstats_task_release(s);
 	if (s != home)
 		atomic_dec(&home->displaced);
@@ -328,19 +336,21 @@ static notrace bool kstats_task_move(struct kstats_task_table *t, pid_t old_pid)
 {
 	unsigned long me = (unsigned long)current;
 	struct kstats_task_slot *s = kstats_task_held(t, old_pid, me);
-	u64 t0;
+	u64 t0, by[2];
 	u32 epoch;
 
 	if (!s)
 		return true;
 	t0 = READ_ONCE(s->t0);
 	epoch = READ_ONCE(s->epoch);
+	by[0] = s->by[0];
+	by[1] = s->by[1];
 	kstats_task_release(s);
 	if (s != kstats_task_slot(t, old_pid, 0))
 		atomic_dec(&kstats_task_slot(t, old_pid, 0)->displaced);
 	if (kstats_task_held(t, kstats_task_key(current), me))
 		return true;
-	return kstats_task_start(t, t0, epoch);
+	return kstats_task_start(t, t0, epoch, by);
 }
 
 /* sched_process_exec probe; @data is the table. */

@@ -1938,6 +1938,7 @@ struct kt_parse_case {
 	enum kstats_cmd_counter counter;
 	const char *cgroup;	/* the PATH of "cgroup PATH"; NULL: "" */
 	enum kstats_cmd_by by;
+	unsigned int by_arg;
 	unsigned int keys;
 	unsigned int key_arg;
 	unsigned int expire;
@@ -2140,6 +2141,13 @@ static const struct kt_parse_case kt_parse_cases[] = {
 	{ .line = "trace f by retval type s32", .op = KSTATS_CMD_TRACE,
 	  .name = "f", .bits = 4, .start = "f", .end = "", .vbytes = 4,
 	  .vsigned = true, .by = KSTATS_BY_RETVAL },
+	{ .line = "trace f by ARG6 type u16", .op = KSTATS_CMD_TRACE,
+	  .name = "f", .bits = 4, .start = "f", .end = "", .vbytes = 2,
+	  .by = KSTATS_BY_ARG, .by_arg = 6 },
+	{ .line = "trace l start a end b key arg2 by arg1",
+	  .op = KSTATS_CMD_TRACE_PAIR, .name = "l", .bits = 4,
+	  .key = KSTATS_KEY_ARG, .key_arg = 2, .start = "a", .end = "b",
+	  .by = KSTATS_BY_ARG, .by_arg = 1 },
 	/* type: the value's type, where BTF cannot say it */
 	{ .line = "trace f value arg2 type s32", .op = KSTATS_CMD_TRACE,
 	  .name = "f", .bits = 4, .start = "f", .end = "",
@@ -2357,6 +2365,10 @@ static const struct kt_parse_case kt_parse_cases[] = {
 	KT_BAD("trace f type u32"),
 	KT_BAD("trace f by"),
 	KT_BAD("trace f by argN"),
+	KT_BAD("trace f by arg0"),
+	KT_BAD("trace f by arg7"),
+	KT_BAD("trace f+4 by arg1"),
+	KT_BAD("trace l start a+4 end b by arg1"),
 	KT_BAD("trace f by pid type s32"),
 	KT_BAD("trace f by comm by pid"),
 	KT_BAD("trace f by comm keys 0"),
@@ -2499,6 +2511,7 @@ static void kt_parse_table(struct kunit *test)
 	KUNIT_EXPECT_EQ(test, cmd->vsigned, c->vsigned);
 	KUNIT_EXPECT_EQ(test, cmd->counter, c->counter);
 	KUNIT_EXPECT_EQ(test, cmd->by, c->by);
+	KUNIT_EXPECT_EQ(test, cmd->by_arg, c->by_arg);
 	KUNIT_EXPECT_EQ(test, cmd->keys, c->keys);
 	KUNIT_EXPECT_EQ(test, cmd->key_arg, c->key_arg);
 	KUNIT_EXPECT_EQ(test, cmd->expire, c->expire);

@@ -20,12 +20,14 @@
 #include <linux/ctype.h>
 #include <linux/errno.h>
 #include <linux/kallsyms.h>
+#include <linux/module.h>
 #include <linux/kernel.h>
 #include <linux/seq_file.h>
 #include <linux/string.h>
 #include "kstats_btf.h"
 #include "kstats_parse.h"
 #include "kstats_probe.h"
+#include "kstats_target.h"
 #include "kstats_value.h"
 
 int kstats_parse_arg(const char *val, unsigned int *arg)
@@ -109,6 +111,57 @@ int kstats_value_type(struct kstats_probe *p, struct kstats_cmd *cmd,
 				   p->start.target.sym,
 				   kstats_sign(type->is_signed), type->bytes * 8,
 				   kstats_sign(cmd->vsigned), cmd->vbytes * 8);
+	}
+	return 0;
+}
+
+int kstats_site_arg_type(struct kstats_cmd *cmd, struct kstats_site *site,
+			 const char *what, const char *opt, unsigned int arg,
+			 bool ptr_ok, struct kstats_btf_int *type)
+{
+	char sym[KSYM_SYMBOL_LEN];
+	const char *mod;
+	int ret;
+
+	if (site->target.tracepoint) {
+		if (arg >= KSTATS_REG_ARGS)
+			return kstats_fail(cmd, -EOPNOTSUPP,
+					   "%s arg%u: a tracepoint's probe has arg1 to arg%d in registers",
+					   opt, arg, KSTATS_REG_ARGS - 1);
+		if (!site->tp)
+			site->tp = kstats_find_tp(site->target.sym, &site->tp_mod);
+		if (!site->tp)
+			return kstats_fail(cmd, -ENOENT, "%s: no tracepoint %s",
+					   what, site->target.sym);
+		mod = site->tp_mod ? module_name(site->tp_mod) : NULL;
+	} else {
+		if (!site->addr) {
+			ret = kstats_resolve(cmd, what, &site->target,
+					     &site->addr);
+			if (ret)
+				return ret;
+		}
+		mod = kstats_btf_module_of(site->addr, sym);
+	}
+	ret = kstats_btf_key_type(site->target.sym, mod,
+				  site->target.tracepoint, arg, ptr_ok, type,
+				  cmd->why, sizeof(cmd->why));
+	if (ret == -ENOENT) {
+		if (!cmd->vbytes)
+			return kstats_fail(cmd, -EINVAL,
+					   "%s arg%u: %s has no BTF: give the argument's type, type u8 to %s",
+					   opt, arg, site->target.sym,
+					   ptr_ok ? "u64 (u64 for a pointer)" : "s64");
+		cmd->why[0] = '\0';
+		type->bytes = cmd->vbytes;
+		type->is_signed = cmd->vsigned;
+	} else if (ret) {
+		return ret;
+	} else if (cmd->vbytes && cmd->vbytes != type->bytes) {
+		return kstats_fail(cmd, -EINVAL,
+				   "%s arg%u: BTF says %u bytes at %s, not %u",
+				   opt, arg, type->bytes, site->target.sym,
+				   cmd->vbytes);
 	}
 	return 0;
 }

@@ -92,6 +92,18 @@ struct kstats_btf_int;
 int kstats_value_type(struct kstats_probe *p, struct kstats_cmd *cmd,
 		      unsigned int arg, struct kstats_btf_int *type);
 
+/*
+ * The type of argument @arg (1-based) at @site, FUNC or a pair's side
+ * (@what in refusals): from BTF, a function's prototype or a tracepoint's
+ * btf_trace_ typedef, else @cmd's "type", whose width BTF must not
+ * contradict; an integer, or a pointer too if @ptr_ok. @opt ("key",
+ * "by") names the option in refusals.
+ */
+struct kstats_site;
+int kstats_site_arg_type(struct kstats_cmd *cmd, struct kstats_site *site,
+			 const char *what, const char *opt, unsigned int arg,
+			 bool ptr_ok, struct kstats_btf_int *type);
+
 /* "value argN" or "value retval errors N" for the _control listing. */
 void kstats_value_show(struct seq_file *m, const struct kstats_probe *p,
 		       unsigned long errors);

@@ -127,6 +127,8 @@ config() {
 		kstats-counter) cmd='trace vfs_read counter page-faults as e' ;;
 		kstats-by-comm) cmd='trace vfs_read by comm as e' ;;
 		kstats-by-pid) cmd='trace vfs_read by pid as e' ;;
+		# by argN never takes direct: beside kstats-kretprobe/-fprobe.
+		kstats-by-arg) cmd='trace vfs_read by arg3 as e' ;;
 		kstats-outliers) cmd='trace vfs_read outliers 10 as e' ;;
 		*) return 1 ;;
 		esac
@@ -204,7 +206,7 @@ done
 # running only.
 ALL="$ALL kstats-trace-mono kstats-direct-mono kstats-entry-pair-cpu-mono"
 ALL="$ALL kstats-filtered kstats-value-arg kstats-value-retval kstats-counter"
-ALL="$ALL kstats-by-comm kstats-by-pid kstats-outliers"
+ALL="$ALL kstats-by-comm kstats-by-pid kstats-by-arg kstats-outliers"
 ALL="$ALL ftrace-syscall-hist ftrace-kprobe-hist ftrace-kretprobe-hist
 ftrace-fprobe-hist ftrace-synth-syscall ftrace-synth-vfs-read
 loop-empty-none loop-empty-stopped loop-empty-running loop-memcpy-none

@@ -17,7 +17,7 @@
 #   KSTATS_SWEEP_SEED=N    the seed of the sample and of the rotation of
 #                          the forms (default 19)
 #   KSTATS_SWEEP_FIRST=N   forms per function of the first tier, in
-#                          rotation (default 12 of the 17; 4 on the debug
+#                          rotation (default 12 of the 18; 4 on the debug
 #                          kernel)
 #   KSTATS_SWEEP_MORE=N    functions of the second tier, chosen by the
 #                          seed (default all; 24 on the debug kernel)
@@ -69,7 +69,7 @@ LIMIT=3540
 OTHER=__tracepoint_sched_switch
 
 # Every command form. cmd FORM FUNC NAME: sets C to its command.
-FORMS_ALL="trace kretprobe fprobe direct pcpu gap start-cpu start-task end-cpu end-task start-arg end-arg arg1 retval cgroup by outliers"
+FORMS_ALL="trace kretprobe fprobe direct pcpu gap start-cpu start-task end-cpu end-task start-arg end-arg arg1 retval cgroup by by-arg outliers"
 cmd() {
 	case $1 in
 	trace) C="trace $2 as $3" ;;
@@ -88,6 +88,7 @@ cmd() {
 	retval) C="trace $2 value retval as $3" ;;
 	cgroup) C="trace $2 cgroup / as $3" ;;
 	by) C="trace $2 by comm keys 4 as $3" ;;
+	by-arg) C="trace $2 by arg1 keys 4 as $3" ;;
 	outliers) C="trace $2 outliers 2 as $3" ;;
 	esac
 }

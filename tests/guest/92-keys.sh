@@ -195,6 +195,41 @@ is "$(field kfew keys) $(field kfew keys_dropped) $(cat $K/kfew)" "0 0 " "reset 
 run 1 kkf 1 3
 is "$(keys kfew)" "kkf:1" "after reset, keys are taken again"
 
+# by argN: the argument at FUNC's entry (fprobe or kretprobe: the direct
+# trampoline keeps none for the return) or at a pair's start, of its BTF
+# type, or of the type given where there is no BTF.
+TL= TU=
+[ -z "$BTF" ] && TL="type s64" TU="type u32"
+# fprobe bounds the data of all fprobes on one function (from 6.14): the
+# entries above on $V go first, but kcomm.
+for e in kcommk kcommf kpid ktid kcpu kpcpu kval ktwin kfew kret kcg; do
+	[ -e "$KS/$e" ] && ctl remove $e > /dev/null
+done
+is "$(ctl trace $V by arg2 $TL as karg)" OK "by arg2"
+is "$(ctl trace $V by arg2 $TL via kretprobe as kargk)" OK "by arg2 via kretprobe"
+[ -n "$W" ] && is "$(ctl trace $V by arg2 $TL via fprobe as kargf)" OK "by arg2 via fprobe"
+is "$(ctl trace kpat start $MS end $ME key task by arg1 $TU)" OK "a key task pair by arg1"
+is "$(ctl trace kpac start __tracepoint_kstats_helper_start end __tracepoint_kstats_helper_end by arg1 $TU)" \
+	OK "a key cpu pair of tracepoints by arg1"
+is "$(field karg mechanism) $(field karg by) $(field karg type)" "${W:-kretprobe} arg2 s64" \
+	"by arg2: ${W:-kretprobe}, listed by arg2 type s64"
+is "$(field kpat by) $(field kpat type)" "arg1 u32" "the pair: listed by arg1 type u32"
+run 0 kqa 4 3
+run 1 kqb 3 5
+run 1 kqc 2 -9
+run 0 kqd 1 7
+is "$(keys karg)" "-9:2 3:4 5:3 7:1" "by arg2: each value's count, a negative one signed"
+is "$(keys kargk)" "-9:2 3:4 5:3 7:1" "by arg2 via kretprobe: the same"
+[ -n "$W" ] && is "$(keys kargf)" "-9:2 3:4 5:3 7:1" "by arg2 via fprobe: the same"
+is "$(samples karg) $(field karg keys) $(field karg keys_dropped)" "10 4 0" \
+	"by arg2: 10 samples in 4 keys, none dropped"
+is "$(helper work 4 1000)" OK "4 iterations of work: mark_start(i), the tracepoints, mark_end(i)"
+is "$(keys kpat)" "0:1 1:1 2:1 3:1" "a key task pair by arg1: the start's i, once each"
+is "$(keys kpac)" "0:1 1:1 2:1 3:1" "a key cpu pair of tracepoints by arg1: the same"
+for e in karg kargk kargf kpat kpac; do
+	[ -e "$KS/$e" ] && ctl remove $e > /dev/null
+done
+
 # Many keys at once on both CPUs: every sample in a key or in other.
 is "$(ctl trace $V by pid keys 8 as kmany)" OK "by pid keys 8"
 for i in 1 2 3 4 5 6 7 8 9 10 11 12; do
@@ -226,9 +261,9 @@ is "$(ctl trace $V keys 4 as bad5)" "$EINVAL" "keys without by: EINVAL"
 is "$(ctl trace $V by comm keys 4 keys 5 as bad6)" "$EINVAL" "keys twice: EINVAL"
 is "$(ctl trace $V by comm keys x as bad7)" "$EINVAL" "keys x: EINVAL"
 is "$(ctl trace $V by pid type s64 as bad9)" "$EINVAL" "type without value or by retval: EINVAL"
-logs "by given twice" 1 "by: KEY is comm, pid, tid, cpu, cgroup, retval or syscall" 1 \
+logs "by given twice" 1 "by: KEY is comm, pid, tid, cpu, cgroup, retval, syscall or arg1 to arg6" 1 \
 	"keys must be 1 to 1024" 3 "keys is only for by KEY" 1 "keys given twice" 1 \
-	"type is only for value argN|retval, by retval and key argN" 1
+	"type is only for value argN|retval, by retval|argN and key argN" 1
 sleep 6
 log_mark
 is "$(ctl trace kgap gap $MS by comm)" "$ENOTSUP" "a gap by comm: EOPNOTSUPP"
@@ -249,6 +284,23 @@ logs "by: a gap spans two hits of any tasks; no key" 1 \
 	"by retval: only trace FUNC and pcpu:FUNC, of time or value retval, see a return" 2 \
 	"by syscall: only for a key task pair that ends at __tracepoint_sys_exit" 1 \
 	"by syscall: a pair keyed by cpu may end in another task; use key task" 1
+sleep 6
+log_mark
+is "$(ctl trace $V by arg2 $TL via direct as bad11)" "$ENOTSUP" "by arg2 via direct: EOPNOTSUPP"
+is "$(ctl trace pcpu:$V by arg2 $TL as bad12)" "$ENOTSUP" "pcpu: by arg2: EOPNOTSUPP"
+is "$(ctl trace $V value arg2 type s64 by arg1 as bad13)" "$ENOTSUP" "value arg2 by arg1: EOPNOTSUPP"
+is "$(ctl trace $V by arg7 as bad14)" "$EINVAL" "by arg7: EINVAL"
+is "$(ctl trace kpo start $MS+4 end $ME by arg1 $TU)" "$EINVAL" "by arg1 at SYMBOL+OFFSET: EINVAL"
+is "$(ctl trace kpg gap $MS by arg1 $TU)" "$ENOTSUP" "a gap by arg1: EOPNOTSUPP"
+logs "via direct: by argN needs fprobe or kretprobe" 1 "by argN: only trace FUNC of time and pairs" 2 \
+	"by: KEY is comm, pid, tid, cpu, cgroup, retval, syscall or arg1 to arg6" 1 \
+	"by argN: start is SYMBOL+OFFSET, where the argument registers may hold anything" 1 \
+	"by: a gap spans two hits of any tasks; no key" 1
+if [ -n "$BTF" ]; then
+	is "$(ctl trace kpp start kstats_helper_req_start end kstats_helper_req_end key arg2 by arg1)" \
+		"$ENOTSUP" "by arg1, a pointer: EOPNOTSUPP"
+	logs "argument 1 of kstats_helper_req_start is a pointer: its histogram would show addresses" 1
+fi
 is "$(cat $KS/_control)" "$before" "the refused commands left every entry as it was"
 is "$(ls $K | grep -c bad)" 0 "no _keys file of a refused command"
 

@@ -94,6 +94,16 @@ is "$(samples rqp) $(field rqp unpaired) $(keys rqp)" "32 3 $P:32" \
 ctl remove rqc > /dev/null
 ctl remove rqp > /dev/null
 ctl remove rqu > /dev/null
+# by argN: the start's argument (the request's id, 0 to 31), kept with the
+# start. Where the helper has no BTF, one type cannot serve both key and
+# by: there key arg1 type u64 alone was checked above.
+if [ -z "$T" ]; then
+	is "$(ctl trace rqa start $RS end $RE key arg1 by arg2 keys 40)" OK "key arg1 by arg2"
+	is "$(helper req 32 1000)" OK "32 requests"
+	is "$(field rqa keys) $(field rqa keys_dropped) $(keys rqa | tr ' ' '\n' | grep -c -E '^([0-9]|[12][0-9]|3[01]):1$')" \
+		"32 0 32" "by arg2: the ids 0 to 31, one request each"
+	ctl remove rqa > /dev/null
+fi
 
 # Expiry: starts never ended go after expire N s (checked every N/2 s).
 is "$(ctl trace rqx start $RS end $RE key arg1 expire 1 $T)" OK "expire 1"
