@@ -344,10 +344,11 @@ def test_retval_keys_as_errno_names(tmp_path):
             None: [(0, 4)]}
     d = keyed(tmp_path, keys, 'retval')
     out = run('show', '--dir', d, 'rd', '--sort', 'count').stdout
-    assert names_in_order(out) == ['-EAGAIN', '0', '7', '-4095', 'other']
+    # Ties by key: a number without an errno name as the number it is.
+    assert names_in_order(out) == ['-EAGAIN', '0', '-4095', '7', 'other']
     j = json.loads(run('show', '--dir', d, 'rd', '--json').stdout)
     assert j['by'] == 'retval'
-    assert [k['key'] for k in j['keys']] == ['-EAGAIN', '0', '7', '-4095', 'other']
+    assert [k['key'] for k in j['keys']] == ['-EAGAIN', '0', '-4095', '7', 'other']
     one = json.loads(run('show', '--dir', d, 'rd', '--json', '--key=-EAGAIN').stdout)
     assert one['count'] == 3
 
@@ -365,3 +366,19 @@ def test_syscall_keys_as_names(tmp_path, monkeypatch):
     assert names_in_order(out) == ['read', 'write', '999', 'other']
     one = json.loads(run('show', '--dir', d, 'rd', '--json', '--key', 'write', env=env).stdout)
     assert one['count'] == 2
+
+
+def test_arg_keys_as_signed_numbers(tmp_path):
+    """by argN: the argument's value, signed where its type is (the listing
+    says 'by arg2 type s64'): numbers, never errno names, sorted as
+    numbers, in the table, for --key and in --json."""
+    keys = {'-11': [(0, 4)] * 3, '3': [(0, 4)], '10': [(0, 4)] * 2, None: [(0, 4)]}
+    d = write_keyed(tmp_path / 'cap', 'rd', 2, 'arg2 type s64', keys)
+    out = run('show', '--dir', d, 'rd', '--sort', 'key').stdout
+    assert names_in_order(out) == ['-11', '3', '10', 'other']
+    assert 'per key (by arg2, by key, top 20):' in out
+    j = json.loads(run('show', '--dir', d, 'rd', '--json').stdout)
+    assert j['by'] == 'arg2'
+    assert [k['key'] for k in j['keys']] == ['-11', '10', '3', 'other']
+    one = json.loads(run('show', '--dir', d, 'rd', '--json', '--key=-11').stdout)
+    assert one['count'] == 3

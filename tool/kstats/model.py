@@ -260,8 +260,10 @@ KEY_SORTS = ('count', 'p50', 'p90', 'p99', 'max', 'key')
 
 
 def key_order(k: Key) -> tuple:
-    """Keys by name: numbers (pid, tid, cpu, unmapped cgroups) as numbers."""
-    return (0, int(k.name), '') if k.name.isdigit() else (1, 0, k.name)
+    """Keys by name: numbers (pid, tid, cpu, argN, unmapped cgroups, and
+    signed ones) as numbers."""
+    n = k.name[1:] if k.name.startswith('-') else k.name
+    return (0, int(k.name), '') if n.isdigit() else (1, 0, k.name)
 
 
 def key_figure(h: Hist, sort: str) -> Number:
