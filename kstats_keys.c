@@ -57,7 +57,7 @@ struct kstats_key {
  * FUNC's entry, at a pair's start) and every key of key argN pairs (at
  * the start, in the task that issued the request): they come with the
  * sample, as the address of their two words in its "ret"
- * (kstats_keys_start_key(), kstats_keys_arg_key()).
+ * (kstats_keys_start_key()).
  */
 #define KSTATS_BY_START	KSTATS_BY_NONE
 /* A key the start could not read (a cgroup where RCU does not watch). */
