@@ -66,7 +66,6 @@ struct kstats_key {
 struct kstats_keys {
 	enum kstats_cmd_by by;
 	enum kstats_cmd_by src;		/* by, or KSTATS_BY_START */
-	unsigned int arg;		/* by argN: N */
 	u64 kmask;			/* by retval, argN: the type's mask, */
 	u8 kbits;			/* bits, */
 	bool ksigned;			/* and whether it is signed */
@@ -382,12 +381,8 @@ int kstats_keys_setup(struct kstats_probe *p, struct kstats_cmd *cmd)
 	if (!t)
 		goto nomem;
 	t->by = cmd->by;
-	t->arg = cmd->by_arg;
 	p->by_arg = cmd->by_arg;
-	/* The end runs wherever the request completes: read at the start. */
-	t->src = cmd->by == KSTATS_BY_ARG ||
-		 (cmd->op == KSTATS_CMD_TRACE_PAIR &&
-		  cmd->key == KSTATS_KEY_ARG) ? KSTATS_BY_START : cmd->by;
+	t->src = kstats_keys_at_start(p) ? KSTATS_BY_START : cmd->by;
 	t->kbits = type.bytes * 8;
 	t->ksigned = type.is_signed;
 	t->kmask = kstats_int_mask(t->kbits);
@@ -451,7 +446,7 @@ void kstats_keys_show(struct seq_file *m, const struct kstats_probe *p)
 		dropped += READ_ONCE(per_cpu(*t->dropped, cpu));
 	seq_printf(m, " by %s", kstats_by_names[t->by]);
 	if (t->by == KSTATS_BY_ARG)
-		seq_printf(m, "%u type %c%u", t->arg, t->ksigned ? 's' : 'u',
+		seq_printf(m, "%u type %c%u", p->by_arg, t->ksigned ? 's' : 'u',
 			   t->kbits);
 	seq_printf(m, " keys %u keys_max %u keys_dropped %lu bytes %zu",
 		   min_t(unsigned int, atomic_read(&t->nr), t->max), t->max,
@@ -527,8 +522,6 @@ notrace void kstats_keys_start_key(const struct kstats_probe *p,
 {
 	const struct kstats_keys *t = p->keys;
 
-	if (t->src != KSTATS_BY_START)
-		return;
 	if (t->by == KSTATS_BY_ARG) {
 		k[0] = kstats_int_cut(v, t->kbits, t->ksigned, t->kmask);
 		k[1] = 0;

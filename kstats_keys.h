@@ -90,10 +90,18 @@ struct kstats *kstats_keys_other(const struct kstats_keys *t);
 void kstats_keys_key(const struct kstats_probe *p, unsigned long ret,
 		     u64 k[2]);
 /*
- * Where the key is read before the sample (by argN, at FUNC's entry or
- * a pair's start, @v being the argument; any key of a key argN pair, at
- * its start: the issuing task's): into @k, for the sample, which passes
- * @k's address as its @ret. @k is left as it is for other keys.
+ * Whether the key of @p's samples is read before the sample: by argN's
+ * (at FUNC's entry or a pair's start), and any key of a key argN pair
+ * (at its start: the issuing task's, as the end may run in any task).
+ */
+static __always_inline bool kstats_keys_at_start(const struct kstats_probe *p)
+{
+	return p->by_arg || p->key == KSTATS_KEY_ARG;
+}
+
+/*
+ * There, the key (@v being by argN's argument) into @k, for the sample,
+ * which passes @k's address as its @ret; @p has keys.
  */
 void kstats_keys_start_key(const struct kstats_probe *p, unsigned long v,
 			   u64 k[2]);

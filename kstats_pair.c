@@ -59,7 +59,7 @@ static __always_inline void kstats_pair_start(struct kstats_pair_probe *pp,
 	if (!kstats_read(p, &now))
 		now = 0;
 	/* by argN's key, and under key argN the issuing task's: kept. */
-	if (p->keys)
+	if (p->keys && kstats_keys_at_start(p))
 		kstats_keys_start_key(p, byv, by);
 	if (p->key == KSTATS_KEY_CPU) {
 		/* An end in an interrupt in between sees the new t0 unpaired. */

@@ -18,11 +18,6 @@ EINVAL="Invalid argument"
 ENOTSUP="Operation not supported"
 K=$KS/_keys
 
-# keys NAME: "KEY:COUNT" of each key's aggregate lines, sorted by key
-keys() {
-	grep CPUS "$K/$1" | awk '{ k = $1 == "other" ? "other" : $2; n[k] += $(NF - 4) }
-		END { for (k in n) print k ":" n[k] }' | sort | tr '\n' ' ' | sed 's/ $//'
-}
 # kslots NAME KEY: "SLOT:COUNT" of KEY's aggregate lines
 kslots() {
 	grep "^key $2 slot .* CPUS " "$K/$1" | awk '{ printf "%s%s:%s", s, $4, $8; s = " " }'

@@ -70,10 +70,6 @@ ctl remove rq > /dev/null
 
 # by KEY: the key of the task that started each request, not of the
 # kworker that ends it on the other CPU.
-keys() {
-	grep CPUS "$KS/_keys/$1" | awk '{ k = $1 == "other" ? "other" : $2; n[k] += $(NF - 4) }
-		END { for (k in n) print k ":" n[k] }' | sort | tr '\n' ' ' | sed 's/ $//'
-}
 is "$(ctl trace rqc start $RS end $RE key arg1 by comm $T)" OK "key arg1 by comm"
 is "$(ctl trace rqp start $RS end $RE key arg1 by pid $T)" OK "key arg1 by pid"
 is "$(ctl trace rqu start $RS end $RE key arg1 by cpu outliers 1 $T)" OK \

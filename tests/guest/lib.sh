@@ -108,6 +108,12 @@ line() { grep "^name $1 " "$KS/_control"; }
 field() { line "$1" | awk -v k="$2" '{ for (i = 1; i < NF; i += 2) if ($i == k) print $(i + 1) }'; }
 # samples NAME: total count
 samples() { grep CPUS "$KS/$1" | awk '{ n += $6 } END { print n + 0 }'; }
+# keys NAME: "KEY:COUNT" of each key's aggregate lines in _keys/NAME,
+# sorted by key
+keys() {
+	grep CPUS "$KS/_keys/$1" | awk '{ k = $1 == "other" ? "other" : $2; n[k] += $(NF - 4) }
+		END { for (k in n) print k ":" n[k] }' | sort | tr '\n' ' ' | sed 's/ $//'
+}
 # below NAME NS: CPUS lines whose mean is under NS
 below() { grep CPUS "$KS/$1" | awk -v d="$2" '$8 < d { n++ } END { print n + 0 }'; }
 # ctl COMMAND...: one write into _control; prints OK or the error
