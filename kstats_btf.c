@@ -8,8 +8,9 @@
  * Direct: the trampoline restores all six argument registers before it
  * calls FUNC's body, but its own frame sits between the caller's stack
  * arguments and the body: FUNC must take every argument in registers
- * (x86-64 SysV: at most six integer or pointer words, no struct or union
- * by value, no floating point, no variadic list). A function without BTF
+ * (at most six integer or pointer words, no struct or union by value, no
+ * floating point, no variadic list: x86-64 SysV's rule, which arm64's
+ * AAPCS64, with eight argument registers, meets too). A function without BTF
  * is refused: its frame cannot be known.
  *
  * Modules get no in-kernel BTF lookup (btf_type_by_id() is exported, but
@@ -46,7 +47,7 @@
 #include "kstats_btf.h"
 #include "kstats_compat.h"
 
-/* Integer argument registers of the x86-64 calling convention. */
+/* Integer argument registers of x86-64 (arm64 has eight: six are used). */
 #define KSTATS_ARG_REGS		6
 /* Largest return value that comes back in rax:rdx. */
 #define KSTATS_RET_REGS_SIZE	16

@@ -12,12 +12,13 @@
  * the empty code as its bias (p50 and p99: what an empty call measures
  * as); the caller's median grows by the probe's cost. "clock" is two
  * back-to-back reads of ktime_get_mono_fast_ns(), "clock-local" of
- * local_clock(), "clock-tsc" of the TSC where entries may use it,
- * "manual" a kstats_record() hook around the empty function. Each
- * mechanism runs with the default clock (the TSC where usable, else
- * mono), and its bias is shown only on entries with that clock. "direct"
- * calls kstats_calib_empty() through a trampoline on every kernel with
- * direct calls: its prototype is known here, no BTF of kstats.ko needed.
+ * local_clock(), "clock-tsc" of the cycle counter where entries may use
+ * it ("clock-cntvct" on arm64), "manual" a kstats_record() hook around
+ * the empty function. Each mechanism runs with the default clock (the
+ * cycle counter where usable, else mono), and its bias is shown only on
+ * entries with that clock. "direct" calls kstats_calib_empty() through a
+ * trampoline on every kernel with direct calls: its prototype is known
+ * here, no BTF of kstats.ko needed.
  */
 #define pr_fmt(fmt) KBUILD_MODNAME ": " fmt
 
@@ -45,7 +46,7 @@
 static const char * const kstats_cal_names[KSTATS_CAL_NR] = {
 	[KSTATS_CAL_CLOCK] = "clock",
 	[KSTATS_CAL_CLOCK_LOCAL] = "clock-local",
-	[KSTATS_CAL_CLOCK_TSC] = "clock-tsc",
+	[KSTATS_CAL_CLOCK_TSC] = "clock-" KSTATS_CYCLES_NAME,
 	[KSTATS_CAL_MANUAL] = "manual",
 	[KSTATS_CAL_KRETPROBE] = "kretprobe",
 	[KSTATS_CAL_FPROBE] = "fprobe",
@@ -117,8 +118,8 @@ KSTATS_DECLARE_TRACE(kstats_calib_end, TP_PROTO(unsigned int i), TP_ARGS(i));
 DEFINE_TRACE(kstats_calib_start, TP_PROTO(unsigned int i), TP_ARGS(i));
 DEFINE_TRACE(kstats_calib_end, TP_PROTO(unsigned int i), TP_ARGS(i));
 
-#ifdef CONFIG_X86_TSC
-/* The TSC's scale for "clock-tsc", set before it runs. */
+#ifdef KSTATS_HAVE_CYCLES
+/* The cycle counter's scale for "clock-tsc", set before it runs. */
 static u32 kstats_cal_tsc_mult, kstats_cal_tsc_shift;
 #endif
 
@@ -132,10 +133,10 @@ static __always_inline u64 kstats_cal_call(enum kstats_cal_code code,
 		t0 = local_clock();
 		return kstats_since(local_clock(), t0);
 	}
-#ifdef CONFIG_X86_TSC
+#ifdef KSTATS_HAVE_CYCLES
 	if (code == KSTATS_CAL_NOTHING_TSC) {
-		t0 = rdtsc_ordered();
-		return mul_u64_u32_shr(kstats_since(rdtsc_ordered(), t0),
+		t0 = kstats_cycles();
+		return mul_u64_u32_shr(kstats_since(kstats_cycles(), t0),
 				       kstats_cal_tsc_mult, kstats_cal_tsc_shift);
 	}
 #endif
@@ -374,10 +375,8 @@ static int kstats_cal_one(enum kstats_cal_mech mech, unsigned int n,
 	if (mech == KSTATS_CAL_CLOCK_TSC) {
 		if (!kstats_tsc_usable())
 			return -EOPNOTSUPP;
-#ifdef CONFIG_X86_TSC
-		kstats_tsc_scale(tsc_khz, &kstats_cal_tsc_mult,
-				 &kstats_cal_tsc_shift);
-#endif
+		kstats_tsc_scale_now(&kstats_cal_tsc_mult,
+				     &kstats_cal_tsc_shift);
 	}
 	c = kmalloc(sizeof(*c), GFP_KERNEL);
 	if (!c)

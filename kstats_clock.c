@@ -2,9 +2,10 @@
 /*
  * Layer: shared probe helpers. Calls the kernel only.
  *
- * kstats clocks: the clock an entry reads ("clock mono|local|tsc", or the
- * default) and the scale of raw TSC readings. The handlers read them in
- * kstats_handler.h. See "Clock" in Documentation/kstats.rst.
+ * kstats clocks: the clock an entry reads ("clock mono|local|tsc", cntvct
+ * for tsc on arm64, or the default) and the scale of raw cycle counter
+ * readings (kstats_cycles.h). The handlers read them in kstats_handler.h.
+ * See "Clock" in Documentation/kstats.rst.
  */
 #define pr_fmt(fmt) KBUILD_MODNAME ": " fmt
 
@@ -16,26 +17,28 @@
 #include "kstats_internal.h"
 #include "kstats_probe.h"
 
-#ifdef CONFIG_X86_TSC
-#include <asm/cpufeature.h>
-#include <asm/tsc.h>
+#include "kstats_cycles.h"
 
 /*
- * Whether raw TSC readings of two CPUs may be subtracted: the kernel found
- * the TSCs in step when it brought the CPUs up, and has not marked the
- * TSC unstable since (which it does when they drift apart, stop in idle
- * or change rate). The handlers check it again for every sample.
+ * Whether raw cycle counter readings of two CPUs may be subtracted
+ * (kstats_cycles.h). The handlers check each sample again.
  */
 bool kstats_tsc_usable(void)
 {
-	return boot_cpu_has(X86_FEATURE_TSC) && tsc_khz && !check_tsc_unstable();
-}
+#ifdef KSTATS_HAVE_CYCLES
+	return kstats_cycles_usable();
 #else
-bool kstats_tsc_usable(void)
-{
 	return false;
-}
 #endif
+}
+
+/* The cycle counter's scale, into @mult and @shift. */
+void kstats_tsc_scale_now(u32 *mult, u32 *shift)
+{
+#ifdef KSTATS_HAVE_CYCLES
+	kstats_tsc_scale(kstats_cycles_khz(), mult, shift);
+#endif
+}
 
 /*
  * ns = cycles * mult >> shift for a TSC of @khz. The product is taken in
@@ -54,15 +57,15 @@ const char *kstats_clock_name(const struct kstats_probe *p)
 	case KSTATS_CLOCK_LOCAL:
 		return "local";
 	case KSTATS_CLOCK_TSC:
-		return "tsc";
+		return KSTATS_CYCLES_NAME;
 	default:
 		return "mono";
 	}
 }
 
 /*
- * The clock of @p: the one asked for, else the TSC where it may be used
- * across CPUs, else mono. clock tsc where it may not: EOPNOTSUPP.
+ * The clock of @p: the one asked for, else the cycle counter where it may
+ * be used across CPUs, else mono. clock tsc where it may not: EOPNOTSUPP.
  */
 int kstats_clock_pick(struct kstats_probe *p, struct kstats_cmd *cmd)
 {
@@ -75,13 +78,12 @@ int kstats_clock_pick(struct kstats_probe *p, struct kstats_cmd *cmd)
 	}
 	if (cmd->clock == KSTATS_CLOCK_TSC && !tsc)
 		return kstats_fail(cmd, -EOPNOTSUPP,
-				   "clock tsc: this kernel has marked its TSC unstable, or has none");
+				   "clock %s: %s", KSTATS_CYCLES_NAME,
+				   KSTATS_CYCLES_UNUSABLE);
 	p->clock = cmd->clock;
 	if (p->clock == KSTATS_CLOCK_DEFAULT)
 		p->clock = tsc ? KSTATS_CLOCK_TSC : KSTATS_CLOCK_MONO;
-#ifdef CONFIG_X86_TSC
 	if (p->clock == KSTATS_CLOCK_TSC)
-		kstats_tsc_scale(tsc_khz, &p->tsc_mult, &p->tsc_shift);
-#endif
+		kstats_tsc_scale_now(&p->tsc_mult, &p->tsc_shift);
 	return 0;
 }

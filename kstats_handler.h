@@ -19,11 +19,8 @@
 #include <linux/sched/clock.h>
 #include <linux/smp.h>
 #include <linux/timekeeping.h>
-#ifdef CONFIG_X86_TSC
-#include <asm/msr.h>
-#include <asm/tsc.h>
-#endif
 #include "kstats.h"
+#include "kstats_cycles.h"
 #include "kstats_counter.h"
 #include "kstats_internal.h"
 #include "kstats_keys.h"
@@ -52,17 +49,17 @@ static __always_inline u64 kstats_now(void)
  */
 static __always_inline u64 kstats_clock(const struct kstats_probe *p)
 {
-#ifdef CONFIG_X86_TSC
+#ifdef KSTATS_HAVE_CYCLES
 	if (p->clock == KSTATS_CLOCK_TSC)
-		return rdtsc_ordered();
+		return kstats_cycles();
 #endif
 	return p->clock == KSTATS_CLOCK_LOCAL ? local_clock() : kstats_now();
 }
 
-/* True where reading @p's clock calls no function (the TSC). */
+/* True where reading @p's clock calls no function (the cycle counter). */
 static __always_inline bool kstats_clock_inline(const struct kstats_probe *p)
 {
-#ifdef CONFIG_X86_TSC
+#ifdef KSTATS_HAVE_CYCLES
 	return p->clock == KSTATS_CLOCK_TSC;
 #else
 	return false;
@@ -96,9 +93,9 @@ static __always_inline u64 kstats_since(u64 now, u64 t0)
 static __always_inline void kstats_record_delta(struct kstats_probe *p, u64 d,
 						unsigned long ret)
 {
-#ifdef CONFIG_X86_TSC
+#ifdef KSTATS_HAVE_CYCLES
 	if (p->clock == KSTATS_CLOCK_TSC) {
-		if (unlikely(check_tsc_unstable())) {
+		if (unlikely(kstats_cycles_unstable())) {
 			this_cpu_inc(p->stats->unstable);
 			return;
 		}

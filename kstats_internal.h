@@ -212,6 +212,7 @@ void kstats_show_extremes(struct seq_file *m, const struct kstats *ks);
 bool kstats_name_valid(const char *name);
 /* clock tsc: ns = cycles * *@mult >> *@shift for a TSC of @khz. */
 void kstats_tsc_scale(unsigned int khz, u32 *mult, u32 *shift);
+void kstats_tsc_scale_now(u32 *mult, u32 *shift);
 /* Entry called @name, or NULL; the caller holds kstats_mutex. */
 struct kstats *kstats_find(const char *name);
 /*

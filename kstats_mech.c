@@ -29,7 +29,7 @@
 static const struct kstats_mech_ops kstats_no_direct_ops = {
 	.cmds = KSTATS_FUNC_CMDS,
 	.via = KSTATS_VIA_DIRECT,
-	.absent = "this kernel has no ftrace direct calls on x86-64",
+	.absent = "this kernel has no ftrace direct calls (x86-64 and arm64 only)",
 };
 #endif
 

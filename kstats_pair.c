@@ -32,10 +32,10 @@
 /*
  * key argN at an ftrace callback: the argument registers, which ftrace
  * saves without FTRACE_OPS_FL_SAVE_REGS where it has
- * DYNAMIC_FTRACE_WITH_ARGS (x86-64 and arm64), in struct ftrace_regs; 6.1
- * has no accessor for them yet.
+ * DYNAMIC_FTRACE_WITH_ARGS (x86-64 and arm64), in struct ftrace_regs; x86's
+ * 6.1 has no accessor for them yet, arm64's is an inline, not a macro.
  */
-#ifdef ftrace_regs_get_argument
+#if defined(ftrace_regs_get_argument) || defined(CONFIG_ARM64)
 #define kstats_ft_arg(fregs, n)	ftrace_regs_get_argument(fregs, n)
 #else
 #define kstats_ft_arg(fregs, n)	regs_get_kernel_argument(&(fregs)->regs, n)

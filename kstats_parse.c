@@ -33,6 +33,7 @@
 #include <linux/kernel.h>
 #include <linux/module.h>
 #include <linux/string.h>
+#include "kstats_cycles.h"
 #include "kstats_internal.h"
 #include "kstats_parse.h"
 #include "kstats_req.h"
@@ -217,10 +218,11 @@ static int kstats_parse_trace(struct kstats_cmd *cmd, char **w, int n)
 				cmd->clock = KSTATS_CLOCK_LOCAL;
 			else if (!strcasecmp(v, "mono"))
 				cmd->clock = KSTATS_CLOCK_MONO;
-			else if (!strcasecmp(v, "tsc"))
+			else if (!strcasecmp(v, KSTATS_CYCLES_NAME))
 				cmd->clock = KSTATS_CLOCK_TSC;
 			else
-				return kstats_why(cmd, "clock must be local, mono or tsc");
+				return kstats_why(cmd, "clock must be local, mono or "
+						  KSTATS_CYCLES_NAME);
 		} else if (!strcasecmp(k, "slots")) {
 			if (cmd->op != KSTATS_CMD_TRACE_PAIR)
 				return kstats_why(cmd, "slots is only for start/end pairs");

@@ -70,6 +70,7 @@ static const char *const kstats_noreturn[] = {
 	"__arm64_sys_exit_group", "rewind_stack_and_make_dead",
 	"rewind_stack_do_exit", "panic", "nmi_panic", "vpanic",
 	"cpu_startup_entry", "cpu_idle_loop", "start_secondary",
+	"secondary_start_kernel",
 	"rest_init", "machine_power_off", "kernel_power_off",
 	"kernel_halt", "kernel_restart", "machine_halt", "machine_restart",
 	"emergency_restart", "do_kernel_power_off", "ret_from_fork",
@@ -78,7 +79,7 @@ static const char *const kstats_noreturn[] = {
 	 * Return to another task's stack: a return hook of the kernel
 	 * (rethook) finds no return address of its own there and BUG()s.
 	 */
-	"__switch_to", "__switch_to_asm",
+	"__switch_to", "__switch_to_asm", "cpu_switch_to",
 };
 
 /* @sym without a compiler suffix (".isra.0", ".cold", ".part.1") in @list */

@@ -101,6 +101,12 @@ int kstats_resolve(struct kstats_cmd *cmd, const char *what,
 	};
 	int ret;
 
+	/*
+	 * arm64's instructions are 4 bytes: an offset inside one is no
+	 * boundary, as x86's kprobes say (EILSEQ); arm64's say EINVAL.
+	 */
+	if (IS_ENABLED(CONFIG_ARM64) && t->offset % 4)
+		return kstats_kprobe_error(cmd, what, t, -EILSEQ);
 	ret = register_kprobe(&kp);
 	if (ret)
 		return kstats_kprobe_error(cmd, what, t, ret);

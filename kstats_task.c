@@ -372,6 +372,16 @@ static notrace void kstats_task_freed(void *data, struct task_struct *tsk)
 	kstats_task_forget(data, tsk);
 }
 
+/*
+ * noinline: tests/kstats_task_hold.c parks the writer here, with @t's
+ * free probe registered, while a call of that probe is held on another
+ * CPU, and makes it fail (tests/guest/98-task-hook-fail.sh).
+ */
+static noinline __noclone int kstats_task_hook_exec(struct kstats_task_table *t)
+{
+	return tracepoint_probe_register(kstats_exec_tp, kstats_task_execed, t);
+}
+
 /* Keep @t's starts across exec and exit; @stats count what it drops. */
 int kstats_task_hook(struct kstats_task_table *t,
 		     struct kstats_probe_stats __percpu *stats,
@@ -387,7 +397,7 @@ int kstats_task_hook(struct kstats_task_table *t,
 	if (ret)
 		return kstats_fail(cmd, ret, "sched_process_free refused (error %d)",
 				   ret);
-	ret = tracepoint_probe_register(kstats_exec_tp, kstats_task_execed, t);
+	ret = kstats_task_hook_exec(t);
 	if (ret) {
 		tracepoint_probe_unregister(kstats_free_tp, kstats_task_freed, t);
 		/* A free probe may be running on @t, which the caller frees. */

@@ -1,7 +1,8 @@
 /* SPDX-License-Identifier: GPL-2.0 */
 /*
  * kstats_tramp.ko: the trampolines of kstats mechanism "direct", in a
- * module of their own (kstats_tramp_slots.c, kstats_direct_tramp.S).
+ * module of their own (kstats_tramp_slots.c, kstats_tramp_ARCH.S and
+ * kstats_tramp_stack_ARCH.c for x86 and arm64).
  *
  * A call that entered FUNC through a trampoline returns into it, however
  * long it sleeps: the trampolines' text must stay until the last such
@@ -54,13 +55,18 @@ long kstats_tramp_in_flight(unsigned int slot);
 void kstats_tramp_set_active(unsigned int slot, const bool *active);
 bool kstats_tramp_text(unsigned long addr);
 
-/* kstats_direct_tramp.S: the trampolines' addresses, by slot. */
+/* kstats_tramp_ARCH.S: the trampolines' addresses, by slot. */
 extern const unsigned long kstats_direct_tramp_table[KSTATS_DIRECT_MAX];
 /*
  * Offset in each trampoline of the return address of FUNC's body: on the
  * stack of every task with a measured call in flight there.
  */
 extern const u32 kstats_direct_ret_offset[KSTATS_DIRECT_MAX];
+/*
+ * kstats_tramp_stack_ARCH.c: each return address on the current task's
+ * stack to @found, from the innermost frame out.
+ */
+void kstats_tramp_walk_current(void (*found)(unsigned long addr));
 /* Called by the trampolines: the hooks, and the count of calls in flight. */
 u64 kstats_tramp_begin(unsigned int slot);
 void kstats_tramp_end(unsigned int slot, u64 t0, unsigned long ret);

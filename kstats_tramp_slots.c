@@ -2,7 +2,7 @@
 /*
  * kstats_tramp.ko: the slots of the direct trampolines (kstats_tramp.h).
  *
- * Each trampoline of kstats_direct_tramp.S calls kstats_tramp_begin() at
+ * Each trampoline (kstats_tramp_ARCH.S) calls kstats_tramp_begin() at
  * FUNC's entry and kstats_tramp_end() when a measured call returns; they
  * call kstats.ko's hooks and count the calls in flight per slot, per CPU
  * (a call may end on another CPU than it began; only the sum means
@@ -21,10 +21,9 @@
  * end of a kernel thread: every way into do_exit()) never returns to the
  * trampoline. The sched_process_exit tracepoint, which do_exit() passes
  * for every task, finds each such call by its return address into a
- * trampoline on the dying task's stack (the unwinder walks it; the
- * trampolines' frames are described in ORC) and counts it out: so no
- * function, named or not, keeps a slot past the tasks inside it. Without
- * that tracepoint no slot is handed out.
+ * trampoline on the dying task's stack (kstats_tramp_stack_ARCH.c walks
+ * it) and counts it out: so no function, named or not, keeps a slot past
+ * the tasks inside it. Without that tracepoint no slot is handed out.
  *
  * The idle task of a CPU taken offline does not exit: it stops inside
  * do_idle() for good, and the CPU, if it comes back, starts its idle task
@@ -45,7 +44,6 @@
 #include <linux/string.h>
 #include <linux/tracepoint.h>
 #include <linux/workqueue.h>
-#include <asm/unwind.h>
 #include <trace/events/sched.h>
 #include "kstats_compat.h"
 #include "kstats_tramp.h"
@@ -145,6 +143,15 @@ static int kstats_tramp_slot_at(unsigned long addr)
 	return -1;
 }
 
+/* A return address on a dying task's stack: into a trampoline? */
+static notrace void kstats_tramp_exit_ret(unsigned long addr)
+{
+	int slot = kstats_tramp_slot_at(addr);
+
+	if (slot >= 0)
+		this_cpu_dec(kstats_tramp_inflight[slot]);
+}
+
 /*
  * sched_process_exit, in do_exit() of the dying task itself: it never
  * returns into the trampolines its stack names, so their calls are
@@ -153,17 +160,9 @@ static int kstats_tramp_slot_at(unsigned long addr)
  */
 static notrace void kstats_tramp_task_exit(KSTATS_EXIT_TP_PARAMS)
 {
-	struct unwind_state state;
-	int slot;
-
 	if (!READ_ONCE(kstats_tramp_busy) || tsk != current)
 		return;
-	for (unwind_start(&state, current, NULL, NULL); !unwind_done(&state);
-	     unwind_next_frame(&state)) {
-		slot = kstats_tramp_slot_at(unwind_get_return_address(&state));
-		if (slot >= 0)
-			this_cpu_dec(kstats_tramp_inflight[slot]);
-	}
+	kstats_tramp_walk_current(kstats_tramp_exit_ret);
 }
 
 /*

@@ -1,6 +1,8 @@
 #!/bin/bash
 # "make bench": the probe effect of kstats against ftrace, bpftrace and the
-# bare mechanisms, in one QEMU guest per kernel (deb61, deb612, deb7x):
+# bare mechanisms, in one QEMU guest per kernel (deb61, deb612, deb7x; the
+# arm64 targets arm612 and arm7x in qemu-system-aarch64, without the
+# bpftrace guest and experiments 2 and 3, whose module is x86's):
 # instructions per iteration counted by a TCG plugin
 # (tests/bench/insn-count-plugin.c), and wall time, of every configuration
 # of tests/bench/bench-guest.sh. See Documentation/kstats.rst, "Benchmarks".
@@ -37,23 +39,53 @@ mkdir -p "$build"
 "$KSTATS_SCRIPTS/build-debug-kernel.sh" >/dev/null
 gen=$(debug_kernel_dir)/usr/gen_init_cpio
 
-# Host-built parts: the plugin and the static guest program.
+# Host-built parts: the plugin (one for both QEMUs: it picks the marker
+# by QEMU's target) and the static guest program, cross-built for arm64.
 gcc -O2 -Wall -shared -fPIC -o "$build/insn-count-plugin.so" \
 	"$benchsrc/insn-count-plugin.c"
 gcc -O2 -Wall -static -o "$build/bench-mark" "$benchsrc/bench-mark.c"
+for t in "${targets[@]}"; do
+	if [ "$(target_arch "$t")" = arm64 ]; then
+		aarch64-linux-gnu-gcc-12 -O2 -Wall -static \
+			-o "$build/bench-mark-arm64" "$benchsrc/bench-mark.c"
+		break
+	fi
+done
+
+# The guest program of target $1.
+bench_mark() {
+	if [ "$(target_arch "$1")" = arm64 ]; then
+		echo "$build/bench-mark-arm64"
+	else
+		echo "$build/bench-mark"
+	fi
+}
 
 # Boot target $1 with initramfs $2, logs in $3, $4 of RAM, and the
 # plugin: -smp 1, one TCG thread, so the plugin's single counter is exact.
+# arm64: run-guest.sh's virt machine, its one serial port (ttyAMA0) the
+# console, the results on the virtio serial port that guest-init.sh finds
+# by its name, kstats.results.
 qemu_run() {
 	local target=$1 initrd=$2 log=$3 mem=$4
-	local cmd=(qemu-system-x86_64 -nodefaults -no-user-config
+	local qemu=qemu-system-x86_64 console=ttyS0
+	local ports=(-serial "file:$log/results.txt")
+	if [ "$(target_arch "$target")" = arm64 ]; then
+		qemu=qemu-system-aarch64 console=ttyAMA0
+		# shellcheck disable=SC2054 # QEMU's options have commas
+		ports=(-device virtio-serial-pci
+			-chardev "file,id=results,path=$log/results.txt"
+			-device virtserialport,chardev=results,name=kstats.results)
+	fi
+	local cmd=("$qemu" -nodefaults -no-user-config
 		-accel "tcg,thread=single" -cpu max -m "$mem" -smp 1 -display none
 		-no-reboot -kernel "$(target_kernel "$target")" -initrd "$initrd"
-		-append "console=ttyS0 loglevel=7 panic=-1 mitigations=off"
+		-append "console=$console loglevel=7 panic=-1 mitigations=off"
 		-serial "file:$log/console.log"
-		-serial "file:$log/results.txt"
+		"${ports[@]}"
 		-monitor none
 		-plugin "$build/insn-count-plugin.so,out=$log/markers.txt")
+	[ "$qemu" = qemu-system-x86_64 ] || cmd=("$qemu" -M virt "${cmd[@]:1}")
 	printf '%q ' "${cmd[@]}" >"$log/qemu.cmd"
 	timeout -k 10 "${KSTATS_GUEST_TIMEOUT:-1800}" "${cmd[@]}" </dev/null \
 		>"$log/qemu.log" 2>&1 || true
@@ -63,9 +95,11 @@ qemu_run() {
 	"$KSTATS_SCRIPTS/check-guest-log.sh" "$log" ||
 		die "$target: the kernel log shows a report; see $log/console.log"
 	{
-		echo "qemu $(qemu-system-x86_64 --version | head -n 1)"
+		echo "qemu $("$qemu" --version | head -n 1)"
 		echo "host_cpu $(sed -n 's/^model name[^:]*: //p' /proc/cpuinfo | head -n 1)"
 		echo "accel tcg thread=single smp 1"
+		# x86's lines as they were: report.py takes no arch for x86_64.
+		[ "$qemu" = qemu-system-x86_64 ] || echo "arch arm64 (virt, -cpu max)"
 	} >"$log/env.txt"
 }
 
@@ -81,7 +115,7 @@ bench_boot() {
 		"$target" "$out/modules" "$out/base.cpio.gz"
 	# The bench's own files, as a second archive appended to the first.
 	{
-		echo "file /usr/bin/bench-mark $build/bench-mark 0755 0 0"
+		echo "file /usr/bin/bench-mark $(bench_mark "$target") 0755 0 0"
 		printf 'dir /etc 0755 0 0\n'
 	} >"$out/extra.list"
 	printf 'SIZE=%s\nROUNDS=%s\nCLOCKS=%s\nEMPTY=%s\n' "$size" "$rounds" \
@@ -94,8 +128,11 @@ bench_boot() {
 	cat "$out/base.cpio.gz" "$out/extra.cpio.gz" >"$out/initramfs.cpio.gz"
 	echo "bench: $target: booting (log in $out/log)" >&2
 	qemu_run "$target" "$out/initramfs.cpio.gz" "$out/log" 1G
-	# Experiment 3: bytes that the inline kstats_record() adds to a loop.
-	nm -S "$out/modules/kstats_bench_exp.ko" >"$out/log/nm.txt"
+	# Experiment 3: bytes that the inline kstats_record() adds to a loop
+	# (x86 only: the module times with the TSC; the guest said it skipped).
+	if [ -e "$out/modules/kstats_bench_exp.ko" ]; then
+		nm -S "$out/modules/kstats_bench_exp.ko" >"$out/log/nm.txt"
+	fi
 }
 
 # The bpftrace guest of target $1: the Debian rootfs of bench-rootfs.sh
@@ -133,8 +170,10 @@ for t in "${targets[@]}"; do
 	# the last run.
 	[ "${KSTATS_BENCH_MAIN:-1}" = 0 ] || bench_boot "$t"
 	# The bpftrace guest is Debian 12's userspace: a newer suite's kernel
-	# (a pinned target) would be run with another release's bpftrace.
-	if [ "${KSTATS_BENCH_BPF:-1}" != 0 ] && [ -z "$(target_suite "$t")" ]; then
+	# (a pinned target) would be run with another release's bpftrace; an
+	# arm64 kernel (arm612 builds on the host: no suite) with an x86 one.
+	if [ "${KSTATS_BENCH_BPF:-1}" != 0 ] && [ -z "$(target_suite "$t")" ] &&
+		[ "$(target_arch "$t")" = x86_64 ]; then
 		bpf_boot "$t"
 	fi
 done

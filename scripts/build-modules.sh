@@ -12,7 +12,10 @@
 # example only, for "make demo", and keeps OUTDIR/build's objects from
 # the last run: only changed sources are copied (their mtime then tells
 # kbuild), so a second demo rebuilds nothing that did not change. Checks
-# keep building from scratch: a warning must show on every run.
+# keep building from scratch: a warning must show on every run. The arm64
+# targets cross-build (ARCH=arm64 CROSS_COMPILE=aarch64-linux-gnu-, which
+# their headers' .kernelvariables set anyway) with the amd64 linux-kbuild's
+# tools; they have no sparse pass (the sparse chroot has no arm64 gcc).
 #
 # Usage: build-modules.sh TARGET OUTDIR [build|sparse|all]
 set -euo pipefail
@@ -31,14 +34,22 @@ kdir=$(target_kdir "$target")
 # compiler which built their kernel (chroot-run.sh), their sparse pass in
 # the sparse chroot; the others on the host, but for the debug kernel's
 # sparse pass: it is 7.x, whose headers the host's sparse cannot parse.
+# A pinned target without a suite (arm612) builds on the host, in the
+# tree that debian-kernel.sh unpacked.
 suite=$(target_suite "$target")
 ktree=
-if [ -n "$suite" ]; then
+if target_pinned "$target"; then
 	"$KSTATS_SCRIPTS/debian-kernel.sh" "$target" >&2
 	ktree=$(target_ktree "$target")
+fi
+if [ -n "$suite" ]; then
 	[ -e "$ktree$kdir/Makefile" ] || die "no kernel build tree at $kdir in $ktree"
 else
 	[ -e "$kdir/Makefile" ] || die "no kernel build tree at $kdir"
+fi
+cross=()
+if [ "$(target_arch "$target")" = arm64 ]; then
+	cross=(ARCH=arm64 CROSS_COMPILE=aarch64-linux-gnu-)
 fi
 
 # kmake ROOT ARGS...: make in kdir, in chroot ROOT if not empty.
@@ -47,9 +58,9 @@ kmake() {
 	shift
 	if [ -n "$root" ]; then
 		"$KSTATS_SCRIPTS/chroot-run.sh" "$root" "$ktree" "$outdir" \
-			make -C "$kdir" "$@"
+			make -C "$kdir" ${cross[@]+"${cross[@]}"} "$@"
 	else
-		make -C "$kdir" "$@"
+		make -C "$kdir" ${cross[@]+"${cross[@]}"} "$@"
 	fi
 }
 
@@ -128,6 +139,7 @@ step_build() {
 
 step_sparse() {
 	local dir=$outdir/sparse log=$outdir/sparse.log root='' force=() ok=0
+	[ ${#cross[@]} = 0 ] || die "no sparse pass for the arm64 target $target"
 	copy_sources "$dir"
 	# Kbuild turns C=2 off, saying only "not available or not up to date",
 	# where scripts/checker-valid.sh (7.x) fails, and Debian's headers lack

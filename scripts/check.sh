@@ -22,7 +22,9 @@
 #
 # Environment:
 #   KSTATS_TARGETS        targets to test (default: deb61 deb612 deb618 deb7x
-#                         debug)
+#                         arm612 arm7x debug); the arm64 ones run the guest
+#                         scripts of KSTATS_ARM_SUITES (targets.sh) only,
+#                         and have no sparse pass, capture, dkms or install
 #   KSTATS_GUEST_TIMEOUT  seconds a guest may run (default 3600)
 #   KSTATS_JOBS           guests booted at once (default 2)
 #   KSTATS_BUILD          artifact directory (default: build/ in the repo)
@@ -97,7 +99,7 @@ echo "check: targets: $(tr '\n' ' ' <<<"$targets")"
 # headers live in the cache and build in a chroot): the bench smoke test,
 # dkms and make install run against these.
 host_stock=$(for t in $targets; do
-	[ "$t" != debug ] && [ -z "$(target_suite "$t")" ] && echo "$t"
+	[ "$t" != debug ] && ! target_pinned "$t" && echo "$t"
 done || true)
 
 echo "check: debug kernel (built once, then cached in $KSTATS_CACHE)"
@@ -172,7 +174,7 @@ mech_rows() {
 }
 doc_rows() {
 	awk '/^\.\. kernels-mechanisms-table/ { on = 1; next }
-		on && /^[0-9]+\.[0-9]+ / { $1 = $1; print; n++; next }
+		on && /^[0-9]+\.[0-9]+[-a-z0-9]* / { $1 = $1; print; n++; next }
 		on && n && /^=/ { exit }' "$src/Documentation/kstats.rst"
 }
 if [ -n "$(mech_rows)" ] && [ "$(mech_rows)" = "$(doc_rows)" ]; then
@@ -206,6 +208,41 @@ launch() {
 	running=$((running + 1))
 }
 
+# selected SCRIPT: KSTATS_TESTS (if set) selects guest script SCRIPT.
+selected() {
+	local p
+	[ -z "${KSTATS_TESTS:-}" ] && return 0
+	for p in $KSTATS_TESTS; do
+		[[ $1 == "$p"* ]] && return 0
+	done
+	return 1
+}
+
+# target_tests TARGET: the KSTATS_TESTS of TARGET's initramfs: the
+# arm64 targets run the scripts of KSTATS_ARM_SUITES that KSTATS_TESTS
+# selects (a word that matches none if it selects none of them).
+target_tests() {
+	local f sel=
+	if [ "$(target_arch "$1")" = x86_64 ]; then
+		echo "${KSTATS_TESTS:-}"
+		return
+	fi
+	for f in "$src"/tests/guest/[0-9]*.sh; do
+		f=${f##*/}
+		selected "$f" && arm_selected "$f" && sel+="${sel:+ }$f"
+	done
+	echo "${sel:-none-selected}"
+}
+
+# arm_selected SCRIPT: KSTATS_ARM_SUITES has guest script SCRIPT.
+arm_selected() {
+	local p
+	for p in $KSTATS_ARM_SUITES; do
+		[[ $1 == "$p"* ]] && return 0
+	done
+	return 1
+}
+
 guests=()
 for t in $(grep -x debug <<<"$targets") $(grep -vx debug <<<"$targets"); do
 	out=$build/$t
@@ -222,15 +259,18 @@ for t in $(grep -x debug <<<"$targets") $(grep -vx debug <<<"$targets"); do
 	fi
 	if ! compgen -G "$out/modules/*.ko" >/dev/null; then
 		fail "$t guest (no module was built)"
-	elif ! "$KSTATS_SCRIPTS/mkinitramfs.sh" "$t" "$out/modules" \
-		"$out/initramfs.cpio.gz" 2>"$out/initramfs.err"; then
+	elif ! KSTATS_TESTS=$(target_tests "$t") "$KSTATS_SCRIPTS/mkinitramfs.sh" "$t" \
+		"$out/modules" "$out/initramfs.cpio.gz" 2>"$out/initramfs.err"; then
 		fail "$t initramfs"
 		show "$out/initramfs.err"
 	else
 		guests+=("$t")
 		launch "$t"
 	fi
-	if "$KSTATS_SCRIPTS/build-modules.sh" "$t" "$out" sparse \
+	# No sparse pass for arm64 (build-modules.sh): x86's covers the sources.
+	if [ "$(target_arch "$t")" = arm64 ]; then
+		:
+	elif "$KSTATS_SCRIPTS/build-modules.sh" "$t" "$out" sparse \
 		>/dev/null 2>"$out/sparse.err"; then
 		pass "$t sparse"
 	else
@@ -238,16 +278,6 @@ for t in $(grep -x debug <<<"$targets") $(grep -vx debug <<<"$targets"); do
 		show "$out/sparse.err"
 	fi
 done
-
-# selected SCRIPT: KSTATS_TESTS (if set) selects guest script SCRIPT.
-selected() {
-	local p
-	[ -z "${KSTATS_TESTS:-}" ] && return 0
-	for p in $KSTATS_TESTS; do
-		[[ $1 == "$p"* ]] && return 0
-	done
-	return 1
-}
 
 # debug_boot NAME TESTS ARGS: boot the debug kernel again with kernel
 # arguments ARGS, running only the guest scripts TESTS.
@@ -350,12 +380,15 @@ min_results() {
 		"$src/tests/guest/min-results.conf"
 }
 
-# The guest scripts that a full boot of TARGET runs: all of tests/guest
-# (KSTATS_TESTS narrows them), on the main boot of each target.
+# The guest scripts that a full boot of TARGET ($1) runs: all of
+# tests/guest (KSTATS_TESTS narrows them; KSTATS_ARM_SUITES on arm64), on
+# the main boot of each target.
 expected_scripts() {
 	local f
 	for f in "$src"/tests/guest/[0-9]*.sh; do
-		selected "${f##*/}" && echo "${f##*/}"
+		selected "${f##*/}" || continue
+		[ "$(target_arch "$1")" = x86_64 ] || arm_selected "${f##*/}" || continue
+		echo "${f##*/}"
 	done
 }
 
@@ -391,7 +424,7 @@ for t in $targets "${debug_boots[@]}" "${bpf_boots[@]}"; do
 		[ "$n" -gt 0 ] || fail "$t $name: ran, but printed no ok or not ok line"
 	done <<<"$counts"
 	if grep -qx "$t" <<<"$targets" && [ "$rc" = 0 ]; then
-		missing=$(comm -23 <(expected_scripts | sort) \
+		missing=$(comm -23 <(expected_scripts "$t" | sort) \
 			<(awk '{ print $1 }' <<<"$counts" | sort))
 		if [ -z "$missing" ]; then
 			pass "$t every selected guest script ran"
@@ -486,6 +519,7 @@ mkdir -p "$hostdir"
 capture=
 for t in $(grep -vx debug <<<"$targets") $(grep -x debug <<<"$targets"); do
 	[ -e "$build/$t/modules/kstats_helper.ko" ] || continue
+	[ "$(target_arch "$t")" = x86_64 ] || continue
 	echo "check: host: recording a capture in a $t guest"
 	if KSTATS_GUEST_TIMEOUT=600 "$KSTATS_REPO/tests/capture.sh" --modules \
 		"$build/$t/modules" "$t" "$hostdir/capture" >"$hostdir/capture.log" 2>&1; then

@@ -40,6 +40,7 @@ for t in "${targets[@]}"; do
 	# bpftrace is Debian 12's: a newer suite's kernel (a pinned target)
 	# would run with another release's bpftrace.
 	[ -z "$(target_suite "$t")" ] || die "$t: not a Debian 12 kernel"
+	[ "$(target_arch "$t")" = x86_64 ] || die "$t: not an x86 kernel"
 	extra=$(target_extra_dir "$t")
 	extra_modules_present "$extra" || die "$t: no null_blk in $extra (run scripts/setup.sh)"
 	out=$build/$t

@@ -5,7 +5,9 @@
 # chroot-run.sh binds into the build chroot), the image's
 # /boot/vmlinuz-RELEASE into KSTATS_CACHE/boot/ and the extra modules
 # (targets.sh) into target_extra_dir. Each package comes from Debian's pool and must
-# match its pinned SHA256.
+# match its pinned SHA256. A target that builds on the host (arm612: no
+# chroot) has the absolute /usr/src paths of its headers' Makefile turned
+# into the tree's.
 #
 # Usage: debian-kernel.sh TARGET
 set -euo pipefail
@@ -20,7 +22,6 @@ rel=$(target_release "$target")
 tree=$KSTATS_CACHE/kernels/$rel
 vmlinuz=$KSTATS_CACHE/boot/vmlinuz-$rel
 extra=$(target_extra_dir "$target")
-MIRROR=${KSTATS_DEBIAN_MIRROR:-http://deb.debian.org/debian}
 
 fetched() {
 	[ -e "$tree/.kstats-built" ] && [ -s "$vmlinuz" ] &&
@@ -48,10 +49,7 @@ while read -r what path sum; do
 	[ "$what" = headers ] && [ $headers = 0 ] && continue
 	deb=$tmp/${path##*/}
 	echo "debian-kernel: $target: fetching ${path##*/}" >&2
-	curl -fsS --retry 3 -o "$deb" "$MIRROR/$path" ||
-		die "cannot fetch $MIRROR/$path"
-	echo "$sum  $deb" | sha256sum -c --quiet - ||
-		die "${path##*/}: SHA256 differs from the pin in debian-kernels.conf"
+	fetch_pinned "$path" "$deb" "$sum"
 	case $what in
 	headers) dpkg-deb -x "$deb" "$tree" ;;
 	image)
@@ -77,5 +75,10 @@ while read -r what path sum; do
 done < <(pinned_packages "$target")
 [ -e "$tree/usr/src/linux-headers-$rel/Makefile" ] ||
 	die "no /usr/src/linux-headers-$rel in the packages of $target"
+# Built on the host: "include /usr/src/linux-headers-...-common/Makefile"
+# (and 7.x's KBUILD_OUTPUT) must name the tree in the cache.
+if [ $headers = 1 ] && [ -z "$(target_suite "$target")" ]; then
+	sed -i "s|/usr/src/|$tree/usr/src/|g" "$tree/usr/src/linux-headers-$rel/Makefile"
+fi
 [ -s "$vmlinuz" ] || die "no image among the packages of $target"
 touch "$tree/.kstats-built"

@@ -2,7 +2,9 @@
 # /init of the kstats test guests (busybox sh, PID 1).
 #
 # Kernel messages go to the console, ttyS0. Everything the host parses goes
-# to the second serial port, ttyS1, so it never interleaves with them:
+# to the second serial port, ttyS1, so it never interleaves with them (on
+# arm64, whose QEMU virt machine has one serial port, ttyAMA0, to a virtio
+# serial port named kstats.results: run-guest.sh):
 #
 #   # BEGIN <script>
 #   ...the script's stdout and stderr: "ok - ...", "not ok - ...", "# ..."
@@ -28,8 +30,25 @@ mount -t debugfs debugfs /sys/kernel/debug
 mount -t tmpfs tmpfs /tmp
 
 # Raw mode: no "\n" -> "\r\n" translation on the results port.
-stty -F /dev/ttyS1 raw -echo 2>/dev/null
-exec 3>/dev/ttyS1
+port=/dev/ttyS1
+# A virtio serial port, not a virtio console (hvc0): the console's output
+# is written out by a kernel thread, and what it still holds at the reboot
+# is lost; a port's write returns once QEMU has it. The driver adds the
+# port a moment after boot, from its control queue.
+if [ "$(uname -m)" = aarch64 ]; then
+	port=
+	for _ in 1 2 3 4 5 6 7 8 9 10; do
+		for d in /sys/class/virtio-ports/*; do
+			[ "$(cat "$d/name" 2>/dev/null)" = kstats.results ] &&
+				port=/dev/${d##*/}
+		done
+		[ -n "$port" ] && break
+		sleep 1
+	done
+	[ -n "$port" ] || port=/dev/console
+fi
+stty -F "$port" raw -echo 2>/dev/null
+exec 3>"$port"
 
 KSTATS_TARGET=$(cat /etc/kstats-target)
 KSTATS_MODULES=/modules

@@ -10,6 +10,8 @@
 #   /usr/bin/kstats       the kstats command, with Debian's Python under /usr
 #                         and /lib (guest-python.sh)
 #   /usr/bin/kstats-NAME  tests/user/kstats_NAME.c, built static on the host
+# An arm64 target's busybox, Python and C programs are arm64 ones: Debian's
+# pinned packages (targets.sh's guest_arm64_root) and the host's cross gcc.
 #   /etc/kstats-target    the target's short name
 #   /etc/kstats-mode      "demo" with --demo, which also adds /demo.sh
 # With --rootfs DIR, the guest's userspace is a copy of DIR (a Debian
@@ -54,6 +56,18 @@ BUSYBOX=/bin/busybox
 command -v cpio >/dev/null || die "cpio missing (run scripts/setup.sh)"
 "$BUSYBOX" --list-full >/dev/null 2>&1 ||
 	die "$BUSYBOX is not a full busybox (install busybox-static)"
+# The guest's busybox; the host's lists the applets (the arm64 one is
+# pinned at the host's version: debian-kernels.conf).
+guest_busybox=$BUSYBOX
+arm64_root=''
+CC=gcc
+if [ "$(target_arch "$target")" = arm64 ]; then
+	[ -z "$rootfs" ] || die "--rootfs is for x86 targets only"
+	arm64_root=$(guest_arm64_root)
+	guest_busybox=$arm64_root/bin/busybox
+	[ -s "$guest_busybox" ] || die "no busybox in $arm64_root"
+	CC=aarch64-linux-gnu-gcc-12
+fi
 [ -d "$kodir" ] || die "no module directory $kodir"
 
 tmp=$(mktemp -d)
@@ -100,13 +114,15 @@ guest_python() {
 	key=$( {
 		cat "$KSTATS_SCRIPTS/guest-python.sh"
 		dpkg-query -W python3.11-minimal libpython3.11-stdlib 2>/dev/null
+		# x86: nothing, so that its key stays as it was.
+		[ -z "$arm64_root" ] || echo "$arm64_root"
 	} | sha256sum | cut -c1-16)
 	dir=$KSTATS_CACHE/guest-python/$key
 	mkdir -p "$KSTATS_CACHE/guest-python"
 	(
 		flock 9
 		if [ ! -s "$dir/list" ]; then
-			"$KSTATS_SCRIPTS/guest-python.sh" "$dir" >"$dir.list.tmp"
+			"$KSTATS_SCRIPTS/guest-python.sh" "$dir" ${arm64_root:+"$arm64_root"} >"$dir.list.tmp"
 			mv -f "$dir.list.tmp" "$dir/list"
 		fi
 	) 9>"$dir.lock"
@@ -122,7 +138,7 @@ guest_python() {
 	echo "nod /dev/console 0600 0 0 c 5 1"
 	echo "nod /dev/null 0666 0 0 c 1 3"
 	echo "file /init $KSTATS_SCRIPTS/guest-init.sh 0755 0 0"
-	echo "file /bin/busybox $BUSYBOX 0755 0 0"
+	echo "file /bin/busybox $guest_busybox 0755 0 0"
 	"$BUSYBOX" --list-full | while read -r p; do
 		[ "$p" = bin/busybox ] && continue
 		[ -n "$rootfs" ] && { [ -e "$rootfs/$p" ] || [ -L "$rootfs/$p" ]; } &&
@@ -162,7 +178,7 @@ guest_python() {
 		fi
 		prog=${c##*/kstats_}
 		prog=kstats-$(echo "${prog%.c}" | tr _ -)
-		gcc -static -O2 -Wall -Werror -pthread -o "$tmp/$prog" "$c"
+		"$CC" -static -O2 -Wall -Werror -pthread -o "$tmp/$prog" "$c"
 		echo "file /usr/bin/$prog $tmp/$prog 0755 0 0"
 	done
 	if [ -n "$demo" ]; then

@@ -2,6 +2,9 @@
 # Boot a target's kernel in QEMU with an initramfs from mkinitramfs.sh.
 #   LOGDIR/console.log  first serial port: the kernel's console
 #   LOGDIR/results.tap  second serial port: what the guest init reports
+# arm64 targets boot in qemu-system-aarch64's virt machine: its one serial
+# port (ttyAMA0) is the console, a virtio serial port the results port
+# (guest-init.sh).
 #   LOGDIR/qemu.log     QEMU's own messages; LOGDIR/qemu.cmd its command
 # Succeeds iff the guest printed "# GUEST DONE" before the time limit
 # (KSTATS_GUEST_TIMEOUT seconds, default 3600). KSTATS_TCG_OPTS: options
@@ -24,9 +27,11 @@ limit=${KSTATS_GUEST_TIMEOUT:-3600}
 [ -r "$initramfs" ] || die "no initramfs $initramfs"
 mkdir -p "$logdir"
 
+arch=$(target_arch "$target")
+
 # KVM only with hardware virtualisation: /dev/kvm may exist without it
-# (a software backend far slower than TCG).
-if grep -qwE 'vmx|svm' /proc/cpuinfo && [ -w /dev/kvm ]; then
+# (a software backend far slower than TCG); never for an arm64 guest.
+if [ "$arch" = x86_64 ] && grep -qwE 'vmx|svm' /proc/cpuinfo && [ -w /dev/kvm ]; then
 	accel=(-accel kvm -cpu host)
 else
 	# One host thread runs both vCPUs in turn: QEMU 7.2's multi-threaded
@@ -41,17 +46,33 @@ fi
 # QEMU's exit. Oopses do not panic, so one run shows every report.
 # mitigations=off: page table isolation costs a lot under TCG.
 append="console=ttyS0 loglevel=7 panic=-1 printk.devkmsg=on mitigations=off"
+[ "$arch" = x86_64 ] || append=${append/ttyS0/ttyAMA0}
 append+=${KSTATS_APPEND:+ $KSTATS_APPEND}
+
+# The machine and its two output ports.
+if [ "$arch" = x86_64 ]; then
+	qemu=(qemu-system-x86_64)
+	ports=(-serial "file:$logdir/console.log" -serial "file:$logdir/results.tap")
+else
+	# Debian's arm64 kernels have VIRTIO_PCI and VIRTIO_CONSOLE built in
+	# (VIRTIO_MMIO is a module): the virtio serial port sits on the virt
+	# machine's PCIe.
+	qemu=(qemu-system-aarch64 -M virt)
+	# shellcheck disable=SC2054 # QEMU's options have commas
+	ports=(-serial "file:$logdir/console.log"
+		-device virtio-serial-pci
+		-chardev "file,id=results,path=$logdir/results.tap"
+		-device virtserialport,chardev=results,name=kstats.results)
+fi
 
 boot() {
 	local kernel=$1
 	: >"$logdir/console.log"
 	: >"$logdir/results.tap"
-	local cmd=(qemu-system-x86_64 -nodefaults -no-user-config
+	local cmd=("${qemu[@]}" -nodefaults -no-user-config
 		"${accel[@]}" -m "${KSTATS_GUEST_MEM:-1G}" -smp 2 -display none -no-reboot
 		-kernel "$kernel" -initrd "$initramfs" -append "$append"
-		-serial "file:$logdir/console.log"
-		-serial "file:$logdir/results.tap"
+		"${ports[@]}"
 		-monitor none)
 	printf '%q ' "${cmd[@]}" >"$logdir/qemu.cmd"
 	echo >>"$logdir/qemu.cmd"

@@ -4,7 +4,9 @@
 # busybox, the toolchain of the debug kernel (its source comes from the
 # pool: build-debug-kernel.sh), the static checkers,
 # debootstrap and curl for the pinned targets (deb618, deb7x: their
-# kernels and build chroots are made on first use into the cache), and
+# kernels and build chroots are made on first use into the cache), QEMU's
+# arm64 machine, the arm64 cross gcc of Debian 12's kernels and its libc
+# (the arm64 targets' modules and the guests' static C programs), and
 # what the host tests of the kstats command use: pytest, gnuplot, promtool
 # (from prometheus), prometheus and prometheus-node-exporter (started only
 # by the end-to-end test, on 127.0.0.1), rst2man (python3-docutils, for the
@@ -44,6 +46,7 @@ else
 		debootstrap curl
 		python3-pytest prometheus prometheus-node-exporter python3-docutils man-db dkms
 		python3-venv
+		qemu-system-arm gcc-12-aarch64-linux-gnu libc6-dev-arm64-cross
 	)
 fi
 

@@ -7,6 +7,10 @@
 #   deb618  Debian's 6.18 LTS (trixie-backports), pinned in
 #           debian-kernels.conf, built in a trixie chroot
 #   deb7x   the newest 7.x that Debian serves, pinned likewise
+#   arm612  Debian's arm64 build of deb612's release, pinned likewise,
+#           cross-built on the host, booted by qemu-system-aarch64
+#   arm7x   Debian's arm64 build of deb7x's release, pinned likewise,
+#           cross-built in a trixie chroot
 #   debug   the newest Debian kernel source (linux-source-7.x, pinned in
 #           debian-kernels.conf) built by build-debug-kernel.sh with
 #           KASAN, lockdep, kmemleak, KUnit and tracing
@@ -16,7 +20,17 @@
 
 . "$(dirname "${BASH_SOURCE[0]}")/common.sh"
 
-KSTATS_ALL_TARGETS="deb61 deb612 deb618 deb7x debug"
+KSTATS_ALL_TARGETS="deb61 deb612 deb618 deb7x arm612 arm7x debug"
+
+# The guest scripts (tests/guest/, by prefix, as KSTATS_TESTS) that the
+# arm64 targets run, a stated subset: make check would pass 60 minutes
+# with all of them on the two cores (about 25 minutes of guest time per
+# arm64 kernel under TCG). Core (load, mechanisms, output, control,
+# errors, trace, pairs, calibrate, direct, values, clock, counters), safety
+# (torture, hotplug, safety, the trampoline's exits and pending returns),
+# a sample of the sweep, the tool, and outliers. The environment may
+# override it (any test, for a look).
+KSTATS_ARM_SUITES=${KSTATS_ARM_SUITES:-"10-load 15-mechanisms 20-output 30-control 40-errors 60-trace 61-pairs 62-control-errors 64-calibrate 66-direct 67-filters-values 70-tool 73-clock 78-counter 81-torture 82-hotplug 86-safety 88-sweep 92-outliers 96-tramp-exit 97-exit-inside 98-pending-return"}
 
 # What the build chroots have (debian-chroot.sh): the compiler that built
 # the pinned kernels of a suite, what Kbuild runs (perl and Python for
@@ -30,6 +44,56 @@ KSTATS_SPARSE_PKGS="$KSTATS_CHROOT_BASE gcc-14 sparse"
 # Lines "WHAT POOL-PATH SHA256" of the packages pinned for target $1.
 pinned_packages() {
 	awk -v t="$1" '$1 == t { print $4, $5, $6 }' "$KSTATS_SCRIPTS/debian-kernels.conf"
+}
+
+# Architecture of target $1's kernel: arm64 (cross-built, booted by
+# qemu-system-aarch64) or x86_64.
+target_arch() {
+	case $1 in
+	arm*) echo arm64 ;;
+	*) echo x86_64 ;;
+	esac
+}
+
+# Fetch pool path $1 of Debian's archive into file $2 and check it against
+# SHA256 $3. pool/updates/ is the security archive's.
+fetch_pinned() {
+	local mirror=${KSTATS_DEBIAN_MIRROR:-http://deb.debian.org/debian}
+	case $1 in
+	pool/updates/*) mirror=${KSTATS_DEBIAN_SECURITY_MIRROR:-http://deb.debian.org/debian-security} ;;
+	esac
+	curl -fsS --retry 3 -o "$2" "$mirror/$1" || die "cannot fetch $mirror/$1"
+	echo "$3  $2" | sha256sum -c --quiet - ||
+		die "${1##*/}: SHA256 differs from the pin in debian-kernels.conf"
+}
+
+# Root tree of the arm64 guests' userspace (busybox, Python): the
+# packages pinned as "guest-arm64" in debian-kernels.conf, fetched and
+# unpacked once into the cache (one directory per set of pins).
+guest_arm64_root() {
+	local pins dir kind path sum
+	pins=$(pinned_packages guest-arm64)
+	[ -n "$pins" ] || die "no guest-arm64 pins in debian-kernels.conf"
+	dir=$KSTATS_CACHE/guest-arm64/$(sha256sum <<<"$pins" | cut -c1-12)
+	if [ ! -e "$dir/.kstats-built" ]; then
+		mkdir -p "${dir%/*}"
+		(
+			flock 9
+			[ -e "$dir/.kstats-built" ] && exit 0
+			rm -rf "$dir" "$dir.tmp"
+			mkdir -p "$dir.tmp"
+			while read -r kind path sum; do
+				[ "$kind" = guest ] || die "guest-arm64: unknown kind '$kind'"
+				echo "guest-arm64: fetching ${path##*/}" >&2
+				fetch_pinned "$path" "$dir.tmp/pkg.deb" "$sum"
+				dpkg-deb -x "$dir.tmp/pkg.deb" "$dir.tmp"
+				rm -f "$dir.tmp/pkg.deb"
+			done <<<"$pins"
+			touch "$dir.tmp/.kstats-built"
+			mv "$dir.tmp" "$dir"
+		) 9>"$dir.lock" || exit 1
+	fi
+	echo "$dir"
 }
 
 # Field $2 (2: suite, 3: release) of target $1's pin of a Debian kernel
@@ -56,15 +120,28 @@ debug_kernel_dir() {
 	echo "$KSTATS_CACHE/debug-kernel/${ver//[^A-Za-z0-9.+~-]/_}-$sum"
 }
 
-# Suite of target $1's build chroot; empty for the targets built on the host.
-target_suite() {
-	_pin_field "$1" 2
+# Whether target $1's kernel is pinned in debian-kernels.conf (fetched by
+# debian-kernel.sh into the cache), whether or not it builds in a chroot.
+target_pinned() {
+	[ -n "$(_pin_field "$1" 3)" ]
 }
 
-# Packages of the build chroot of suite $1: its kernels' gcc.
+# Suite of target $1's build chroot; empty for the targets built on the
+# host (suite "host" in debian-kernels.conf: pinned, built on the host).
+target_suite() {
+	local suite
+	suite=$(_pin_field "$1" 2)
+	[ "$suite" = host ] || echo "$suite"
+}
+
+# Packages of the build chroot of suite $1 for kernels of architecture $2
+# (default x86_64): its kernels' gcc; arm64 kernels' cross gcc too (a
+# chroot of its own, so that the x86 targets' chroot stays as it was).
 chroot_packages() {
+	local cross=
+	[ "${2:-x86_64}" = x86_64 ] || cross=" gcc-14-aarch64-linux-gnu"
 	case $1 in
-	trixie) echo "$KSTATS_CHROOT_BASE gcc-14" ;;
+	trixie) echo "$KSTATS_CHROOT_BASE gcc-14$cross" ;;
 	sid) echo "$KSTATS_CHROOT_BASE gcc-16" ;;
 	*) die "no build chroot defined for suite '$1'" ;;
 	esac
@@ -75,7 +152,8 @@ chroot_packages() {
 target_chroot() {
 	local suite
 	suite=$(target_suite "$1")
-	"$KSTATS_SCRIPTS/debian-chroot.sh" "$suite" $(chroot_packages "$suite")
+	"$KSTATS_SCRIPTS/debian-chroot.sh" "$suite" \
+		$(chroot_packages "$suite" "$(target_arch "$1")")
 }
 
 # The sparse chroot (made on first use).
@@ -120,7 +198,7 @@ target_release() {
 	case $1 in
 	deb61) _meta_release linux-headers-amd64 ;;
 	deb612) _meta_release linux-headers-6.12-amd64 ;;
-	deb618 | deb7x) _pin_field "$1" 3 ;;
+	deb618 | deb7x | arm612 | arm7x) _pin_field "$1" 3 ;;
 	debug) cat "$(debug_kernel_dir)/include/config/kernel.release" 2>/dev/null ||
 		die "debug kernel not built (run scripts/build-debug-kernel.sh)" ;;
 	*) die "unknown target '$1'" ;;
@@ -148,7 +226,7 @@ KSTATS_EXTRA_MODULES="null_blk"
 
 # Cache directory of the extra modules of stock target $1, plain .ko files:
 # setup.sh fills it for deb61 and deb612, debian-kernel.sh for the pinned
-# targets. None for the debug kernel, built without them.
+# targets (arm64's too). None for the debug kernel, built without them.
 target_extra_dir() {
 	case $1 in
 	debug) ;;
@@ -198,6 +276,7 @@ _extra_module() {
 		f=$(find "$src/kernel" -name "$pat" -print -quit)
 	else
 		# A name that is not there makes tar fail: checked just below.
+		# modinfo reads the arm64 modules' .modinfo as well.
 		dpkg-deb --fsys-tarfile "$src" |
 			tar -xf - -C "$tmp/src" --wildcards "*/modules/*/kernel/*/$pat" \
 				2>/dev/null || true
@@ -220,11 +299,13 @@ _extra_module() {
 }
 
 # Kernel build directory (KDIR) for out-of-tree modules of target $1; for
-# the pinned targets, its path in their build chroot.
+# the pinned targets, its path in their build chroot, or in the cache for
+# arm612, which builds on the host.
 target_kdir() {
 	case $1 in
 	debug) debug_kernel_dir ;;
-	deb618 | deb7x) echo "/usr/src/linux-headers-$(target_release "$1")" ;;
+	arm612) echo "$(target_ktree "$1")/usr/src/linux-headers-$(target_release "$1")" ;;
+	deb618 | deb7x | arm7x) echo "/usr/src/linux-headers-$(target_release "$1")" ;;
 	*) echo "/lib/modules/$(target_release "$1")/build" ;;
 	esac
 }
@@ -255,6 +336,12 @@ target_kernel() {
 	rel=$(target_release "$1")
 	vmlinuz=$(target_vmlinuz "$1")
 	[ -r "$vmlinuz" ] || die "$vmlinuz missing (run scripts/setup.sh)"
+	# Debian's arm64 vmlinuz is an uncompressed Image (EFI stub, no
+	# CONFIG_EFI_ZBOOT), which QEMU boots as it is.
+	if [ "$(target_arch "$1")" = arm64 ]; then
+		echo "$vmlinuz"
+		return
+	fi
 	out=$KSTATS_CACHE/vmlinux/vmlinux-$rel
 	if [ ! -s "$out" ]; then
 		mkdir -p "${out%/*}"

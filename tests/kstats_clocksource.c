@@ -1,7 +1,8 @@
 // SPDX-License-Identifier: GPL-2.0
 /*
- * Test-only clocksource "kstats_test": the TSC, read through a traceable
- * function of this module that no list of kstats names. Made current
+ * Test-only clocksource "kstats_test": the cycle counter (the TSC, arm64's
+ * CNTVCT: ../kstats_cycles.h), read through a traceable function of this
+ * module that no list of kstats names. Made current
  * through sysfs, it puts kstats_test_cs_read() on the read path of every
  * clock of the kernel, so that tracing it shows whether kstats' handlers
  * survive a hook that their own clock read hits (tests/guest/86-safety.sh).
@@ -9,12 +10,11 @@
 #include <linux/clocksource.h>
 #include <linux/compiler.h>
 #include <linux/module.h>
-#include <asm/msr.h>
-#include <asm/tsc.h>
+#include "../kstats_cycles.h"
 
 static noinline __noclone u64 kstats_test_cs_read(struct clocksource *cs)
 {
-	return rdtsc_ordered();
+	return kstats_cycles();
 }
 
 static struct clocksource kstats_test_cs = {
@@ -28,9 +28,9 @@ static struct clocksource kstats_test_cs = {
 
 static int __init kstats_test_cs_init(void)
 {
-	if (!tsc_khz)
+	if (!kstats_cycles_khz())
 		return -ENODEV;
-	return clocksource_register_khz(&kstats_test_cs, tsc_khz);
+	return clocksource_register_khz(&kstats_test_cs, kstats_cycles_khz());
 }
 
 static void __exit kstats_test_cs_exit(void)

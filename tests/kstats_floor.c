@@ -22,8 +22,10 @@
 #include <linux/string.h>
 #include <linux/tracepoint.h>
 #include <linux/uaccess.h>
-#include <asm/ibt.h>
 #include <asm/linkage.h>
+#ifdef CONFIG_X86_64
+#include <asm/ibt.h>
+#endif
 #include "../kstats_compat.h"
 
 enum floor_mech {
@@ -90,15 +92,24 @@ static struct ftrace_ops floor_ops;
 /*
  * Reached by a call from the traced function's fentry site instead of
  * __fentry__: returns straight into the function, the least a direct
- * call can do. ENDBR: its address is taken (IBT kernels).
+ * call can do. x86-64: ENDBR, its address is taken (IBT kernels). arm64:
+ * x9 holds the return address into the caller, x30 the one into the
+ * function's body; BTI C (hint 34), for ftrace's indirect branch here.
  */
 void kstats_floor_tramp(void);
 asm(".pushsection .text, \"ax\"\n"
 	    ".globl kstats_floor_tramp\n"
-	    ".type kstats_floor_tramp, @function\n"
+	    ".type kstats_floor_tramp, %function\n"
 	    "kstats_floor_tramp:\n"
+#ifdef CONFIG_X86_64
 	    ASM_ENDBR
 	    ASM_RET
+#else
+	    "hint 34\n"
+	    "mov x10, x30\n"
+	    "mov x30, x9\n"
+	    "ret x10\n"
+#endif
 	    ".size kstats_floor_tramp, .-kstats_floor_tramp\n"
 	    ".popsection\n");
 

@@ -218,13 +218,20 @@ static noinline __noclone void kstats_helper_narrow(int a, u16 b, s8 c, bool d,
 	WRITE_ONCE(helper_narrow_sum, a + b + c + d + e);
 }
 
-/* The int in eax, and @x's upper half above it in rax. */
+/* The int in eax (w0), and @x's upper half above it in rax (x0). */
 static noinline __noclone int kstats_helper_iret(u64 x)
 {
+#ifdef CONFIG_ARM64
+	register u64 x0 asm("x0");
+
+	asm volatile("mov %0, %1" : "=r" (x0) : "r" (x));
+	return (int)x0;
+#else
 	int r;
 
 	asm volatile("movq %1, %%rax" : "=a" (r) : "r" (x));
 	return r;
+#endif
 }
 
 typedef void (*helper_words5_t)(u64, u64, u64, u64, u64);

@@ -16,6 +16,7 @@
  * it, so a slow host cannot end the hold before the script has looked.
  * No RCU-tasks grace period can end while it spins.
  */
+#include <linux/bitops.h>
 #include <linux/kprobes.h>
 #include <linux/module.h>
 #include <linux/sched.h>
@@ -24,6 +25,7 @@
 
 /* How far into the trampoline its call of the callee is looked for. */
 #define KSTATS_HOLD_SCAN	512
+/* x86-64: a CALL rel32. */
 #define KSTATS_HOLD_CALL_LEN	5
 /* The function padding that holds call thunks (FUNCTION_PADDING_BYTES). */
 #define KSTATS_HOLD_PADDING	16
@@ -61,6 +63,26 @@ static struct kprobe kstats_hold_kp = {
 	.pre_handler = kstats_hold_pre,
 };
 
+#ifdef CONFIG_ARM64
+/* The instruction after the trampoline's BL of the callee. */
+static unsigned long kstats_hold_find(void)
+{
+	static u32 text[KSTATS_HOLD_SCAN / 4];
+	unsigned int i;
+
+	if (copy_from_kernel_nofault(text, (void *)tramp, sizeof(text)))
+		return 0;
+	for (i = 0; i < ARRAY_SIZE(text); i++) {
+		u32 insn = le32_to_cpu(text[i]);
+		unsigned long at = tramp + 4 * i;
+
+		if ((insn & 0xfc000000) == 0x94000000 &&
+		    at + (sign_extend64(insn & 0x03ffffff, 25) << 2) == callee)
+			return at + 4;
+	}
+	return 0;
+}
+#else
 /*
  * The instruction after the trampoline's direct call of the callee (or
  * of its call thunk, in the padding just before it, where call depth
@@ -87,6 +109,7 @@ static unsigned long kstats_hold_find(void)
 	}
 	return 0;
 }
+#endif
 
 static int __init kstats_hold_init(void)
 {

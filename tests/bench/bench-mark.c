@@ -1,9 +1,10 @@
 // SPDX-License-Identifier: GPL-2.0
 /*
  * Guest side of the instruction counts of "make bench": runs a workload
- * between two executions of the marker "xchg %bx,%bx" (66 87 db, a no-op
- * on hardware), which the QEMU plugin insn-count-plugin.c turns into two
- * lines of its output file, and prints the workload's wall time:
+ * between two executions of the marker, a no-op on hardware ("xchg
+ * %bx,%bx", 66 87 db, on x86; "hint #0x7f", 0xd5032fff, on arm64), which
+ * the QEMU plugin insn-count-plugin.c turns into two lines of its output
+ * file, and prints the workload's wall time:
  *
  *   bench-mark dd N           N x (1-byte read of /dev/zero, 1-byte write
  *                             to /dev/null), as dd bs=1 count=N does
@@ -24,7 +25,11 @@
 
 static inline void marker(void)
 {
+#ifdef __aarch64__
+	asm volatile("hint #0x7f" ::: "memory");
+#else
 	asm volatile("xchg %%bx, %%bx" ::: "memory");
+#endif
 }
 
 static long long now_ns(void)

@@ -1,9 +1,13 @@
 // SPDX-License-Identifier: GPL-2.0
 /*
  * QEMU TCG plugin (plugin API version 1, QEMU 7.2): counts the guest
- * instructions executed and, each time the guest executes the marker
- * "xchg %bx,%bx" (66 87 db, a no-op on hardware), appends the running
- * count to the file given by out=PATH, one decimal number a line.
+ * instructions executed and, each time the guest executes the marker,
+ * appends the running count to the file given by out=PATH, one decimal
+ * number a line. The marker is a no-op on hardware that nothing else
+ * executes, chosen by QEMU's target: x86 "xchg %bx,%bx" (66 87 db);
+ * arm64 "hint #0x7f" (0xd5032fff, little-endian ff 2f 03 d5), a hint of
+ * the unallocated space, which the architecture and QEMU execute as a NOP
+ * (and Debian's arm64 kernels and busybox do not contain).
  * Run QEMU with -smp 1 and -accel tcg,thread=single: one counter.
  *
  * The count is added when a translation block starts, so a marker sees
@@ -48,7 +52,10 @@ __attribute__((visibility("default"))) int qemu_plugin_version = 1;
 
 static uint64_t insns;
 static FILE *out;
-static const unsigned char marker[] = { 0x66, 0x87, 0xdb };
+static const unsigned char marker_x86[] = { 0x66, 0x87, 0xdb };
+static const unsigned char marker_arm64[] = { 0xff, 0x2f, 0x03, 0xd5 };
+static const unsigned char *marker;
+static size_t marker_len;
 
 static void on_marker(unsigned int vcpu, void *udata)
 {
@@ -65,8 +72,8 @@ static void on_translate(qemu_plugin_id_t id, struct qemu_plugin_tb *tb)
 	for (i = 0; i < n; i++) {
 		struct qemu_plugin_insn *insn = qemu_plugin_tb_get_insn(tb, i);
 
-		if (qemu_plugin_insn_size(insn) == sizeof(marker) &&
-		    !memcmp(qemu_plugin_insn_data(insn), marker, sizeof(marker)))
+		if (qemu_plugin_insn_size(insn) == marker_len &&
+		    !memcmp(qemu_plugin_insn_data(insn), marker, marker_len))
 			qemu_plugin_register_vcpu_insn_exec_cb(insn, on_marker,
 						QEMU_PLUGIN_CB_NO_REGS, NULL);
 	}
@@ -84,6 +91,17 @@ int qemu_plugin_install(qemu_plugin_id_t id, const qemu_info_t *info,
 {
 	if (argc != 1 || strncmp(argv[0], "out=", 4))
 		return -1;
+	if (!strcmp(info->target_name, "x86_64")) {
+		marker = marker_x86;
+		marker_len = sizeof(marker_x86);
+	} else if (!strcmp(info->target_name, "aarch64")) {
+		marker = marker_arm64;
+		marker_len = sizeof(marker_arm64);
+	} else {
+		fprintf(stderr, "insn-count-plugin: no marker for target %s\n",
+			info->target_name);
+		return -1;
+	}
 	out = fopen(argv[0] + 4, "w");
 	if (!out)
 		return -1;

@@ -1,6 +1,8 @@
 #!/usr/bin/env python3
 """Pair the guests' "run" lines with the plugin's marker counts, print the
-tables of "make bench" and write bench.json with every figure.
+tables of "make bench" and write bench.json with every figure. The arm64
+targets (env.txt's "arch" line) are labelled as such; their guests skip
+experiments 2 and 3 ("skip experiment-N"), which are x86's.
 
 Usage: report.py BUILDDIR TARGET...
 """
@@ -176,6 +178,16 @@ for c, label, _, _ in KSTATS:
     LABELS[c + '-stopped'] = label + ', stopped'
 
 
+def arm64(report, t):
+    """Whether target t's guest ran on arm64 (bench.sh's env.txt)."""
+    return report[t]['meta'].get('arch', '').startswith('arm64')
+
+
+def tlabel(report, t, fmt='{t} (arm64)'):
+    """Target t as the report names it: arm64 ones say so."""
+    return fmt.format(t=t) if arm64(report, t) else t
+
+
 def welch(a, b):
     """Difference of means b - a with its 95% interval (normal approx.)."""
     if len(a) < 2 or len(b) < 2:
@@ -193,8 +205,13 @@ def dd_table(report, targets):
     lines = ['Experiment 1: dd (1-byte read + 1-byte write per iteration), '
              'instructions per iteration (median of rounds; +extra over '
              'untraced) and ns per iteration (median), per kernel']
+    # Column widths: x86's as they always were, an arm64 target's as wide
+    # as its label.
+    width = {t: len(t + ' arm64 insn') if arm64(report, t) else 10
+             for t in targets}
     head = f"{'configuration':62s}" + ''.join(
-        f" | {t + ' insn':>10s} {'+extra':>7s} {'ns':>7s} {'+ns':>7s}" for t in targets)
+        f" | {(t + ' arm64 insn' if arm64(report, t) else t + ' insn'):>{width[t]}s}"
+        f" {'+extra':>7s} {'ns':>7s} {'+ns':>7s}" for t in targets)
     lines += [head, '-' * len(head)]
     order = ['untraced', 'busybox-dd'] + [c for c in LABELS if c.startswith('floor-')]
     for c, *_ in KSTATS:
@@ -211,10 +228,11 @@ def dd_table(report, targets):
             cf = report[t]['configs']
             base = cf.get('untraced')
             v = cf.get(c)
+            w = width[t]
             if not v or not base:
-                row += f" | {'n/a':>10s} {'':7s} {'':7s} {'':7s}"
+                row += f" | {'n/a':>{w}s} {'':7s} {'':7s} {'':7s}"
                 continue
-            row += (f" | {v['insn']:10.1f} {v['insn'] - base['insn']:+7.0f}"
+            row += (f" | {v['insn']:{w}.1f} {v['insn'] - base['insn']:+7.0f}"
                     f" {fmt(v['ns'])!s:>7s} "
                     f"{fmt(v['ns'] - base['ns'] if v['ns'] and base['ns'] else None, '+.0f'):>7s}")
         lines.append(row)
@@ -235,7 +253,7 @@ def ratios(report, targets):
             if not v or v[key] is None or base[key] is None:
                 return None
             return v[key] - base[key]
-        lines.append(f'  {t}:')
+        lines.append(f'  {tlabel(report, t)}:')
         for c, label, floor, eq in KSTATS:
             for suffix in ('', '-stopped'):
                 e = extra(c + suffix)
@@ -309,7 +327,7 @@ def goals(report, targets):
             if c not in cf:
                 raise KeyError(c)
             return cf[c]['insn'] - base['insn']
-        lines.append(f'  {t}:')
+        lines.append(f'  {tlabel(report, t)}:')
         for what, val, limit in GOALS:
             try:
                 v, lim = val(x), limit(x)
@@ -327,47 +345,18 @@ def experiments(report, targets):
     lines = []
     for t in targets:
         g = report[t]
-        lines += ['', f'Experiment 2 ({t}): in-kernel costs, ns from the TSC '
-                  '(clock reads and kstats_record() back to back, hot and cold)']
-        for c in g['clocks']:
-            lines.append(f"  {c['probe']:24s} {c['cache']:4s} " +
-                         ' '.join(f'{p} {c[p]:>6d}' for p in PCT))
-        lines.append('  runtime of an empty function, per call (TSC around '
-                     'the call), under each mechanism:')
-        for m, v in g['empty'].items():
-            lines.append(f'  {m:24s}      ' + ' '.join(f'{p} {v.get(p, 0):>6d}' for p in PCT))
-        if g['emptyhist']:
-            lines.append('  the same as kstats\' own histogram reports it (slot means, ns):')
-        for m, v in g['emptyhist'].items():
-            lines.append(f'  {m:24s}      ' + ' '.join(f'{p} {v.get(p, 0):>6d}' for p in PCT))
-        lines += ['', f'Experiment 3 ({t}): markers loop, per iteration']
         cf = g['configs']
-        for body in ('empty', 'memcpy'):
-            base = cf.get(f'loop-{body}-none')
-            for mode in ('none', 'stopped', 'running'):
-                v = cf.get(f'loop-{body}-{mode}')
-                ns = g['loopns'].get(f'loop-{body}-{mode}')
-                if not v:
-                    continue
-                lines.append(f"  {body:6s} {mode:8s} insn {v['insn']:8.2f} "
-                             f"(+{v['insn'] - base['insn']:.2f})  ns {st.median(ns) if ns else 0:8.2f}")
-        base = cf.get('loop-empty-none')
-        for body, what in (('mono', 'ktime_get_mono_fast_ns()'),
-                           ('local', 'local_clock()'),
-                           ('tsc', 'rdtsc_ordered(), unscaled')):
-            v = cf.get(f'loop-{body}-none')
-            ns = g['loopns'].get(f'loop-{body}-none')
-            if v and base:
-                lines.append(f"  a read of {what}: insn {v['insn'] - base['insn']:.2f}"
-                             f"  ns {st.median(ns) if ns else 0:.2f} (the loop included)")
-        sz = g['sizes']
-        for body in ('empty', 'memcpy'):
-            a, b = sz.get(f'exp_loop_{body}_none'), sz.get(f'exp_loop_{body}_record')
-            if a and b:
-                lines.append(f'  bytes of the {body} loop function: {a} without, '
-                             f'{b} with kstats_record(): +{b - a}')
-        lines += ['', f'Experiment 4 ({t}): pipe ping-pong, ns per round trip, '
-                  'mean difference to off with 95% interval']
+        # A guest without kstats_bench_exp.ko (arm64) skipped both.
+        if 'experiment-2' in g['skipped'] or 'experiment-3' in g['skipped']:
+            for n in ('2', '3'):
+                why = g['skipped'].get(f'experiment-{n}')
+                if why is not None:
+                    lines += ['', (f'Experiment {n} ({tlabel(report, t, "{t}, arm64")}): '
+                                   f'skipped: {why or "not supported"}')]
+        else:
+            lines += exp23(g, t)
+        lines += ['', (f'Experiment 4 ({tlabel(report, t, "{t}, arm64")}): pipe ping-pong, '
+                       'ns per round trip, mean difference to off with 95% interval')]
         off = cf.get('pp-off')
         for c in ('pp-off', 'pp-kstats', 'pp-ftrace'):
             v = cf.get(c)
@@ -381,6 +370,50 @@ def experiments(report, targets):
                        + ('' if abs(d) > h else ', no difference proven'))
                 g.setdefault('pingpong', {})[c] = {'diff_ns': d, 'ci95_ns': h}
             lines.append(f"  {c:10s} insn {v['insn']:8.1f} ns {fmt(v['ns'])}{sig}")
+    return lines
+
+
+def exp23(g, t):
+    """Experiments 2 and 3 of target t's guest g (kstats_bench_exp.ko)."""
+    lines = ['', (f'Experiment 2 ({t}): in-kernel costs, ns from the TSC '
+                  '(clock reads and kstats_record() back to back, hot and cold)')]
+    for c in g['clocks']:
+        lines.append(f"  {c['probe']:24s} {c['cache']:4s} " +
+                     ' '.join(f'{p} {c[p]:>6d}' for p in PCT))
+    lines.append('  runtime of an empty function, per call (TSC around '
+                 'the call), under each mechanism:')
+    for m, v in g['empty'].items():
+        lines.append(f'  {m:24s}      ' + ' '.join(f'{p} {v.get(p, 0):>6d}' for p in PCT))
+    if g['emptyhist']:
+        lines.append('  the same as kstats\' own histogram reports it (slot means, ns):')
+    for m, v in g['emptyhist'].items():
+        lines.append(f'  {m:24s}      ' + ' '.join(f'{p} {v.get(p, 0):>6d}' for p in PCT))
+    lines += ['', f'Experiment 3 ({t}): markers loop, per iteration']
+    cf = g['configs']
+    for body in ('empty', 'memcpy'):
+        base = cf.get(f'loop-{body}-none')
+        for mode in ('none', 'stopped', 'running'):
+            v = cf.get(f'loop-{body}-{mode}')
+            ns = g['loopns'].get(f'loop-{body}-{mode}')
+            if not v:
+                continue
+            lines.append(f"  {body:6s} {mode:8s} insn {v['insn']:8.2f} "
+                         f"(+{v['insn'] - base['insn']:.2f})  ns {st.median(ns) if ns else 0:8.2f}")
+    base = cf.get('loop-empty-none')
+    for body, what in (('mono', 'ktime_get_mono_fast_ns()'),
+                       ('local', 'local_clock()'),
+                       ('tsc', 'rdtsc_ordered(), unscaled')):
+        v = cf.get(f'loop-{body}-none')
+        ns = g['loopns'].get(f'loop-{body}-none')
+        if v and base:
+            lines.append(f"  a read of {what}: insn {v['insn'] - base['insn']:.2f}"
+                         f"  ns {st.median(ns) if ns else 0:.2f} (the loop included)")
+    sz = g['sizes']
+    for body in ('empty', 'memcpy'):
+        a, b = sz.get(f'exp_loop_{body}_none'), sz.get(f'exp_loop_{body}_record')
+        if a and b:
+            lines.append(f'  bytes of the {body} loop function: {a} without, '
+                         f'{b} with kstats_record(): +{b - a}')
     return lines
 
 
@@ -413,8 +446,9 @@ def main():
     out = []
     for t in targets:
         m = report[t]['meta']
+        arch = f", {m['arch']}" if arm64(report, t) else ''
         out.append(f"{t}: kernel {m.get('kernel')}, {m.get('qemu')}, "
-                   f"{m.get('accel')}, host CPU {m.get('host_cpu')}")
+                   f"{m.get('accel')}{arch}, host CPU {m.get('host_cpu')}")
     out += [''] + dd_table(report, targets)
     out += ratios(report, targets)
     out += goals(report, targets)

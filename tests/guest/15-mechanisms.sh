@@ -41,9 +41,9 @@ for m in direct fprobe kretprobe; do
 	fi
 done
 
-# A kprobe pair: past the fentry call (5 bytes, or 9 after an endbr64).
+# A kprobe pair: past the patched entry (lib.sh's KP_OFFSETS).
 if kernel_has kprobe-pair; then
-	for o in 5 9; do
+	for o in $KP_OFFSETS; do
 		r=$(ctl trace mkp start ksys_read+$o end vfs_read+$o)
 		[ "$r" = OK ] && break
 	done

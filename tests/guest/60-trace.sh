@@ -119,10 +119,10 @@ is "$(write_err "$KS/_control" "remove vfs_read")" OK "remove vfs_read"
 is "$(cat "$KS/_control")" "" "_control empty again"
 
 # as NAME: a function whose name is no entry name, here a syscall wrapper.
-is "$(write_err "$KS/_control" "trace __x64_sys_read as sys_read")" OK \
-	"trace __x64_sys_read as sys_read"
-is "$(field sys_read targets) $(field sys_read mechanism)" "__x64_sys_read direct" \
-	"_control: entry sys_read traces __x64_sys_read with direct"
+is "$(write_err "$KS/_control" "trace ${SYSW}read as sys_read")" OK \
+	"trace ${SYSW}read as sys_read"
+is "$(field sys_read targets) $(field sys_read mechanism)" "${SYSW}read direct" \
+	"_control: entry sys_read traces ${SYSW}read with direct"
 dd if=/dev/zero of=/dev/null bs=1 count=300 2>/dev/null
 n=$(samples sys_read)
 check "sys_read: at least dd's 300 reads ($n)" test "$n" -ge 300

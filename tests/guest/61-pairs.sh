@@ -29,8 +29,8 @@ is "$(samples kpo)" $K "kprobe pair with offsets: exactly $K samples"
 is "$(field kpo hooks)" ftrace,ftrace "offset 0 is a function entry: ftrace, not a kprobe"
 
 # SYMBOL+OFFSET past the entry is a kprobe: the first instruction after
-# the fentry call, at 5 bytes, or 9 after an endbr64.
-for o in 5 9; do
+# the patched entry (lib.sh's KP_OFFSETS).
+for o in $KP_OFFSETS; do
 	r=$(ctl trace kpx start $MS+$o end $ME+$o)
 	[ "$r" = OK ] && break
 done

@@ -24,9 +24,10 @@ mean() {
 FUNCS=kretprobe
 kernel_has fprobe && FUNCS="kretprobe fprobe"
 PAIRS="pair-ftrace-cpu pair-ftrace-task pair-kprobe-cpu pair-kprobe-task pair-tracepoint-cpu pair-tracepoint-task"
-# clock-tsc where entries may read the TSC (lib.sh's CLK).
+# clock-tsc (clock-cntvct) where entries may read the cycle counter
+# (lib.sh's CLK and CYC).
 MECHS="clock clock-local"
-[ "$CLK" = tsc ] && MECHS="$MECHS clock-tsc"
+[ "$CLK" = "$CYC" ] && MECHS="$MECHS clock-$CYC"
 MECHS="$MECHS manual $FUNCS"
 for m in $FUNCS; do MECHS="$MECHS pcpu-$m"; done
 MECHS="$MECHS $PAIRS"
@@ -94,7 +95,7 @@ is "$(field rd mechanism) $(field rd bias_ns) $(field rd bias_p99_ns)" \
 	"the default mechanism, direct, shows its bias"
 is "$(ctl remove rd)" OK "remove rd"
 # The calibration ran with the default clock: another clock, another bias.
-if [ "$CLK" = tsc ]; then
+if [ "$CLK" = "$CYC" ]; then
 	is "$(ctl trace $FN via kretprobe clock mono as kmono)" OK "an entry with clock mono"
 	is "$(field kmono bias_ns) $(field kmono bias_p99_ns)" "- -" \
 		"clock mono where the calibration ran on the TSC: no bias shown"

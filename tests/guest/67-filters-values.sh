@@ -105,7 +105,7 @@ refuse() {
 refuse "trace $V cpu 4096 as vbad" "no such CPU" "cpu beyond the machine"
 refuse "trace $V pid -1 as vbad" "pid must be" "negative pid"
 refuse "trace $V comm 0123456789abcdef as vbad" "comm is at most" "comm too long"
-refuse "trace $V value arg7 as vbad" "arg1 to arg6" "arg7: past the register arguments"
+refuse "trace $V value $PAST as vbad" "arg1 to arg$NARGS" "$PAST: past the register arguments"
 refuse "trace pcpu:$V value arg1 as vbad" "only for trace FUNC" "value with pcpu:"
 refuse "trace $V value retval clock mono as vbad" "reads no clock" "value with clock"
 

@@ -70,9 +70,9 @@ is "$(ctl trace tp start $TS end $TE)" OK "pair of tracepoints"
 cycle tp
 is "$(ctl remove tp)" OK "remove tp"
 
-# Kprobes past the entry: the first instruction after the fentry call, at
-# 5 bytes, or 9 after an endbr64.
-for o in 5 9; do
+# Kprobes past the entry: the first instruction after the patched entry
+# (lib.sh's KP_OFFSETS).
+for o in $KP_OFFSETS; do
 	r=$(ctl trace kp start $MS+$o end $ME+$o)
 	[ "$r" = OK ] && break
 done

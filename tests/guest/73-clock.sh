@@ -1,9 +1,10 @@
 #!/bin/sh
-# Clocks: an entry reads the TSC by default where the kernel keeps it in
-# step across CPUs (its clocksource is the TSC), else mono; "clock tsc"
-# where the kernel has marked the TSC unstable is refused. Every
-# mechanism's TSC samples are ns, placed against a busy wait and a manual
-# hook around it, both on ktime_get_mono_fast_ns().
+# Clocks: an entry reads the cycle counter ($CYC: the TSC, arm64's
+# CNTVCT) by default where the kernel keeps it in step across CPUs (its
+# clocksource is the TSC), else mono; "clock tsc" where the kernel has
+# marked the TSC unstable is refused. Every mechanism's cycle counter
+# samples are ns, placed against a busy wait and a manual hook around it,
+# both on ktime_get_mono_fast_ns().
 . /tests/lib.sh
 load_modules
 
@@ -24,7 +25,7 @@ is "$(field cmono clock)" mono "clock mono is listed"
 is "$(ctl remove cmono)" OK "remove cmono"
 is "$(ctl trace $FN clock cycles as cbad)" "Invalid argument" "clock cycles: EINVAL"
 
-if [ $CLK != tsc ]; then
+if [ $CLK != $CYC ]; then
 	log_mark
 	is "$(ctl trace $FN clock tsc as ctsc)" "Operation not supported" \
 		"clock tsc with the TSC marked unstable: EOPNOTSUPP"
@@ -44,7 +45,7 @@ tsc_check() {
 	helper new ref 5 >/dev/null
 	helper work $N $WAIT ref >/dev/null
 	is "$(samples $1)" $N "$2: $N samples"
-	is "$(field $1 unstable)" "" "$2: no sample lost to an unstable TSC"
+	is "$(field $1 unstable)" "" "$2: no sample lost to an unstable counter"
 	tmin=$(field $1 min)
 	rmin=$(field ref min)
 	echo "# $2: min $tmin max $(field $1 max); the hook around: min $rmin max $(field ref max)"
@@ -66,21 +67,21 @@ tsc_check() {
 MECHS=kretprobe
 kernel_has fprobe && MECHS="kretprobe fprobe"
 for m in $MECHS; do
-	is "$(ctl trace $FN via $m clock tsc as t$m)" OK "trace via $m, clock tsc"
-	is "$(field t$m clock)" tsc "clock tsc is listed"
+	is "$(ctl trace $FN via $m clock $CYC as t$m)" OK "trace via $m, clock $CYC"
+	is "$(field t$m clock)" $CYC "clock $CYC is listed"
 	tsc_check t$m "via $m" IN
 done
-is "$(ctl trace pcpu:$FN clock tsc as tpcpu)" OK "trace pcpu:, clock tsc"
+is "$(ctl trace pcpu:$FN clock $CYC as tpcpu)" OK "trace pcpu:, clock $CYC"
 tsc_check tpcpu "pcpu:" IN
-is "$(ctl trace tcpu start $MS end $ME key cpu clock tsc)" OK "pair keyed by CPU, clock tsc"
+is "$(ctl trace tcpu start $MS end $ME key cpu clock $CYC)" OK "pair keyed by CPU, clock $CYC"
 tsc_check tcpu "key cpu" OUT
 is "$(ctl trace ttask start $TS end $TE key task)" OK "pair keyed by task, default clock"
-is "$(field ttask clock)" tsc "the default clock of a task pair is tsc too"
+is "$(field ttask clock)" $CYC "the default clock of a task pair is $CYC too"
 tsc_check ttask "key task" OUT
 # via direct needs the helper module's BTF.
 if [ -e /sys/kernel/btf/kstats_helper ]; then
 	is "$(ctl trace $FN via direct as tdirect)" OK "trace via direct, default clock"
-	is "$(field tdirect clock)" tsc "direct: clock tsc"
+	is "$(field tdirect clock)" $CYC "direct: clock $CYC"
 	tsc_check tdirect "via direct" IN
 fi
 is "$(grep -c '^name ' "$KS/_control")" 0 "no entry left at the end"

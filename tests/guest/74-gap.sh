@@ -28,8 +28,8 @@ is "$(line gt)" "name gt origin control mechanism gap targets $TS hooks tracepoi
 is "$(ctl trace gc gap $MS cpu 1 clock local)" OK "gap with a cpu filter and clock local"
 is "$(line gc)" "name gc origin control mechanism gap targets $MS hooks ftrace bits 4 clock local state running missed 0 cpu 1 filtered 0$NOCAL" \
 	"_control line: clock local, the filter and its count"
-# Past the fentry call (5 bytes, or 9 after an endbr64): a kprobe.
-for o in 5 9; do
+# Past the patched entry (lib.sh's KP_OFFSETS): a kprobe.
+for o in $KP_OFFSETS; do
 	r=$(ctl trace gk gap $FN+$o)
 	[ "$r" = OK ] && break
 done

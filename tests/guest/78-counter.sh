@@ -3,8 +3,8 @@
 # perf counter of the CPU grew between start and end. Exact with the
 # helper: "fault N" writes into N fresh pages inside kstats_helper_fault()
 # (N page faults, between the marks), "naps N" sleeps N times inside
-# kstats_helper_naps(). QEMU TCG emulates no PMU: hardware events are
-# refused with EOPNOTSUPP there.
+# kstats_helper_naps(). QEMU TCG emulates no PMU for x86: hardware events
+# are refused with EOPNOTSUPP there; it emulates arm64's.
 # timeout: 300
 . /tests/lib.sh
 load_modules
@@ -40,10 +40,34 @@ refuse "$EINVAL" "trace $F value arg2 counter page-faults" "value" \
 refuse "$EINVAL" "trace pcpu:$F clock local counter page-faults" "clock" \
 	"reads no clock"
 refuse "$EINVAL" "trace g gap $F counter page-faults" "gap" "a gap is a time"
-if [ -e /sys/bus/event_source/devices/cpu ]; then
-	echo "# this machine has a PMU: hardware events are not refused"
+# The CPU's PMU: "cpu" on x86, "armv8_pmuv3_0" on arm64 (QEMU's -cpu max
+# emulates one for arm64; Debian's arm64 kernels have its driver).
+PMU=
+for d in /sys/bus/event_source/devices/cpu /sys/bus/event_source/devices/armv8_pmuv3*; do
+	[ -e "$d" ] && PMU=${d##*/}
+done
+if [ -n "$PMU" ]; then
+	echo "# this machine has a PMU ($PMU): cycles are counted"
 	is "$(ctl "trace $F counter cycles as hw")" OK "counter cycles with a PMU"
+	helper_on 1 fault 4
+	is "$(samples hw)" 1 "counter cycles counts the call"
+	check "cycles: the call's count is above 0" [ "$(field hw min)" -gt 0 ]
 	ctl remove hw >/dev/null
+	# The other events where this PMU has them (QEMU's emulated arm64
+	# PMU counts no instructions without icount), else refused so.
+	sleep 6
+	for ev in instructions cache-misses branch-misses; do
+		log_mark
+		r=$(ctl "trace $F counter $ev as hw")
+		echo "# counter $ev: $r"
+		if [ "$r" = OK ]; then
+			ctl remove hw >/dev/null
+		else
+			is "$r" "$ENOTSUP" "counter $ev: OK or EOPNOTSUPP"
+			check "counter $ev: logged 'no PMU counts it'" \
+				logged "_control: .* refused: .*counter $ev: no PMU counts it"
+		fi
+	done
 else
 	sleep 6
 	for ev in cycles instructions cache-misses branch-misses; do

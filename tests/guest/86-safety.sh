@@ -30,9 +30,9 @@ is "$(ctl "trace keep start __tracepoint_sys_enter end __tracepoint_sys_exit")" 
 # The log allows 10 lines per 5 s per call site: the scripts before this
 # one may have used them up (86-btf's refusals).
 sleep 5
-# The clocksource reads of the guests' x86 machine, current or not.
+# The clocksource reads of the guests' machines, current or not.
 echo "# clocksource: $(cat $CS/current_clocksource) of $(cat $CS/available_clocksource)"
-for f in read_hpet acpi_pm_read read_tsc; do
+for f in read_hpet acpi_pm_read read_tsc arch_counter_read; do
 	grep -q " $f$" /proc/kallsyms || { echo "# no $f here"; continue; }
 	why="on kstats' record path"
 	refuse "trace $f" "trace $f" "$why"
@@ -113,22 +113,22 @@ if insmod "$MODDIR/tests/kstats_clocksource.ko" 2>/dev/null ||
 	check "the guard skipped recursions (missed of gap > 0)" \
 		test "$(field g missed)" -gt 0
 	for e in $R g p q; do is "$(ctl remove $e)" OK "remove $e"; done
-	# A direct entry on the TSC starts without the guard (that start
-	# calls nothing); its hits inside another handler, one that reads
-	# the test clocksource, are skipped at their end and counted.
-	r=$(ctl "trace $R clock tsc")
+	# A direct entry on the cycle counter starts without the guard (that
+	# start calls nothing); its hits inside another handler, one that
+	# reads the test clocksource, are skipped at their end and counted.
+	r=$(ctl "trace $R clock $CYC")
 	if [ "$r" = OK ]; then
-		is "$(field $R clock)" tsc "trace $R clock tsc"
-		echo "# $R clock tsc: $(field $R mechanism)"
+		is "$(field $R clock)" $CYC "trace $R clock $CYC"
+		echo "# $R clock $CYC: $(field $R mechanism)"
 		is "$(ctl "trace m gap vfs_read clock mono")" OK \
 			"gap vfs_read clock mono (its handler reads $R)"
 		dd if=/dev/zero of=/dev/null bs=1 count=500 2>/dev/null
-		check "$R on the TSC counted samples" test "$(samples $R)" -gt 0
+		check "$R on the cycle counter counted samples" test "$(samples $R)" -gt 0
 		check "its hits inside the gap's handler were skipped (missed > 0)" \
 			test "$(field $R missed)" -gt 0
 		for e in $R m; do is "$(ctl remove $e)" OK "remove $e"; done
 	else
-		skip_part "clock tsc refused here: $r"
+		skip_part "clock $CYC refused here: $r"
 	fi
 	echo "$old" > $CS/current_clocksource
 	is "$(cat $CS/current_clocksource)" "$old" "the clocksource is back to $old"

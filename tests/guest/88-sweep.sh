@@ -18,10 +18,11 @@
 #                          the forms (default 19)
 #   KSTATS_SWEEP_FIRST=N   forms per function of the first tier, in
 #                          rotation (default 12 of the 18; 4 on the debug
-#                          kernel)
+#                          kernel and on arm64)
 #   KSTATS_SWEEP_MORE=N    functions of the second tier, chosen by the
-#                          seed (default all; 24 on the debug kernel)
-#   KSTATS_SWEEP_COUNT=N   functions sampled (default 60; 16 on debug)
+#                          seed (default all; 24 on debug and arm64)
+#   KSTATS_SWEEP_COUNT=N   functions sampled (default 60; 16 on debug and
+#                          arm64)
 #   KSTATS_SWEEP_FORMS=N   forms per function of the rotation: the second
 #                          tier and the sample (default 1)
 #   KSTATS_SWEEP_SKIP=F,G:FORM  functions, or one form of a function, left
@@ -45,7 +46,9 @@ knob() {
 	echo "${v:-$2}"
 }
 SEED=$(knob KSTATS_SWEEP_SEED 19)
-if [ "$TARGET" = debug ]; then
+# The debug kernel, and the arm64 guests (a sample within their share of
+# make check's time), take the smaller defaults.
+if [ "$TARGET" = debug ] || [ "$ARCH" = aarch64 ]; then
 	FIRST=$(knob KSTATS_SWEEP_FIRST 4)
 	MORE=$(knob KSTATS_SWEEP_MORE 24)
 	COUNT=$(knob KSTATS_SWEEP_COUNT 16)

@@ -56,8 +56,16 @@ is "$([ "$S" -ge "$T0" ] && [ "$S" -le "$((T1 + 1))" ] && echo yes)" yes \
 	"outlier 1: its time is the wall clock's ($T0 <= $S <= $T1)"
 is "$(awk -v a="$U0" -v b="$U1" '$2 == 1 && $7 == "mono" { print ($8 / 1e9 >= a - 1 && $8 / 1e9 <= b + 1) }' "$O/ko")" 1 \
 	"outlier 1: mono is CLOCK_MONOTONIC (between the uptimes $U0 and $U1 s)"
-is "$(grep -c -E '^outlier 1 stack (helper_run|ksys_write)\+0x[0-9a-f]+/0x[0-9a-f]+( \[kstats_helper\])?$' "$O/ko")" 2 \
-	"outlier 1: its stack has the callers, helper_run and ksys_write"
+# arm64 before 6.13: the unwinder does not go on from a kprobe's exception
+# to the link register, which holds the return into helper_run at the
+# function's entry: the stack lacks that one caller (kstats.rst, Outliers).
+if [ "$ARCH" = aarch64 ] && [ "$KVER" = 6.12 ]; then
+	CALLERS=ksys_write
+else
+	CALLERS="helper_run ksys_write"
+fi
+is "$(grep -c -E '^outlier 1 stack (helper_run|ksys_write)\+0x[0-9a-f]+/0x[0-9a-f]+( \[kstats_helper\])?$' "$O/ko")" \
+	"$(echo $CALLERS | wc -w)" "outlier 1: its stack has the callers, $CALLERS"
 is "$(grep '^outlier [0-9]* stack' "$O/ko" | grep -c -E '\[kstats(_tramp)?\]')" 0 \
 	"no frame of kstats itself"
 is "$(grep -c '^outlier [0-9]* stack .*0x[0-9a-f]\{8\}' "$O/ko")" 0 "no frame as a raw address"

@@ -137,7 +137,7 @@ sleep 6
 log_mark
 refuse "$EINVAL" "key argN: start is SYMBOL+OFFSET, where the argument registers may hold anything" \
 	"key argN at SYMBOL+OFFSET: EINVAL" trace bad start $RS+4 end $RE key arg1 $T
-refuse "$EINVAL" "key must be cpu, task or arg1 to arg6" "key arg0: EINVAL" \
+refuse "$EINVAL" "key must be cpu, task or arg1 to arg$NARGS" "key arg0: EINVAL" \
 	trace bad start $RS end $RE key arg0
 refuse "$EINVAL" "expire is only for key argN" "expire without key argN: EINVAL" \
 	trace bad start $RS end $RE key task expire 5
@@ -154,10 +154,10 @@ refuse "$EINVAL" "counter needs start and end on one CPU" "counter with key argN
 refuse "$ENOTSUP" "tracepoint sched_process_free has no argument 2" \
 	"a tracepoint without that argument: EOPNOTSUPP" \
 	trace bad start __tracepoint_sched_process_free end $RE key arg2 $T
-refuse "$ENOTSUP" "key arg6: a tracepoint's probe has arg1 to arg5 in registers" \
-	"key arg6 of a tracepoint: EOPNOTSUPP" trace bad start $TPS end $TPE key arg6 $T
-refuse "$EINVAL" "key must be cpu, task or arg1 to arg6" "key arg7: EINVAL" \
-	trace bad start $RS end $RE key arg7
+refuse "$ENOTSUP" "key arg$NARGS: a tracepoint's probe has arg1 to arg$((NARGS - 1)) in registers" \
+	"key arg$NARGS of a tracepoint: EOPNOTSUPP" trace bad start $TPS end $TPE key arg$NARGS $T
+refuse "$EINVAL" "key must be cpu, task or arg1 to arg$NARGS" "key $PAST: EINVAL" \
+	trace bad start $RS end $RE key $PAST
 is "$(grep -c '^name bad ' "$KS/_control")" 0 "nothing created"
 
 # The block layer: biolatency's pair on a null_blk disk. Each completed

@@ -57,25 +57,6 @@ hold_is() {
 	[ "$HV" = "$1" ]
 }
 
-# init_freed MOD: MOD's init sections are freed (no area of
-# /proc/vmallocinfo holds them; addresses of one length compare as
-# strings). That free, a work item soon after the module loads, flushes
-# every CPU's TLB: with the held CPU's interrupts off, CPU 0 would wait
-# in it as long as the hold lasts, and the script that ends it with it.
-init_freed() {
-	for _s in /sys/module/"$1"/sections/.init.*; do
-		[ -e "$_s" ] || continue
-		read -r _a <"$_s"
-		_i=0
-		while awk -v a="$_a" '{ split($1, r, "-") }
-			r[1] <= a && a < r[2] { f = 1 } END { exit !f }' /proc/vmallocinfo; do
-			[ $_i -lt 300 ] || return 1
-			sleep 0.1
-			_i=$((_i + 1))
-		done
-	done
-}
-
 # This shell and what it starts on CPU 0 (the drain work is queued
 # there); the sleeper on CPU 1, where it is held.
 taskset -p 1 $$ >/dev/null

@@ -3,7 +3,7 @@
 # returns to the trampoline. Counted out as it dies (sched_process_exit),
 # it must not keep the slot draining, or kstats_tramp loaded, once the
 # entry is removed: a process killed while asleep (it dies in get_signal()),
-# processes that exit (inside x64_sys_call() where the kernel has it), a
+# processes that exit (inside the syscall dispatch where it is a function), a
 # kernel thread that ends inside its function; then rmmod.
 # timeout: 300
 . /tests/lib.sh
@@ -29,15 +29,20 @@ is "$?" 137 "it was killed"
 drained get_signal
 
 # Processes that exit: exit_group() inside the syscall dispatch, with
-# whichever mechanism takes x64_sys_call() (direct on 6.1 and 6.12,
-# kretprobe on 7.3); it is not in every kernel's image.
-if grep -q ' x64_sys_call$' /proc/kallsyms; then
-	is "$(ctl 'trace x64_sys_call')" OK "trace x64_sys_call"
-	echo "# x64_sys_call: mechanism $(field x64_sys_call mechanism)"
+# whichever mechanism takes it: x64_sys_call() on x86-64 (direct on 6.1
+# and 6.12, kretprobe on 7.3; not in every kernel's image), invoke_syscall()
+# on arm64.
+SYSFN=
+for f in x64_sys_call invoke_syscall; do
+	grep -q " $f\$" /proc/kallsyms && SYSFN=$f && break
+done
+if [ -n "$SYSFN" ]; then
+	is "$(ctl "trace $SYSFN")" OK "trace $SYSFN"
+	echo "# $SYSFN: mechanism $(field $SYSFN mechanism)"
 	for i in 1 2 3 4 5 6 7 8; do
 		sh -c 'exit 3'
 	done
-	drained x64_sys_call
+	drained $SYSFN
 else
 	echo "# no x64_sys_call in this kernel (syscalls dispatched by table)"
 	check "the kernel dispatches syscalls by table" \

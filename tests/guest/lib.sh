@@ -8,12 +8,14 @@ MODDIR=/modules
 TARGET=$(cat /etc/kstats-target 2>/dev/null || echo unknown)
 # The default clock of entries that read one: the TSC while the kernel
 # keeps it as its clocksource (it switches away when it marks the TSC
-# unstable, as the Debian 6.1 guests do at boot), else mono.
-if [ "$(cat /sys/devices/system/clocksource/clocksource0/current_clocksource 2>/dev/null)" = tsc ]; then
-	CLK=tsc
-else
-	CLK=mono
-fi
+# unstable, as the Debian 6.1 guests do at boot), else mono; on arm64 the
+# generic timer's counter (QEMU's virt machine needs no erratum's
+# workaround for it).
+case $(uname -m):$(cat /sys/devices/system/clocksource/clocksource0/current_clocksource 2>/dev/null) in
+*:tsc) CLK=tsc ;;
+aarch64:arch_sys_counter) CLK=cntvct ;;
+*) CLK=mono ;;
+esac
 
 # What each kernel must give, by uname -r's MAJOR.MINOR: the mechanism
 # of a plain "trace vfs_read" and of "trace pcpu:vfs_read", then whether
@@ -21,15 +23,45 @@ fi
 # pair and a gap serve. 15-mechanisms.sh asserts every column, so a silent
 # fallback fails; check.sh checks the table of Documentation/kstats.rst
 # ("Kernels and mechanisms") against it. A kernel without a row fails.
+# arm64 kernels have rows of their own, MAJOR.MINOR-arm64.
 MECH_TABLE='
-6.1   direct  pcpu-kretprobe  yes  no   yes  yes  yes  yes
-6.12  direct  pcpu-fprobe     yes  yes  yes  yes  yes  yes
-6.18  direct  pcpu-fprobe     yes  yes  yes  yes  yes  yes
-7.3   direct  pcpu-fprobe     yes  yes  yes  yes  yes  yes
+6.1         direct  pcpu-kretprobe  yes  no   yes  yes  yes  yes
+6.12        direct  pcpu-fprobe     yes  yes  yes  yes  yes  yes
+6.18        direct  pcpu-fprobe     yes  yes  yes  yes  yes  yes
+7.3         direct  pcpu-fprobe     yes  yes  yes  yes  yes  yes
+6.12-arm64  direct  pcpu-kretprobe  yes  no   yes  yes  yes  yes
+7.3-arm64   direct  pcpu-fprobe     yes  yes  yes  yes  yes  yes
 '
 KVER=$(uname -r | cut -d. -f1-2)
+ARCH=$(uname -m)
 # mech_row: this kernel's row of MECH_TABLE (empty without one).
-mech_row() { echo "$MECH_TABLE" | awk -v k="$KVER" '$1 == k'; }
+mech_row() {
+	if [ "$ARCH" = aarch64 ]; then
+		echo "$MECH_TABLE" | awk -v k="$KVER-arm64" '$1 == k'
+	else
+		echo "$MECH_TABLE" | awk -v k="$KVER" '$1 == k'
+	fi
+}
+# Offsets past a function's patched entry, where a kprobe may go: x86-64's
+# fentry call (5 bytes, or 9 after an endbr64); arm64's two instructions
+# (8 bytes, or 12 after a BTI landing pad).
+# SYSW: the prefix of the syscall wrappers (__x64_sys_read). CYC: the
+# name of the cycle counter's clock. NARGS: the register arguments, arg1
+# to argNARGS in value, by and key. NR_WRITE: write()'s syscall number.
+if [ "$ARCH" = aarch64 ]; then
+	KP_OFFSETS="8 12"
+	SYSW=__arm64_sys_
+	CYC=cntvct
+	NARGS=8
+	NR_WRITE=64
+else
+	KP_OFFSETS="5 9"
+	SYSW=__x64_sys_
+	CYC=tsc
+	NARGS=6
+	NR_WRITE=1
+fi
+PAST=arg$((NARGS + 1))
 # kernel_has WHAT: direct, fprobe, kretprobe, kprobe-pair, tracepoint-pair or gap
 # serves on this kernel.
 kernel_has() {
@@ -156,6 +188,26 @@ refs_reach() {
 	[ "$(mod_refs "${2:-kstats}")" = "$1" ]
 }
 trefs_reach() { refs_reach "$1" kstats_tramp; }
+
+# init_freed MOD: MOD's init sections are freed (no area of
+# /proc/vmallocinfo holds them; addresses of one length compare as
+# strings). That free, a work item soon after the module loads, flushes
+# every CPU's TLB: with a CPU held with its interrupts off (96-tramp-exit,
+# 98-task-hook-fail), the other would wait in it as long as the hold
+# lasts, and the script that ends it with it.
+init_freed() {
+	for _s in /sys/module/"$1"/sections/.init.*; do
+		[ -e "$_s" ] || continue
+		read -r _a <"$_s"
+		_i=0
+		while awk -v a="$_a" '{ split($1, r, "-") }
+			r[1] <= a && a < r[2] { f = 1 } END { exit !f }' /proc/vmallocinfo; do
+			[ $_i -lt 300 ] || return 1
+			sleep 0.1
+			_i=$((_i + 1))
+		done
+	done
+}
 
 # ko NAME: the path of test module NAME in the initramfs.
 ko() {

@@ -35,6 +35,7 @@
 #include <asm/nospec-branch.h>
 #include <asm/unwind_hints.h>
 #include "kstats_tramp.h"
+#include "kstats_tramp_tables.S"
 
 /* Frame below rbp: six argument registers, then the start time. */
 #define KSTATS_FRAME	64
@@ -120,34 +121,4 @@ SYM_FUNC_START_LOCAL(kstats_direct_enter)
 	RET
 SYM_FUNC_END(kstats_direct_enter)
 
-/* One per slot: 0 .. KSTATS_DIRECT_MAX - 1. */
-#define KSTATS_SLOTS	0, 1, 2, 3, 4, 5, 6, 7, 8, 9, 10, 11, 12, 13, 14, 15
-	.irp n, KSTATS_SLOTS
-	KSTATS_DIRECT_TRAMP \n
-	.endr
-.if kstats_direct_tramps != KSTATS_DIRECT_MAX
-	.error "KSTATS_SLOTS does not list KSTATS_DIRECT_MAX trampolines"
-.endif
-
-/*
- * Where FUNC's body returns to in each trampoline, from its start: the
- * return address that each measured call in flight has on its task's
- * stack (kstats_tramp_slots.c counts out a task that exits inside). Label
- * differences: constants, no relocation into the middle of the text.
- */
-	.section .rodata
-	.balign 4
-SYM_DATA_START(kstats_direct_ret_offset)
-	.irp n, KSTATS_SLOTS
-	.long .Lret_\n - kstats_direct_tramp_\n
-	.endr
-SYM_DATA_END(kstats_direct_ret_offset)
-
-/* Their addresses by slot. */
-	.section .rodata
-	.balign 8
-SYM_DATA_START(kstats_direct_tramp_table)
-	.irp n, KSTATS_SLOTS
-	.quad kstats_direct_tramp_\n
-	.endr
-SYM_DATA_END(kstats_direct_tramp_table)
+	KSTATS_DIRECT_TRAMPS

@@ -1,0 +1,109 @@
+/* SPDX-License-Identifier: GPL-2.0 */
+/*
+ * kstats_tramp.ko (see kstats_tramp.h), arm64. Calls kstats_tramp_begin()
+ * and kstats_tramp_end() only, in the same module.
+ *
+ * kstats mechanism "direct": KSTATS_DIRECT_MAX trampolines, each reached
+ * from the patched entry of one traced function ("mov x9, x30; bl ..."),
+ * directly or through ftrace_caller's branch by x17 (BTI C). On entry x9
+ * holds the return address into FUNC's caller and x30 the one into FUNC's
+ * body; x0-x7 carry the arguments and x8 the address of a returned
+ * structure; x9-x17 are free, as in any ftrace callback.
+ *
+ * As on x86-64 (kstats_tramp_x86.S): stopped, back into FUNC's body at
+ * once; else save the argument registers, ask kstats_tramp_begin(), and
+ * if it measures, call the body with them restored, keep x0:x1, hand the
+ * start time to kstats_tramp_end() and return to FUNC's caller.
+ *
+ * The body is entered by RET to a register, as by ftrace itself: BTI
+ * checks no return, and the body after the patched entry is no landing
+ * pad. Pointer authentication: the return addresses here are plain, as
+ * at a patched entry (FUNC signs its return address after it, in its
+ * prologue): the body signs the trampoline's return address with its own
+ * stack pointer and checks it before returning, and the return to FUNC's
+ * caller uses the address that x9 brought, unsigned.
+ *
+ * The frame is two frame records, so the frame pointer chain of a stack
+ * trace from the body reads: the trampoline, FUNC (its entry), FUNC's
+ * caller. Arguments on the stack would be seen at the wrong offset by the
+ * body: kstats_btf.c refuses such functions before a trampoline is used.
+ */
+#include <linux/linkage.h>
+#include "kstats_tramp.h"
+#include "kstats_tramp_tables.S"
+
+/*
+ * Frame, from sp: record of the trampoline {fp, lr = into the body},
+ * record of FUNC's entry {caller's fp, lr = into the caller}, x0-x8,
+ * the start time.
+ */
+#define KSTATS_FRAME	112
+#define KSTATS_ENTRY	16
+#define KSTATS_X0	32
+#define KSTATS_X2	48
+#define KSTATS_X4	64
+#define KSTATS_X6	80
+#define KSTATS_X8	96
+#define KSTATS_T0	104
+
+.set kstats_direct_tramps, 0
+
+.macro KSTATS_DIRECT_TRAMP n
+.set kstats_direct_tramps, kstats_direct_tramps + 1
+SYM_CODE_START(kstats_direct_tramp_\n)
+	hint	34			/* BTI C */
+	/* Stopped or not enabled: straight into FUNC's body, no frame. */
+	adrp	x10, kstats_direct_active + 8 * \n
+	ldr	x10, [x10, #:lo12:kstats_direct_active + 8 * \n]
+	ldrb	w10, [x10]
+	cbnz	w10, .Lrun_\n
+	mov	x10, x30
+	mov	x30, x9
+	ret	x10
+.Lrun_\n:
+	sub	sp, sp, #KSTATS_FRAME
+	stp	x29, x9, [sp, #KSTATS_ENTRY]
+	add	x29, sp, #KSTATS_ENTRY
+	stp	x29, x30, [sp]
+	mov	x29, sp
+	stp	x0, x1, [sp, #KSTATS_X0]
+	stp	x2, x3, [sp, #KSTATS_X2]
+	stp	x4, x5, [sp, #KSTATS_X4]
+	stp	x6, x7, [sp, #KSTATS_X6]
+	str	x8, [sp, #KSTATS_X8]
+	mov	w0, #\n
+	bl	kstats_tramp_begin
+	str	x0, [sp, #KSTATS_T0]
+	mov	x10, x0
+	ldp	x0, x1, [sp, #KSTATS_X0]
+	ldp	x2, x3, [sp, #KSTATS_X2]
+	ldp	x4, x5, [sp, #KSTATS_X4]
+	ldp	x6, x7, [sp, #KSTATS_X6]
+	ldr	x8, [sp, #KSTATS_X8]
+	cbz	x10, .Lbody_\n
+	/* Into FUNC's body, returning here. */
+	ldr	x10, [sp, #8]
+	adr	x30, .Lret_\n
+	ret	x10
+.Lret_\n:
+	/* FUNC returned: x0:x1 hold its return value. */
+	stp	x0, x1, [sp, #KSTATS_X0]
+	mov	x2, x0
+	ldr	x1, [sp, #KSTATS_T0]
+	mov	w0, #\n
+	bl	kstats_tramp_end
+	ldp	x0, x1, [sp, #KSTATS_X0]
+	/* Back to FUNC's caller, with the caller's frame pointer. */
+	ldp	x29, x30, [sp, #KSTATS_ENTRY]
+	add	sp, sp, #KSTATS_FRAME
+	ret
+.Lbody_\n:
+	/* Not measured: into the body with the registers FUNC was entered with. */
+	ldr	x10, [sp, #8]
+	ldp	x29, x30, [sp, #KSTATS_ENTRY]
+	add	sp, sp, #KSTATS_FRAME
+	ret	x10
+SYM_CODE_END(kstats_direct_tramp_\n)
+.endm
+
+	KSTATS_DIRECT_TRAMPS
