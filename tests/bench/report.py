@@ -180,7 +180,7 @@ for c, label, _, _ in KSTATS:
 
 def arm64(report, t):
     """Whether target t's guest ran on arm64 (bench.sh's env.txt)."""
-    return report[t]['meta'].get('arch', '').startswith('arm64')
+    return report[t].get('meta', {}).get('arch', '').startswith('arm64')
 
 
 def tlabel(report, t, fmt='{t} (arm64)'):
