@@ -63,29 +63,17 @@ bench_mark() {
 
 # Boot target $1 with initramfs $2, logs in $3, $4 of RAM, and the
 # plugin: -smp 1, one TCG thread, so the plugin's single counter is exact.
-# arm64: run-guest.sh's virt machine, its one serial port (ttyAMA0) the
-# console, the results on the virtio serial port that guest-init.sh finds
-# by its name, kstats.results.
+# The machine and its ports are run-guest.sh's (targets.sh).
 qemu_run() {
 	local target=$1 initrd=$2 log=$3 mem=$4
-	local qemu=qemu-system-x86_64 console=ttyS0
-	local ports=(-serial "file:$log/results.txt")
-	if [ "$(target_arch "$target")" = arm64 ]; then
-		qemu=qemu-system-aarch64 console=ttyAMA0
-		# shellcheck disable=SC2054 # QEMU's options have commas
-		ports=(-device virtio-serial-pci
-			-chardev "file,id=results,path=$log/results.txt"
-			-device virtserialport,chardev=results,name=kstats.results)
-	fi
-	local cmd=("$qemu" -nodefaults -no-user-config
+	guest_machine "$target" "$log/console.log" "$log/results.txt"
+	local cmd=("${GUEST_QEMU[@]}" -nodefaults -no-user-config
 		-accel "tcg,thread=single" -cpu max -m "$mem" -smp 1 -display none
 		-no-reboot -kernel "$(target_kernel "$target")" -initrd "$initrd"
-		-append "console=$console loglevel=7 panic=-1 mitigations=off"
-		-serial "file:$log/console.log"
-		"${ports[@]}"
+		-append "console=$GUEST_CONSOLE loglevel=7 panic=-1 mitigations=off"
+		"${GUEST_PORTS[@]}"
 		-monitor none
 		-plugin "$build/insn-count-plugin.so,out=$log/markers.txt")
-	[ "$qemu" = qemu-system-x86_64 ] || cmd=("$qemu" -M virt "${cmd[@]:1}")
 	printf '%q ' "${cmd[@]}" >"$log/qemu.cmd"
 	timeout -k 10 "${KSTATS_GUEST_TIMEOUT:-1800}" "${cmd[@]}" </dev/null \
 		>"$log/qemu.log" 2>&1 || true
@@ -95,11 +83,11 @@ qemu_run() {
 	"$KSTATS_SCRIPTS/check-guest-log.sh" "$log" ||
 		die "$target: the kernel log shows a report; see $log/console.log"
 	{
-		echo "qemu $("$qemu" --version | head -n 1)"
+		echo "qemu $("${GUEST_QEMU[0]}" --version | head -n 1)"
 		echo "host_cpu $(sed -n 's/^model name[^:]*: //p' /proc/cpuinfo | head -n 1)"
 		echo "accel tcg thread=single smp 1"
 		# x86's lines as they were: report.py takes no arch for x86_64.
-		[ "$qemu" = qemu-system-x86_64 ] || echo "arch arm64 (virt, -cpu max)"
+		[ "$(target_arch "$target")" = x86_64 ] || echo "arch arm64 (virt, -cpu max)"
 	} >"$log/env.txt"
 }
 

@@ -45,34 +45,19 @@ fi
 # panic=-1 reboots at once on a panic, and -no-reboot turns any reboot into
 # QEMU's exit. Oopses do not panic, so one run shows every report.
 # mitigations=off: page table isolation costs a lot under TCG.
-append="console=ttyS0 loglevel=7 panic=-1 printk.devkmsg=on mitigations=off"
-[ "$arch" = x86_64 ] || append=${append/ttyS0/ttyAMA0}
+# The machine and its two output ports (targets.sh).
+guest_machine "$target" "$logdir/console.log" "$logdir/results.tap"
+append="console=$GUEST_CONSOLE loglevel=7 panic=-1 printk.devkmsg=on mitigations=off"
 append+=${KSTATS_APPEND:+ $KSTATS_APPEND}
-
-# The machine and its two output ports.
-if [ "$arch" = x86_64 ]; then
-	qemu=(qemu-system-x86_64)
-	ports=(-serial "file:$logdir/console.log" -serial "file:$logdir/results.tap")
-else
-	# Debian's arm64 kernels have VIRTIO_PCI and VIRTIO_CONSOLE built in
-	# (VIRTIO_MMIO is a module): the virtio serial port sits on the virt
-	# machine's PCIe.
-	qemu=(qemu-system-aarch64 -M virt)
-	# shellcheck disable=SC2054 # QEMU's options have commas
-	ports=(-serial "file:$logdir/console.log"
-		-device virtio-serial-pci
-		-chardev "file,id=results,path=$logdir/results.tap"
-		-device virtserialport,chardev=results,name=kstats.results)
-fi
 
 boot() {
 	local kernel=$1
 	: >"$logdir/console.log"
 	: >"$logdir/results.tap"
-	local cmd=("${qemu[@]}" -nodefaults -no-user-config
+	local cmd=("${GUEST_QEMU[@]}" -nodefaults -no-user-config
 		"${accel[@]}" -m "${KSTATS_GUEST_MEM:-1G}" -smp 2 -display none -no-reboot
 		-kernel "$kernel" -initrd "$initramfs" -append "$append"
-		"${ports[@]}"
+		"${GUEST_PORTS[@]}"
 		-monitor none)
 	printf '%q ' "${cmd[@]}" >"$logdir/qemu.cmd"
 	echo >>"$logdir/qemu.cmd"

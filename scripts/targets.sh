@@ -67,6 +67,33 @@ fetch_pinned() {
 		die "${1##*/}: SHA256 differs from the pin in debian-kernels.conf"
 }
 
+# The QEMU of target $1's guest and its two output ports, the kernel's
+# console into file $2 and what the guest init reports into file $3:
+# GUEST_QEMU (the command and its machine), GUEST_CONSOLE (the console's
+# device in the guest) and GUEST_PORTS. x86-64: two serial ports. arm64:
+# qemu-system-aarch64's virt machine, whose one serial port (ttyAMA0) is
+# the console, and a virtio serial port named kstats.results, which
+# guest-init.sh finds by that name, on the machine's PCIe: Debian's arm64
+# kernels have VIRTIO_PCI and VIRTIO_CONSOLE built in (VIRTIO_MMIO is a
+# module). A port, not a virtio console (hvc0): the console's output is
+# written out by a kernel thread, and what it still holds at the reboot is
+# lost. run-guest.sh and bench.sh boot their guests so.
+# shellcheck disable=SC2034 # set for the scripts that source this file
+guest_machine() {
+	if [ "$(target_arch "$1")" = x86_64 ]; then
+		GUEST_QEMU=(qemu-system-x86_64)
+		GUEST_CONSOLE=ttyS0
+		GUEST_PORTS=(-serial "file:$2" -serial "file:$3")
+	else
+		GUEST_QEMU=(qemu-system-aarch64 -M virt)
+		GUEST_CONSOLE=ttyAMA0
+		# shellcheck disable=SC2054 # QEMU's options have commas
+		GUEST_PORTS=(-serial "file:$2" -device virtio-serial-pci
+			-chardev "file,id=results,path=$3"
+			-device virtserialport,chardev=results,name=kstats.results)
+	fi
+}
+
 # Root tree of the arm64 guests' userspace (busybox, Python): the
 # packages pinned as "guest-arm64" in debian-kernels.conf, fetched and
 # unpacked once into the cache (one directory per set of pins).
