@@ -18,6 +18,7 @@
 
 struct dentry;
 struct kstats_extremes;
+struct kstats_parts;
 struct kstats_probe;
 struct kstats_slot;
 
@@ -48,6 +49,7 @@ struct kstats {
 	struct kstats_probe *probe;	/* for KSTATS_ORIGIN_CONTROL */
 	struct kstats_slot __percpu *slots;
 	struct kstats_extremes __percpu *ext;	/* min, max: after the slots */
+	const struct kstats_parts *parts;	/* by KEY: its keys' histograms */
 	struct dentry *dentry;
 	struct dentry *keys_dentry;	/* _keys/NAME of by KEY, or NULL */
 	struct dentry *outliers_dentry;	/* _outliers/NAME, or NULL */

@@ -245,15 +245,19 @@ EXPORT_SYMBOL_GPL(kstats_reset);
 
 bool kstats_extremes(const struct kstats *ks, u64 *lo, u64 *hi)
 {
+	const struct kstats *h;
 	u64 top = 0, not_lo = 0;
+	unsigned int i;
 	int cpu;
 
-	for_each_possible_cpu(cpu) {
-		const struct kstats_extremes *e = per_cpu_ptr(ks->ext, cpu);
+	for (i = 0; (h = kstats_view(ks, i)); i++)
+		for_each_possible_cpu(cpu) {
+			const struct kstats_extremes *e =
+				per_cpu_ptr(h->ext, cpu);
 
-		top = max(top, READ_ONCE(e->max));
-		not_lo = max(not_lo, READ_ONCE(e->not_min));
-	}
+			top = max(top, READ_ONCE(e->max));
+			not_lo = max(not_lo, READ_ONCE(e->not_min));
+		}
 	*lo = ~not_lo;
 	*hi = top;
 	return top || not_lo;

@@ -77,13 +77,36 @@ static noinline notrace u64 kstats_direct_begin_timed(struct kstats_probe *p)
 	return t0;
 }
 
-static noinline notrace void kstats_direct_end_timed(struct kstats_probe *p,
-						     u64 t0, unsigned long ret)
+/*
+ * trace FUNC by argN: the key read at FUNC's entry stands in for the
+ * return value (kstats_call_end_by()).
+ */
+static noinline notrace void
+kstats_direct_end_by(struct kstats_probe *p, const struct kstats_tramp_call *c)
+{
+	struct kstats_call_by by = { .t0 = c->t0, .by = c->key };
+
+	kstats_call_end_by(p, &by);
+}
+
+static __always_inline void kstats_direct_call_end(struct kstats_probe *p,
+						   const struct kstats_tramp_call *c,
+						   unsigned long ret)
+{
+	if (unlikely(p->by_arg))
+		kstats_direct_end_by(p, c);
+	else
+		kstats_call_end(p, c->t0, ret);
+}
+
+static noinline notrace void
+kstats_direct_end_timed(struct kstats_probe *p,
+			const struct kstats_tramp_call *c, unsigned long ret)
 {
 	struct kstats_timed tm;
 
 	kstats_timed_arm(&tm);
-	kstats_call_end(p, t0, ret);
+	kstats_direct_call_end(p, c, ret);
 	kstats_timed_end(p, KSTATS_SIDE_END, &tm);
 }
 
@@ -124,12 +147,16 @@ out:
  * preemption off (each per-CPU update is one instruction).
  * kstats_direct_end() is guarded: it calls out on every clock.
  */
-static notrace u64 kstats_direct_begin(unsigned int slot)
+static notrace u64 kstats_direct_begin(unsigned int slot,
+				       struct kstats_tramp_call *c)
 {
 	struct kstats_probe *p = READ_ONCE(kstats_direct_probes[slot]);
 
 	if (!p || kstats_stopped(p))
 		return 0;
+	BUILD_BUG_ON(KSTATS_REG_ARGS > KSTATS_TRAMP_REGS);
+	if (unlikely(p->by_arg))
+		c->key = kstats_keys_arg_key(p, c->regs[p->by_arg - 1]);
 	if (likely(kstats_clock_inline(p))) {
 		u64 t0 = kstats_clock(p);
 
@@ -139,7 +166,8 @@ static notrace u64 kstats_direct_begin(unsigned int slot)
 	return kstats_direct_begin_guarded(p);
 }
 
-static notrace void kstats_direct_end(unsigned int slot, u64 t0,
+static notrace void kstats_direct_end(unsigned int slot,
+				      const struct kstats_tramp_call *c,
 				      unsigned long ret)
 {
 	struct kstats_probe *p = READ_ONCE(kstats_direct_probes[slot]);
@@ -150,9 +178,9 @@ static notrace void kstats_direct_end(unsigned int slot, u64 t0,
 	if (p) {
 		if (likely(kstats_guard_enter(p, &saved))) {
 			if (kstats_timed_due(p))
-				kstats_direct_end_timed(p, t0, ret);
+				kstats_direct_end_timed(p, c, ret);
 			else
-				kstats_call_end(p, t0, ret);
+				kstats_direct_call_end(p, c, ret);
 			kstats_guard_exit(saved);
 		}
 	}
@@ -293,10 +321,6 @@ static int kstats_direct_attach(struct kstats_probe *p, struct kstats_cmd *cmd)
 	if (cmd->value != KSTATS_VALUE_TIME || cmd->filter.flags)
 		return kstats_fail(cmd, -EOPNOTSUPP,
 				   "via direct samples runtimes only, without filters");
-	/* Nor does it keep an argument for the return. */
-	if (cmd->by == KSTATS_BY_ARG)
-		return kstats_fail(cmd, -EOPNOTSUPP,
-				   "via direct: by argN needs fprobe or kretprobe");
 	if (!p->addr) {
 		ret = kstats_resolve(cmd, "trace", &p->start.target, &p->addr);
 		if (ret)

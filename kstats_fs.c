@@ -56,8 +56,9 @@ struct kstats_snapshot {
 };
 
 /*
- * Copy the counters of every possible CPU, then build the output lines:
- * for each non-empty slot, its CPU lines in CPU order, then its total.
+ * Copy the counters of every possible CPU, summed over the histograms
+ * @ks shows (kstats_view()), then build the output lines: for each
+ * non-empty slot, its CPU lines in CPU order, then its total.
  */
 struct kstats_snapshot *kstats_snapshot(struct kstats *ks)
 {
@@ -77,13 +78,19 @@ struct kstats_snapshot *kstats_snapshot(struct kstats *ks)
 		goto out;
 
 	for_each_possible_cpu(cpu) {
-		struct kstats_slot *src = per_cpu_ptr(ks->slots, cpu);
 		struct kstats_slot *dst = raw + ncpu * nr_slots;
+		const struct kstats *h;
 
+		for (i = 0; (h = kstats_view(ks, i)); i++) {
+			const struct kstats_slot *src = per_cpu_ptr(h->slots, cpu);
+
+			for (slot = 0; slot < nr_slots; slot++) {
+				/* Sum first, as the writer adds it first. */
+				dst[slot].sum += READ_ONCE(src[slot].sum);
+				dst[slot].count += READ_ONCE(src[slot].count);
+			}
+		}
 		for (slot = 0; slot < nr_slots; slot++) {
-			/* Sum first, as the writer adds it first. */
-			dst[slot].sum = READ_ONCE(src[slot].sum);
-			dst[slot].count = READ_ONCE(src[slot].count);
 			cpu_total[ncpu] += dst[slot].count;
 			if (dst[slot].count)
 				n++;

@@ -9,9 +9,11 @@
 #ifndef _KSTATS_INTERNAL_H
 #define _KSTATS_INTERNAL_H
 
+#include <linux/atomic.h>
 #include <linux/bitops.h>
 #include <linux/list.h>
 #include <linux/math64.h>
+#include <linux/minmax.h>
 #include <linux/percpu.h>
 #include <linux/preempt.h>
 #include "kstats.h"
@@ -138,20 +140,27 @@ static __always_inline struct kstats_pos kstats_pos_of(u64 val,
  * against inlining, the benchmark: sample @val at @pos (kstats_pos_of()
  * for @ks's frac_bits; a histogram of the same bits, such as a key's,
  * takes the same @pos).
+ * __kstats_add_at() is for callers that keep preemption off around it.
  * The sum is updated before the count, and kstats_reset() clears a CPU's
  * slots from that CPU with interrupts off: a sample cut in two by a reset
  * leaves at worst a count without its offset, which keeps the mean inside
  * the slot.
  */
+static __always_inline void __kstats_add_at(struct kstats *ks, u64 val,
+					    struct kstats_pos pos)
+{
+	this_cpu_add(ks->slots[pos.slot].sum, pos.offset);
+	this_cpu_add(ks->slots[pos.slot].count, 1);
+	kstats_raise(&ks->ext->max, val);
+	kstats_raise(&ks->ext->not_min, ~val);
+}
+
 static __always_inline void kstats_add_at(struct kstats *ks, u64 val,
 					  struct kstats_pos pos)
 {
 	/* Keep all updates on one CPU; each is irq-safe on its own. */
 	preempt_disable_notrace();
-	this_cpu_add(ks->slots[pos.slot].sum, pos.offset);
-	this_cpu_add(ks->slots[pos.slot].count, 1);
-	kstats_raise(&ks->ext->max, val);
-	kstats_raise(&ks->ext->not_min, ~val);
+	__kstats_add_at(ks, val, pos);
 	preempt_enable_notrace();
 }
 
@@ -197,6 +206,41 @@ static inline u64 kstats_slot_mean(unsigned int slot, unsigned int frac_bits,
 	/* The remainder is below count, so this cannot overflow. */
 	return lo + (q << shift) +
 	       mul_u64_u64_div_u64(sum - q * count, BIT_ULL(shift), count);
+}
+
+/*
+ * The parts of a histogram (by KEY: one per key, and other): each of its
+ * samples goes into one of them instead, and what it shows (its lines,
+ * its extremes) is its own slots and theirs summed, the same sums and
+ * counts as if every sample had gone into it. @part are handed out in
+ * order; @rest is always one. Set before its first sample, they live as
+ * long as it does.
+ */
+struct kstats_parts {
+	struct kstats *const *part;
+	const atomic_t *used;		/* handed out; may pass @max */
+	unsigned int max;
+	struct kstats *rest;
+};
+
+/*
+ * The histograms whose sum @ks shows: @ks itself for @i 0, then its
+ * parts; NULL past the last.
+ */
+static inline const struct kstats *kstats_view(const struct kstats *ks,
+					       unsigned int i)
+{
+	const struct kstats_parts *v = ks->parts;
+	unsigned int n;
+
+	if (!i)
+		return ks;
+	if (!v)
+		return NULL;
+	n = min_t(unsigned int, atomic_read(v->used), v->max);
+	if (i <= n)
+		return v->part[i - 1];
+	return i == n + 1 ? v->rest : NULL;
 }
 
 /*

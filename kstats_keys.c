@@ -2,8 +2,8 @@
 /*
  * Layer: shared probe helpers. Calls the record core.
  *
- * Per-key histograms: the table of an entry's keys, its record path and
- * its _control side (see kstats_keys.h).
+ * Per-key histograms: the table of an entry's keys, its record path past
+ * the inline hit of kstats_keys.h, and its _control side.
  *
  * The table has twice N positions, so that a key is found in a few
  * probes. A position is claimed with one cmpxchg of its state from 0 to
@@ -21,6 +21,7 @@
  */
 #define pr_fmt(fmt) KBUILD_MODNAME ": " fmt
 
+#include <kunit/visibility.h>
 #include <linux/atomic.h>
 #include <linux/cgroup.h>
 #include <linux/cpumask.h>
@@ -40,44 +41,6 @@
 #include "kstats_keys.h"
 #include "kstats_parse.h"
 #include "kstats_value.h"
-
-/* Low bits of a position's state; the rest is the key's hash. */
-#define KSTATS_KEY_CLAIMED	1UL	/* its key is being written */
-#define KSTATS_KEY_READY	2UL
-#define KSTATS_KEY_PHASE	3UL
-
-struct kstats_key {
-	unsigned long state;	/* 0: free, else hash << 2 | phase */
-	u64 k[2];		/* a number in k[0], or a comm's 16 bytes */
-	struct kstats *hist;	/* NULL: claimed past N, samples go to other */
-};
-
-/*
- * The source of the keys read before the sample's hook, by argN's (at
- * FUNC's entry, at a pair's start) and every key of key argN pairs (at
- * the start, in the task that issued the request): they come with the
- * sample, as the address of their two words in its "ret"
- * (kstats_keys_start_key()).
- */
-#define KSTATS_BY_START	KSTATS_BY_NONE
-/* A key the start could not read (a cgroup where RCU does not watch). */
-#define KSTATS_KEY_UNREAD	U64_MAX
-
-struct kstats_keys {
-	enum kstats_cmd_by by;
-	enum kstats_cmd_by src;		/* by, or KSTATS_BY_START */
-	u64 kmask;			/* by retval, argN: the type's mask, */
-	u8 kbits;			/* bits, */
-	bool ksigned;			/* and whether it is signed */
-	unsigned int max;		/* keys N */
-	unsigned int mask;		/* positions - 1 */
-	atomic_t nr;			/* histograms handed out */
-	bool frozen;			/* a reset is under way */
-	unsigned long __percpu *dropped;	/* samples into other */
-	struct kstats *other;
-	struct kstats **hists;		/* the N histograms */
-	struct kstats_key pos[];
-};
 
 static const char * const kstats_by_names[] = {
 	[KSTATS_BY_COMM] = "comm",
@@ -101,41 +64,21 @@ static __always_inline u64 kstats_cgroup_now(void)
 }
 
 /*
- * The key of this hit by @src, in @k0 and @k1 (scalars, kept in
- * registers), and its hash; @ret is FUNC's return value where the hook
- * has one, or for KSTATS_BY_START the address of the key the start read.
+ * The key of this hit by @src, in @k0 and @k1, and its hash; @ret is
+ * FUNC's return value where the hook has one, or for KSTATS_BY_START the
+ * address of the key the start read.
  */
 static __always_inline u32 kstats_key_of(const struct kstats_keys *t,
 					 enum kstats_cmd_by src,
 					 unsigned long ret, u64 *k0, u64 *k1)
 {
-	*k1 = 0;
+	u32 hash;
+
+	if (kstats_key_quick(t, src, ret, k0, k1, &hash))
+		return hash;
 	switch (src) {
 	case KSTATS_BY_START:
-		*k0 = ((const u64 *)ret)[0];
-		*k1 = ((const u64 *)ret)[1];
-		return hash_64(*k0 ^ (*k1 * GOLDEN_RATIO_64), 32);
-	case KSTATS_BY_COMM:
-		/*
-		 * Two loads, no string copy: set_task_comm() pads the name
-		 * with NULs, and fork() copies it whole.
-		 */
-		BUILD_BUG_ON(sizeof(current->comm) < 2 * sizeof(u64));
-		memcpy(k0, current->comm, sizeof(*k0));
-		memcpy(k1, current->comm + sizeof(*k0), sizeof(*k1));
-		return hash_64(*k0 ^ (*k1 * GOLDEN_RATIO_64), 32);
-	case KSTATS_BY_PID:
-		*k0 = task_tgid_nr(current);
-		break;
-	case KSTATS_BY_TID:
-		*k0 = task_pid_nr(current);
-		break;
-	case KSTATS_BY_CPU:
-		*k0 = raw_smp_processor_id();
-		break;
-	case KSTATS_BY_RETVAL:
-		/* The register's bits above the type are undefined. */
-		*k0 = kstats_int_cut(ret, t->kbits, t->ksigned, t->kmask);
+		/* Not read at the start: kstats_key_readable() is false. */
 		break;
 	case KSTATS_BY_SYSCALL:
 		/* At sys_exit, in the task: its syscall's saved registers. */
@@ -206,40 +149,38 @@ static struct kstats *kstats_keys_find(struct kstats_keys *t,
 	return NULL;
 }
 
-/*
- * Out of line: an entry without keys pays only the test in
- * kstats_probe_record(). Preemption stays off from the check of @frozen
- * to the sample, so that kstats_keys_reset() can wait for it. Where RCU
- * does not watch (the edges of idle), that wait does not cover a hit: a
- * sample there during a reset may land in the histogram of a key the
- * reset dropped, which a new key then takes; the histograms themselves
- * live as long as the entry. A cgroup is read only where RCU watches;
- * elsewhere the hit goes to other.
- */
-notrace void kstats_keys_record(struct kstats_probe *p, u64 val,
-				struct kstats_pos pos, unsigned long ret)
+/* Preemption is off: see kstats_keys_record(). */
+notrace void kstats_keys_record_miss(struct kstats_keys *t, u64 val, u64 k0,
+				     u64 k1, u32 hash)
 {
-	struct kstats_keys *t = p->keys;
-	struct kstats *h = NULL;
-	u64 k0, k1;
-	u32 hash;
+	struct kstats *h = kstats_keys_find(t, k0, k1, hash);
 
-	preempt_disable_notrace();
-	/* Thawed: the table a reset cleared is seen clear. */
-	if (unlikely(smp_load_acquire(&t->frozen)))
-		goto out;
-	if (kstats_key_readable(t, t->src, ret)) {
-		hash = kstats_key_of(t, t->src, ret, &k0, &k1);
-		h = kstats_keys_find(t, k0, k1, hash);
-	}
 	if (unlikely(!h)) {
 		h = t->other;
 		this_cpu_inc(*t->dropped);
 	}
-	kstats_add_at(h, val, pos);
-out:
-	preempt_enable_notrace();
+	__kstats_add_at(h, val, kstats_pos_of(val, h->frac_bits));
 }
+EXPORT_SYMBOL_IF_KUNIT(kstats_keys_record_miss);
+
+/* A cgroup is read only where RCU watches; elsewhere the hit goes to other. */
+notrace void kstats_keys_record_slow(struct kstats_probe *p, u64 val,
+				     unsigned long ret)
+{
+	struct kstats_keys *t = p->keys;
+	u64 k0, k1;
+	u32 hash;
+
+	if (unlikely(!kstats_key_readable(t, t->src, ret))) {
+		this_cpu_inc(*t->dropped);
+		__kstats_add_at(t->other, val,
+				kstats_pos_of(val, t->other->frac_bits));
+		return;
+	}
+	hash = kstats_key_of(t, t->src, ret, &k0, &k1);
+	kstats_keys_record_miss(t, val, k0, k1, hash);
+}
+EXPORT_SYMBOL_IF_KUNIT(kstats_keys_record_slow);
 
 int kstats_parse_keys(struct kstats_cmd *cmd, const char *key,
 		      const char *val)
@@ -400,13 +341,20 @@ int kstats_keys_setup(struct kstats_probe *p, struct kstats_cmd *cmd)
 			goto nomem;
 		}
 	}
+	t->parts.part = t->hists;
+	t->parts.used = &t->nr;
+	t->parts.max = n;
+	t->parts.rest = t->other;
 	p->keys = t;
+	/* The entry shows its keys' samples: it gets none of its own. */
+	p->ks->parts = &t->parts;
 	return 0;
 nomem:
 	if (t)
 		kstats_keys_destroy(t);
 	return kstats_fail(cmd, -ENOMEM, "keys %u: out of memory", n);
 }
+EXPORT_SYMBOL_IF_KUNIT(kstats_keys_setup);
 
 void kstats_keys_free(struct kstats_probe *p)
 {
@@ -414,6 +362,7 @@ void kstats_keys_free(struct kstats_probe *p)
 		kstats_keys_destroy(p->keys);
 	p->keys = NULL;
 }
+EXPORT_SYMBOL_IF_KUNIT(kstats_keys_free);
 
 void kstats_keys_reset(struct kstats_keys *t)
 {
@@ -433,6 +382,7 @@ void kstats_keys_reset(struct kstats_keys *t)
 	/* The cleared table before the thaw: see kstats_keys_record(). */
 	smp_store_release(&t->frozen, false);
 }
+EXPORT_SYMBOL_IF_KUNIT(kstats_keys_reset);
 
 void kstats_keys_show(struct seq_file *m, const struct kstats_probe *p)
 {
@@ -457,6 +407,7 @@ unsigned int kstats_keys_size(const struct kstats_keys *t)
 {
 	return t->mask + 1;
 }
+EXPORT_SYMBOL_IF_KUNIT(kstats_keys_size);
 
 struct kstats *kstats_keys_hist(const struct kstats_keys *t, unsigned int i)
 {
@@ -467,11 +418,13 @@ struct kstats *kstats_keys_hist(const struct kstats_keys *t, unsigned int i)
 		return NULL;
 	return e->hist;
 }
+EXPORT_SYMBOL_IF_KUNIT(kstats_keys_hist);
 
 struct kstats *kstats_keys_other(const struct kstats_keys *t)
 {
 	return t->other;
 }
+EXPORT_SYMBOL_IF_KUNIT(kstats_keys_other);
 
 /*
  * A comm with every byte that is not printable ASCII, a space or a
@@ -523,7 +476,7 @@ notrace void kstats_keys_start_key(const struct kstats_probe *p,
 	const struct kstats_keys *t = p->keys;
 
 	if (t->by == KSTATS_BY_ARG) {
-		k[0] = kstats_int_cut(v, t->kbits, t->ksigned, t->kmask);
+		k[0] = kstats_keys_arg_key(p, v);
 		k[1] = 0;
 	} else if (kstats_key_readable(t, t->by, 0)) {
 		kstats_key_of(t, t->by, 0, &k[0], &k[1]);

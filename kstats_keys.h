@@ -5,16 +5,25 @@
  *
  * Per-key histograms, "trace ... by comm|pid|tid|cpu|cgroup|retval|syscall
  * [keys N]" (of a key argN pair: of the task at its start):
- * besides the entry's own histogram, each sample goes into the histogram
- * of its key, found or inserted without a lock in a table of at most N
- * keys fixed at trace time; samples of later keys go into one histogram
- * "other" and are counted in keys_dropped. The _control side and the
- * table are in kstats_keys.c, the text of _keys/NAME in kstats_keys_fs.c.
+ * each sample goes into the histogram of its key, found or inserted
+ * without a lock in a table of at most N keys fixed at trace time;
+ * samples of later keys go into one histogram "other" and are counted in
+ * keys_dropped. The entry's own lines are the sum of them all. The
+ * common hit is inline here: a key of one or two loads, found at its home
+ * position. Keys read out of line, the search, the inserts, the _control
+ * side and the table's making are in kstats_keys.c, the text of
+ * _keys/NAME in kstats_keys_fs.c.
  */
 #ifndef _KSTATS_KEYS_H
 #define _KSTATS_KEYS_H
 
+#include <linux/atomic.h>
 #include <linux/compiler.h>
+#include <linux/hash.h>
+#include <linux/preempt.h>
+#include <linux/sched.h>
+#include <linux/smp.h>
+#include <linux/string.h>
 #include <linux/types.h>
 #include "kstats_internal.h"
 #include "kstats_outliers.h"
@@ -25,16 +34,157 @@
 #define KSTATS_KEYS_MAX		1024
 
 struct kstats_cmd;
-struct kstats_keys;
 struct seq_file;
 
-void kstats_keys_record(struct kstats_probe *p, u64 val, struct kstats_pos pos,
-			unsigned long ret);
+/* Low bits of a position's state; the rest is the key's hash. */
+#define KSTATS_KEY_CLAIMED	1UL	/* its key is being written */
+#define KSTATS_KEY_READY	2UL
+#define KSTATS_KEY_PHASE	3UL
+
+struct kstats_key {
+	unsigned long state;	/* 0: free, else hash << 2 | phase */
+	u64 k[2];		/* a number in k[0], or a comm's 16 bytes */
+	struct kstats *hist;	/* NULL: claimed past N, samples go to other */
+};
+
+/*
+ * The source of the keys read before the sample's hook, by argN's (at
+ * FUNC's entry, at a pair's start) and every key of key argN pairs (at
+ * the start, in the task that issued the request): they come with the
+ * sample, as the address of their two words in its "ret"
+ * (kstats_keys_start_key()).
+ */
+#define KSTATS_BY_START	KSTATS_BY_NONE
+/* A key the start could not read (a cgroup where RCU does not watch). */
+#define KSTATS_KEY_UNREAD	U64_MAX
+
+/*
+ * The table of an entry's keys, made at trace time (kstats_keys.c); the
+ * record path below reads it.
+ */
+struct kstats_keys {
+	enum kstats_cmd_by by;
+	enum kstats_cmd_by src;		/* by, or KSTATS_BY_START */
+	u64 kmask;			/* by retval, argN: the type's mask, */
+	u8 kbits;			/* bits, */
+	bool ksigned;			/* and whether it is signed */
+	unsigned int max;		/* keys N */
+	unsigned int mask;		/* positions - 1 */
+	atomic_t nr;			/* histograms handed out */
+	bool frozen;			/* a reset is under way */
+	unsigned long __percpu *dropped;	/* samples into other */
+	struct kstats *other;
+	struct kstats **hists;		/* the N histograms */
+	struct kstats_parts parts;	/* the entry's view: hists and other */
+	struct kstats_key pos[];
+};
+
+/*
+ * The key of this hit by @src into @k0, @k1 (scalars, kept in registers)
+ * and its hash, where it is one or two loads: comm, pid, tid, cpu, retval
+ * (@ret, FUNC's return value) and a key the start read (@ret, its
+ * address). False for the others, which kstats_keys.c reads out of line,
+ * and for a start's key that could not be read.
+ */
+static __always_inline bool kstats_key_quick(const struct kstats_keys *t,
+					     enum kstats_cmd_by src,
+					     unsigned long ret, u64 *k0,
+					     u64 *k1, u32 *hash)
+{
+	*k1 = 0;
+	switch (src) {
+	case KSTATS_BY_START:
+		*k0 = ((const u64 *)ret)[0];
+		*k1 = ((const u64 *)ret)[1];
+		if (*k1 == KSTATS_KEY_UNREAD)
+			return false;
+		*hash = hash_64(*k0 ^ (*k1 * GOLDEN_RATIO_64), 32);
+		return true;
+	case KSTATS_BY_COMM:
+		/*
+		 * Two loads, no string copy: set_task_comm() pads the name
+		 * with NULs, and fork() copies it whole.
+		 */
+		BUILD_BUG_ON(sizeof(current->comm) < 2 * sizeof(u64));
+		memcpy(k0, current->comm, sizeof(*k0));
+		memcpy(k1, current->comm + sizeof(*k0), sizeof(*k1));
+		*hash = hash_64(*k0 ^ (*k1 * GOLDEN_RATIO_64), 32);
+		return true;
+	case KSTATS_BY_PID:
+		*k0 = task_tgid_nr(current);
+		break;
+	case KSTATS_BY_TID:
+		*k0 = task_pid_nr(current);
+		break;
+	case KSTATS_BY_CPU:
+		*k0 = raw_smp_processor_id();
+		break;
+	case KSTATS_BY_RETVAL:
+		/* The register's bits above the type are undefined. */
+		*k0 = kstats_int_cut(ret, t->kbits, t->ksigned, t->kmask);
+		break;
+	default:
+		return false;
+	}
+	*hash = hash_64(*k0, 32);
+	return true;
+}
+
+/*
+ * Out of line: a key not read by kstats_key_quick(), or not found at its
+ * home position (another position, a new key, other). Few arguments, so
+ * that none goes on the stack of the handlers that inline the calls.
+ */
+void kstats_keys_record_slow(struct kstats_probe *p, u64 val,
+			     unsigned long ret);
+void kstats_keys_record_miss(struct kstats_keys *t, u64 val, u64 k0, u64 k1,
+			     u32 hash);
+
+/*
+ * A sample of @p (which has keys) into its key's histogram, at @pos:
+ * the entry shows the sum of its keys' histograms (struct kstats_parts),
+ * so the sample goes into no other. Inline for the keys that
+ * kstats_key_quick() reads, found at their home position: one position's
+ * state and key compared, one histogram sampled. During a reset of the
+ * keys, into the entry's own slots. Preemption is off from the check of
+ * @frozen to the sample, so that kstats_keys_reset() can wait for it.
+ * Where RCU does not watch (the edges of idle), that wait does not cover
+ * a hit: a sample there during a reset may land in the histogram of a
+ * key the reset dropped, which a new key then takes; the histograms
+ * themselves live as long as the entry.
+ */
+static __always_inline void kstats_keys_record(struct kstats_probe *p,
+					       u64 val, struct kstats_pos pos,
+					       unsigned long ret)
+{
+	struct kstats_keys *t = p->keys;
+	const struct kstats_key *e;
+	u64 k0, k1;
+	u32 hash;
+
+	/* Thawed: the table a reset cleared is seen clear. */
+	if (unlikely(smp_load_acquire(&t->frozen))) {
+		__kstats_add_at(p->ks, val, pos);
+		return;
+	}
+	if (unlikely(!kstats_key_quick(t, t->src, ret, &k0, &k1, &hash))) {
+		kstats_keys_record_slow(p, val, ret);
+		return;
+	}
+	e = &t->pos[hash & t->mask];
+	/* A ready state comes with its key: see kstats_keys_fill(). */
+	if (likely(smp_load_acquire(&e->state) ==
+		   ((unsigned long)hash << 2 | KSTATS_KEY_READY) &&
+		   e->k[0] == k0 && e->k[1] == k1 && e->hist))
+		__kstats_add_at(e->hist, val, pos);
+	else
+		kstats_keys_record_miss(t, val, k0, k1, hash);
+}
 
 /*
  * A sample of @p, with @ret, FUNC's return value where the hook has one:
- * into the entry, and into its key's histogram, at the same slot, where
- * the entry has keys (one load and one branch more when it has none).
+ * into the entry, or where it has keys into its key's histogram, which
+ * the entry's lines include.
  */
 static __always_inline void kstats_probe_record_ret(struct kstats_probe *p,
 						    u64 val, unsigned long ret)
@@ -45,9 +195,13 @@ static __always_inline void kstats_probe_record_ret(struct kstats_probe *p,
 	if (!READ_ONCE(ks->active))
 		return;
 	pos = kstats_pos_of(val, ks->frac_bits);
-	kstats_add_at(ks, val, pos);
+	/* Keep all updates on one CPU; each is irq-safe on its own. */
+	preempt_disable_notrace();
 	if (unlikely(p->keys))
 		kstats_keys_record(p, val, pos, ret);
+	else
+		__kstats_add_at(ks, val, pos);
+	preempt_enable_notrace();
 	if (unlikely(p->outliers))
 		kstats_outliers_record(p, val, ret);
 }
@@ -97,6 +251,16 @@ void kstats_keys_key(const struct kstats_probe *p, unsigned long ret,
 static __always_inline bool kstats_keys_at_start(const struct kstats_probe *p)
 {
 	return p->by_arg || p->key == KSTATS_KEY_ARG;
+}
+
+/* by argN: the key of a call whose argument N is @v; @p has keys. */
+static __always_inline u64 kstats_keys_arg_key(const struct kstats_probe *p,
+					       unsigned long v)
+{
+	const struct kstats_keys *t = p->keys;
+
+	/* The register's bits above the type are undefined. */
+	return kstats_int_cut(v, t->kbits, t->ksigned, t->kmask);
 }
 
 /*

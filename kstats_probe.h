@@ -15,6 +15,7 @@
 #ifndef _KSTATS_PROBE_H
 #define _KSTATS_PROBE_H
 
+#include <linux/bitops.h>
 #include <linux/ftrace.h>
 #include <linux/kprobes.h>
 #include <linux/types.h>
@@ -169,6 +170,24 @@ struct kstats_probe {
 	struct kstats_pcpu_owner __percpu *owner;	/* pcpu */
 	struct kstats_probe_stats __percpu *stats;
 };
+
+/* The mask of an unsigned integer type of @bits (8 to 64) bits. */
+static inline u64 kstats_int_mask(unsigned int bits)
+{
+	return bits == 64 ? ~0ULL : BIT_ULL(bits) - 1;
+}
+
+/*
+ * A register holding an integer of @bits bits (@mask: kstats_int_mask()),
+ * signed or not: the x86-64 ABI leaves the bits above a narrower type
+ * undefined (a caller may pass an int in a register whose upper half
+ * holds anything).
+ */
+static __always_inline u64 kstats_int_cut(u64 v, unsigned int bits,
+					  bool is_signed, u64 mask)
+{
+	return is_signed ? sign_extend64(v, bits - 1) : v & mask;
+}
 
 /* Clocks, kstats_clock.c. */
 bool kstats_tsc_usable(void);

@@ -47,9 +47,13 @@ static void kstats_state_apply(struct kstats *ks, enum kstats_cmd_op op)
 		kstats_stop(ks);
 		break;
 	default:
-		kstats_reset(ks);
+		/*
+		 * The keys first: the samples their reset turns away go into
+		 * the entry's own slots, cleared next.
+		 */
 		if (ks->origin == KSTATS_ORIGIN_CONTROL && ks->probe->keys)
 			kstats_keys_reset(ks->probe->keys);
+		kstats_reset(ks);
 		if (ks->origin == KSTATS_ORIGIN_CONTROL && ks->probe->outliers)
 			kstats_outliers_reset(ks->probe->outliers);
 		break;

@@ -35,6 +35,7 @@
 #include <linux/file.h>
 #include <linux/fs.h>
 #include <linux/fs_struct.h>
+#include <linux/hash.h>
 #include <linux/kthread.h>
 #include <linux/limits.h>
 #include <linux/math64.h>
@@ -50,6 +51,7 @@
 #include "kstats_compat.h"
 #include "kstats_gap.h"
 #include "kstats_internal.h"
+#include "kstats_keys.h"
 #include "kstats_parse.h"
 #include "kstats_probe.h"
 #include "kstats_outliers.h"
@@ -1866,6 +1868,105 @@ static void kt_outliers_store(struct kunit *test)
 	kstats_outliers_free(p);
 }
 
+/* by retval: the key of a sample, its count, summed over all CPUs. */
+static u64 kt_key_count(struct kstats_keys *t, u64 key)
+{
+	unsigned int i;
+
+	for (i = 0; i < kstats_keys_size(t); i++)
+		if (kstats_keys_hist(t, i) && t->pos[i].k[0] == key)
+			return kt_total_count(kstats_keys_hist(t, i));
+	return 0;
+}
+
+static void kt_keys_sample(struct kstats_probe *p, u64 key, unsigned int n)
+{
+	while (n--)
+		kstats_probe_record_ret(p, 100, key);
+}
+
+/* The samples that the file of entry @name shows: its totals lines. */
+static u64 kt_file_total(struct kunit *test, const char *name)
+{
+	char *text = kt_read(test, name), *line;
+	unsigned long long count;
+	unsigned int slot, cpus;
+	u64 total = 0;
+
+	while ((line = strsep(&text, "\n")))
+		if (sscanf(line, "slot %u CPUS %u count %llu", &slot, &cpus,
+			   &count) == 3)
+			total += count;
+	return total;
+}
+
+/*
+ * keys 4 (8 positions): a key at its home position (the inline hit), a
+ * key whose home another holds (found past it, out of line), the fifth
+ * key into other; the entry's file shows them all; a reset forgets them.
+ */
+static void kt_keys_table(struct kunit *test)
+{
+	struct kstats_probe *p = kunit_kzalloc(test, sizeof(*p), GFP_KERNEL);
+	struct kstats_cmd *cmd = kunit_kzalloc(test, sizeof(*cmd), GFP_KERNEL);
+	u64 a = 1, b, c, d, e;
+	unsigned long dropped = 0;
+	struct kstats_keys *t;
+	unsigned int home;
+	int cpu;
+
+	KUNIT_ASSERT_NOT_NULL(test, p);
+	KUNIT_ASSERT_NOT_NULL(test, cmd);
+	cmd->op = KSTATS_CMD_TRACE;
+	cmd->by = KSTATS_BY_RETVAL;
+	cmd->keys = 4;
+	strscpy(cmd->name, "kt_keys", sizeof(cmd->name));
+	p->value = KSTATS_VALUE_RETVAL;
+	p->vbits = 64;
+	p->ks = kt_new(test, cmd->name, 0);
+	KUNIT_ASSERT_EQ(test, kstats_keys_setup(p, cmd), 0);
+	t = p->keys;
+	KUNIT_EXPECT_EQ(test, kstats_keys_size(t), 8U);
+	home = hash_64(a, 32) & 7;
+	for (b = a + 1; (hash_64(b, 32) & 7) != home; b++)
+		;
+	for (c = b + 1; (hash_64(c, 32) & 7) == home; c++)
+		;
+	for (d = c + 1; (hash_64(d, 32) & 7) == home; d++)
+		;
+	e = d + 1;
+	kt_keys_sample(p, a, 1);
+	kt_keys_sample(p, b, 3);
+	kt_keys_sample(p, a, 2);
+	kt_keys_sample(p, c, 1);
+	kt_keys_sample(p, d, 4);
+	kt_keys_sample(p, e, 5);
+	kt_keys_sample(p, b, 1);
+	KUNIT_EXPECT_EQ(test, t->pos[home].k[0], a);
+	KUNIT_EXPECT_EQ(test, kt_key_count(t, a), 3ULL);
+	KUNIT_EXPECT_EQ(test, kt_key_count(t, b), 4ULL);
+	KUNIT_EXPECT_EQ(test, kt_key_count(t, c), 1ULL);
+	KUNIT_EXPECT_EQ(test, kt_key_count(t, d), 4ULL);
+	KUNIT_EXPECT_EQ(test, kt_key_count(t, e), 0ULL);
+	KUNIT_EXPECT_EQ(test, kt_total_count(kstats_keys_other(t)), 5ULL);
+	KUNIT_EXPECT_EQ(test, atomic_read(&t->nr), 4);
+	for_each_possible_cpu(cpu)
+		dropped += per_cpu(*t->dropped, cpu);
+	KUNIT_EXPECT_EQ(test, dropped, 5UL);
+	KUNIT_EXPECT_EQ(test, kt_total_count(p->ks), 0ULL);
+	KUNIT_EXPECT_EQ(test, kt_file_total(test, cmd->name), 17ULL);
+	kstats_keys_reset(t);
+	KUNIT_EXPECT_EQ(test, kt_key_count(t, a), 0ULL);
+	KUNIT_EXPECT_EQ(test, kt_total_count(kstats_keys_other(t)), 0ULL);
+	KUNIT_EXPECT_EQ(test, kt_file_total(test, cmd->name), 0ULL);
+	kt_keys_sample(p, e, 2);
+	KUNIT_EXPECT_EQ(test, kt_key_count(t, e), 2ULL);
+	KUNIT_EXPECT_EQ(test, kt_file_total(test, cmd->name), 2ULL);
+	/* The file goes first: it reads the keys' histograms. */
+	kt_delete(test, p->ks);
+	kstats_keys_free(p);
+}
+
 static struct kunit_case kstats_test_cases[] = {
 	KUNIT_CASE_PARAM(kt_slot_exact, kt_frac_gen_params),
 	KUNIT_CASE_PARAM(kt_slot_monotonic, kt_frac_gen_params),
@@ -1892,6 +1993,7 @@ static struct kunit_case kstats_test_cases[] = {
 	KUNIT_CASE(kt_req_pairs),
 	KUNIT_CASE(kt_req_expire),
 	KUNIT_CASE(kt_outliers_store),
+	KUNIT_CASE(kt_keys_table),
 	KUNIT_CASE(kt_tramp_reap),
 	{}
 };

@@ -26,18 +26,49 @@
  */
 #define KSTATS_DIRECT_MAX	16
 
+/*
+ * A trampoline's record of one call, in its frame (struct
+ * kstats_tramp_call): byte offsets, for the trampolines. The registers
+ * saved at FUNC's entry: x86-64 the six argument registers, arm64 x0-x7
+ * and x8 (the address of a returned structure).
+ */
+#define KSTATS_TRAMP_CALL_KEY	0
+#define KSTATS_TRAMP_CALL_T0	8
+#define KSTATS_TRAMP_CALL_REGS	16
+#ifdef CONFIG_ARM64
+#define KSTATS_TRAMP_REGS	9
+#else
+#define KSTATS_TRAMP_REGS	6
+#endif
+
 #ifndef __ASSEMBLY__
 #include <linux/types.h>
+
+/**
+ * struct kstats_tramp_call - one call through a trampoline, in its frame
+ * @key: whatever @begin keeps for @end (kstats.ko: by argN's key)
+ * @t0: the start time @begin returned
+ * @regs: FUNC's argument registers at its entry, argument N in
+ *	@regs[N - 1]
+ */
+struct kstats_tramp_call {
+	u64 key;
+	u64 t0;
+	unsigned long regs[KSTATS_TRAMP_REGS];
+};
 
 /**
  * struct kstats_tramp_hooks - what a trampoline calls in kstats.ko
  * @begin: at FUNC's entry: the start time, or 0 to run FUNC unmeasured
  *	(and no @end follows). May run in any context, preemptible too.
- * @end: when a measured call returns, with @begin's start time.
+ *	It may write @c->key.
+ * @end: when a measured call returns @ret, with @c as @begin left it
+ *	and @c->t0 its start time.
  */
 struct kstats_tramp_hooks {
-	u64 (*begin)(unsigned int slot);
-	void (*end)(unsigned int slot, u64 t0, unsigned long ret);
+	u64 (*begin)(unsigned int slot, struct kstats_tramp_call *c);
+	void (*end)(unsigned int slot, const struct kstats_tramp_call *c,
+		    unsigned long ret);
 };
 
 /*
@@ -68,8 +99,9 @@ extern const u32 kstats_direct_ret_offset[KSTATS_DIRECT_MAX];
  */
 void kstats_tramp_walk_current(void (*found)(unsigned long addr));
 /* Called by the trampolines: the hooks, and the count of calls in flight. */
-u64 kstats_tramp_begin(unsigned int slot);
-void kstats_tramp_end(unsigned int slot, u64 t0, unsigned long ret);
+u64 kstats_tramp_begin(unsigned int slot, struct kstats_tramp_call *c);
+void kstats_tramp_end(unsigned int slot, const struct kstats_tramp_call *c,
+		      unsigned long ret);
 #endif
 
 #endif /* _KSTATS_TRAMP_H */

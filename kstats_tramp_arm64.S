@@ -11,9 +11,10 @@
  * structure; x9-x17 are free, as in any ftrace callback.
  *
  * As on x86-64 (kstats_tramp_x86.S): stopped, back into FUNC's body at
- * once; else save the argument registers, ask kstats_tramp_begin(), and
- * if it measures, call the body with them restored, keep x0:x1, hand the
- * start time to kstats_tramp_end() and return to FUNC's caller.
+ * once; else save the argument registers in the call's record, ask
+ * kstats_tramp_begin(), and if it measures, call the body with them
+ * restored, keep x0:x1, hand the record to kstats_tramp_end() and return
+ * to FUNC's caller.
  *
  * The body is entered by RET to a register, as by ftrace itself: BTI
  * checks no return, and the body after the patched entry is no landing
@@ -34,17 +35,14 @@
 
 /*
  * Frame, from sp: record of the trampoline {fp, lr = into the body},
- * record of FUNC's entry {caller's fp, lr = into the caller}, x0-x8,
- * the start time.
+ * record of FUNC's entry {caller's fp, lr = into the caller}, the call's
+ * record (struct kstats_tramp_call: key, start time, x0-x8).
  */
-#define KSTATS_FRAME	112
+#define KSTATS_FRAME	128
 #define KSTATS_ENTRY	16
-#define KSTATS_X0	32
-#define KSTATS_X2	48
-#define KSTATS_X4	64
-#define KSTATS_X6	80
-#define KSTATS_X8	96
-#define KSTATS_T0	104
+#define KSTATS_CALL	32
+#define KSTATS_T0	(KSTATS_CALL + KSTATS_TRAMP_CALL_T0)
+#define KSTATS_X(i)	(KSTATS_CALL + KSTATS_TRAMP_CALL_REGS + 8 * (i))
 
 .set kstats_direct_tramps, 0
 
@@ -66,20 +64,21 @@ SYM_CODE_START(kstats_direct_tramp_\n)
 	add	x29, sp, #KSTATS_ENTRY
 	stp	x29, x30, [sp]
 	mov	x29, sp
-	stp	x0, x1, [sp, #KSTATS_X0]
-	stp	x2, x3, [sp, #KSTATS_X2]
-	stp	x4, x5, [sp, #KSTATS_X4]
-	stp	x6, x7, [sp, #KSTATS_X6]
-	str	x8, [sp, #KSTATS_X8]
+	stp	x0, x1, [sp, #KSTATS_X(0)]
+	stp	x2, x3, [sp, #KSTATS_X(2)]
+	stp	x4, x5, [sp, #KSTATS_X(4)]
+	stp	x6, x7, [sp, #KSTATS_X(6)]
+	str	x8, [sp, #KSTATS_X(8)]
 	mov	w0, #\n
+	add	x1, sp, #KSTATS_CALL
 	bl	kstats_tramp_begin
 	str	x0, [sp, #KSTATS_T0]
 	mov	x10, x0
-	ldp	x0, x1, [sp, #KSTATS_X0]
-	ldp	x2, x3, [sp, #KSTATS_X2]
-	ldp	x4, x5, [sp, #KSTATS_X4]
-	ldp	x6, x7, [sp, #KSTATS_X6]
-	ldr	x8, [sp, #KSTATS_X8]
+	ldp	x0, x1, [sp, #KSTATS_X(0)]
+	ldp	x2, x3, [sp, #KSTATS_X(2)]
+	ldp	x4, x5, [sp, #KSTATS_X(4)]
+	ldp	x6, x7, [sp, #KSTATS_X(6)]
+	ldr	x8, [sp, #KSTATS_X(8)]
 	cbz	x10, .Lbody_\n
 	/* Into FUNC's body, returning here. */
 	ldr	x10, [sp, #8]
@@ -87,12 +86,12 @@ SYM_CODE_START(kstats_direct_tramp_\n)
 	ret	x10
 .Lret_\n:
 	/* FUNC returned: x0:x1 hold its return value. */
-	stp	x0, x1, [sp, #KSTATS_X0]
+	stp	x0, x1, [sp, #KSTATS_X(0)]
 	mov	x2, x0
-	ldr	x1, [sp, #KSTATS_T0]
+	add	x1, sp, #KSTATS_CALL
 	mov	w0, #\n
 	bl	kstats_tramp_end
-	ldp	x0, x1, [sp, #KSTATS_X0]
+	ldp	x0, x1, [sp, #KSTATS_X(0)]
 	/* Back to FUNC's caller, with the caller's frame pointer. */
 	ldp	x29, x30, [sp, #KSTATS_ENTRY]
 	add	sp, sp, #KSTATS_FRAME

@@ -33,6 +33,7 @@
 #define pr_fmt(fmt) KBUILD_MODNAME ": " fmt
 
 #include <linux/bitops.h>
+#include <linux/build_bug.h>
 #include <linux/cpuhotplug.h>
 #include <linux/kprobes.h>
 #include <linux/module.h>
@@ -41,6 +42,7 @@
 #include <linux/rcupdate.h>
 #include <linux/rcupdate_wait.h>
 #include <linux/sched.h>
+#include <linux/stddef.h>
 #include <linux/string.h>
 #include <linux/tracepoint.h>
 #include <linux/workqueue.h>
@@ -82,12 +84,20 @@ static DECLARE_DELAYED_WORK(kstats_tramp_drain, kstats_tramp_drain_work);
 /* ---------------------------------------------------------------------- */
 /* Called by the trampolines. */
 
-static notrace u64 kstats_tramp_no_begin(unsigned int slot)
+/* The trampolines' frame layout (kstats_tramp_ARCH.S). */
+static_assert(offsetof(struct kstats_tramp_call, key) == KSTATS_TRAMP_CALL_KEY);
+static_assert(offsetof(struct kstats_tramp_call, t0) == KSTATS_TRAMP_CALL_T0);
+static_assert(offsetof(struct kstats_tramp_call, regs) ==
+	      KSTATS_TRAMP_CALL_REGS);
+
+static notrace u64 kstats_tramp_no_begin(unsigned int slot,
+					 struct kstats_tramp_call *c)
 {
 	return 0;
 }
 
-static notrace void kstats_tramp_no_end(unsigned int slot, u64 t0,
+static notrace void kstats_tramp_no_end(unsigned int slot,
+					const struct kstats_tramp_call *c,
 					unsigned long ret)
 {
 }
@@ -104,9 +114,9 @@ static const struct kstats_tramp_hooks *kstats_tramp_hooks =
  * Preemptible or not, in any context: this_cpu ops are preemption-safe.
  * Not traceable (notrace, NOKPROBE): a hook here would recurse.
  */
-notrace u64 kstats_tramp_begin(unsigned int slot)
+notrace u64 kstats_tramp_begin(unsigned int slot, struct kstats_tramp_call *c)
 {
-	u64 t0 = READ_ONCE(kstats_tramp_hooks)->begin(slot);
+	u64 t0 = READ_ONCE(kstats_tramp_hooks)->begin(slot, c);
 
 	if (!t0)
 		return 0;
@@ -118,9 +128,11 @@ notrace u64 kstats_tramp_begin(unsigned int slot)
 }
 NOKPROBE_SYMBOL(kstats_tramp_begin);
 
-notrace void kstats_tramp_end(unsigned int slot, u64 t0, unsigned long ret)
+notrace void kstats_tramp_end(unsigned int slot,
+			      const struct kstats_tramp_call *c,
+			      unsigned long ret)
 {
-	READ_ONCE(kstats_tramp_hooks)->end(slot, t0, ret);
+	READ_ONCE(kstats_tramp_hooks)->end(slot, c, ret);
 	if (unlikely(is_idle_task(current)))
 		this_cpu_dec(kstats_tramp_idle_inflight[slot]);
 	else

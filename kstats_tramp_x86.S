@@ -11,15 +11,17 @@
  *
  * A trampoline first looks at its entry's active flag: stopped, it
  * returns into FUNC's body at once. Otherwise it saves the six argument
- * registers, asks kstats_tramp_begin() whether to measure (the entry may
- * have stopped or gone since, or kstats.ko unhooked), and if not returns into FUNC's body as if
- * nothing had happened. Otherwise it calls the body with the argument
- * registers restored, keeps rax:rdx, hands the start time to
- * kstats_tramp_end() and returns to FUNC's caller. The body is entered
- * by a return (push; RET, kstats_direct_enter): it is not an indirect
- * branch target (no ENDBR there), and a return needs none. Arguments
- * passed on the stack would be seen at the wrong offset by the body:
- * kstats_btf.c refuses such functions before a trampoline is used.
+ * registers in the call's record (struct kstats_tramp_call, in its
+ * frame), asks kstats_tramp_begin() whether to measure (the entry may
+ * have stopped or gone since, or kstats.ko unhooked), and if not returns
+ * into FUNC's body as if nothing had happened. Otherwise it calls the
+ * body with the argument registers restored, keeps rax:rdx, hands the
+ * call's record and the return value to kstats_tramp_end() and returns
+ * to FUNC's caller. The body is entered by a return (push; RET,
+ * kstats_direct_enter): it is not an indirect branch target (no ENDBR
+ * there), and a return needs none. Arguments passed on the stack would
+ * be seen at the wrong offset by the body: kstats_btf.c refuses such
+ * functions before a trampoline is used.
  *
  * Other caller-saved registers (r10, r11) are clobbered as by any ftrace
  * callback reached from an fentry site; rax carries no argument once
@@ -37,9 +39,14 @@
 #include "kstats_tramp.h"
 #include "kstats_tramp_tables.S"
 
-/* Frame below rbp: six argument registers, then the start time. */
+/*
+ * Frame below rbp: the call's record, struct kstats_tramp_call (key,
+ * start time, then the six argument registers), at rsp.
+ */
 #define KSTATS_FRAME	64
-#define KSTATS_T0	-56
+#define KSTATS_CALL	-KSTATS_FRAME
+#define KSTATS_T0	(KSTATS_CALL + KSTATS_TRAMP_CALL_T0)
+#define KSTATS_REG(i)	(KSTATS_CALL + KSTATS_TRAMP_CALL_REGS + 8 * (i))
 
 .set kstats_direct_tramps, 0
 
@@ -68,21 +75,22 @@ SYM_TYPED_FUNC_START(kstats_direct_tramp_\n)
 	pushq %rbp
 	movq %rsp, %rbp
 	subq $KSTATS_FRAME, %rsp
-	movq %rdi, -8(%rbp)
-	movq %rsi, -16(%rbp)
-	movq %rdx, -24(%rbp)
-	movq %rcx, -32(%rbp)
-	movq %r8, -40(%rbp)
-	movq %r9, -48(%rbp)
+	movq %rdi, KSTATS_REG(0)(%rbp)
+	movq %rsi, KSTATS_REG(1)(%rbp)
+	movq %rdx, KSTATS_REG(2)(%rbp)
+	movq %rcx, KSTATS_REG(3)(%rbp)
+	movq %r8, KSTATS_REG(4)(%rbp)
+	movq %r9, KSTATS_REG(5)(%rbp)
 	movl $\n, %edi
+	movq %rsp, %rsi
 	call kstats_tramp_begin
 	movq %rax, KSTATS_T0(%rbp)
-	movq -8(%rbp), %rdi
-	movq -16(%rbp), %rsi
-	movq -24(%rbp), %rdx
-	movq -32(%rbp), %rcx
-	movq -40(%rbp), %r8
-	movq -48(%rbp), %r9
+	movq KSTATS_REG(0)(%rbp), %rdi
+	movq KSTATS_REG(1)(%rbp), %rsi
+	movq KSTATS_REG(2)(%rbp), %rdx
+	movq KSTATS_REG(3)(%rbp), %rcx
+	movq KSTATS_REG(4)(%rbp), %r8
+	movq KSTATS_REG(5)(%rbp), %r9
 	testq %rax, %rax
 	jz .Lbody_\n
 	/* Into FUNC's body, after its fentry call; rax is no argument. */
@@ -90,14 +98,14 @@ SYM_TYPED_FUNC_START(kstats_direct_tramp_\n)
 	call kstats_direct_enter
 .Lret_\n:
 	/* FUNC returned: rax:rdx hold its return value. */
-	movq %rax, -8(%rbp)
-	movq %rdx, -16(%rbp)
+	movq %rax, KSTATS_REG(0)(%rbp)
+	movq %rdx, KSTATS_REG(1)(%rbp)
 	movq %rax, %rdx
 	movl $\n, %edi
-	movq KSTATS_T0(%rbp), %rsi
+	movq %rsp, %rsi
 	call kstats_tramp_end
-	movq -8(%rbp), %rax
-	movq -16(%rbp), %rdx
+	movq KSTATS_REG(0)(%rbp), %rax
+	movq KSTATS_REG(1)(%rbp), %rdx
 	leave
 	/* Drop the return address into the body: back to FUNC's caller. */
 	addq $8, %rsp

@@ -21,24 +21,6 @@
 struct kstats_cmd;
 struct seq_file;
 
-/* The mask of an unsigned integer type of @bits (8 to 64) bits. */
-static inline u64 kstats_int_mask(unsigned int bits)
-{
-	return bits == 64 ? ~0ULL : BIT_ULL(bits) - 1;
-}
-
-/*
- * A register holding an integer of @bits bits (@mask: kstats_int_mask()),
- * signed or not: the x86-64 ABI leaves the bits above a narrower type
- * undefined (a caller may pass an int in a register whose upper half
- * holds anything).
- */
-static __always_inline u64 kstats_int_cut(u64 v, unsigned int bits,
-					  bool is_signed, u64 mask)
-{
-	return is_signed ? sign_extend64(v, bits - 1) : v & mask;
-}
-
 /* The value of a register holding @p's argument or return value. */
 static __always_inline u64 kstats_value_norm(const struct kstats_probe *p,
 					     u64 v)

@@ -142,7 +142,6 @@ config() {
 		kstats-counter) cmd='trace vfs_read counter page-faults as e' ;;
 		kstats-by-comm) cmd='trace vfs_read by comm as e' ;;
 		kstats-by-pid) cmd='trace vfs_read by pid as e' ;;
-		# by argN never takes direct: beside kstats-kretprobe/-fprobe.
 		kstats-by-arg) cmd='trace vfs_read by arg3 as e' ;;
 		kstats-outliers) cmd='trace vfs_read outliers 10 as e' ;;
 		*) return 1 ;;

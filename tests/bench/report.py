@@ -138,7 +138,7 @@ KSTATS = [
      ['ftrace-kretprobe-hist']),
     ('kstats-by-pid', 'kstats trace vfs_read by pid', None,
      ['ftrace-kretprobe-hist']),
-    ('kstats-by-arg', 'kstats trace vfs_read by arg3 (fprobe or kretprobe)', None,
+    ('kstats-by-arg', 'kstats trace vfs_read by arg3', None,
      ['ftrace-kretprobe-hist']),
     ('kstats-outliers', 'kstats trace vfs_read outliers 10', None,
      ['ftrace-kretprobe-hist']),

@@ -202,13 +202,17 @@ is "$(field kfew keys) $(field kfew keys_dropped) $(cat $K/kfew)" "0 0 " "reset 
 run 1 kkf 1 3
 is "$(keys kfew)" "kkf:1" "after reset, keys are taken again"
 
-# by argN: the argument at FUNC's entry (fprobe or kretprobe: the direct
-# trampoline keeps none for the return) or at a pair's start, of its BTF
-# type, or of the type given where there is no BTF.
+# by argN: the argument at FUNC's entry (kept in the direct trampoline's
+# frame, or in fprobe's or kretprobe's data for the return) or at a
+# pair's start, of its BTF type, or of the type given where there is no
+# BTF. Without "via", the mechanism of a plain trace of $V ($M).
 TL= TU=
 [ -z "$BTF" ] && TL="type s64" TU="type u32"
-# fprobe bounds the data of all fprobes on one function (from 6.14): the
-# entries above on $V go first, but kcomm.
+# The entries above on $V go first: karg takes $V's direct call, and
+# fprobe bounds the data of all fprobes on one function (from 6.14).
+# remove: the key file goes with the entry.
+is "$(ctl remove kcomm)" OK "remove kcomm"
+check "_keys/kcomm gone with its entry" [ ! -e $K/kcomm ]
 for e in kcommk kcommf kpid ktid kcpu kpcpu kval ktwin kfew kret kcg; do
 	[ -e "$KS/$e" ] && ctl remove $e > /dev/null
 done
@@ -218,8 +222,8 @@ is "$(ctl trace $V by arg2 $TL via kretprobe as kargk)" OK "by arg2 via kretprob
 is "$(ctl trace kpat start $MS end $ME key task by arg1 $TU)" OK "a key task pair by arg1"
 is "$(ctl trace kpac start __tracepoint_kstats_helper_start end __tracepoint_kstats_helper_end by arg1 $TU)" \
 	OK "a key cpu pair of tracepoints by arg1"
-is "$(field karg mechanism) $(field karg by) $(field karg type)" "${W:-kretprobe} arg2 s64" \
-	"by arg2: ${W:-kretprobe}, listed by arg2 type s64"
+is "$(field karg mechanism) $(field karg by) $(field karg type)" "$M arg2 s64" \
+	"by arg2: $M, listed by arg2 type s64"
 is "$(field kpat by) $(field kpat type)" "arg1 u32" "the pair: listed by arg1 type u32"
 run 0 kqa 4 3
 run 1 kqb 3 5
@@ -293,13 +297,12 @@ logs "by: a gap spans two hits of any tasks; no key" 1 \
 	"by syscall: a pair keyed by cpu may end in another task; use key task" 1
 sleep 6
 log_mark
-is "$(ctl trace $V by arg2 $TL via direct as bad11)" "$ENOTSUP" "by arg2 via direct: EOPNOTSUPP"
 is "$(ctl trace pcpu:$V by arg2 $TL as bad12)" "$ENOTSUP" "pcpu: by arg2: EOPNOTSUPP"
 is "$(ctl trace $V value arg2 type s64 by arg1 as bad13)" "$ENOTSUP" "value arg2 by arg1: EOPNOTSUPP"
 is "$(ctl trace $V by $PAST as bad14)" "$EINVAL" "by $PAST: EINVAL"
 is "$(ctl trace kpo start $MS+4 end $ME by arg1 $TU)" "$EINVAL" "by arg1 at SYMBOL+OFFSET: EINVAL"
 is "$(ctl trace kpg gap $MS by arg1 $TU)" "$ENOTSUP" "a gap by arg1: EOPNOTSUPP"
-logs "via direct: by argN needs fprobe or kretprobe" 1 "by argN: only trace FUNC of time and pairs" 2 \
+logs "by argN: only trace FUNC of time and pairs" 2 \
 	"by: KEY is comm, pid, tid, cpu, cgroup, retval, syscall or arg1 to arg$NARGS" 1 \
 	"by argN: start is SYMBOL+OFFSET, where the argument registers may hold anything" 1 \
 	"by: a gap spans two hits of any tasks; no key" 1
@@ -310,10 +313,6 @@ if [ -n "$BTF" ]; then
 fi
 is "$(cat $KS/_control)" "$before" "the refused commands left every entry as it was"
 is "$(ls $K | grep -c bad)" 0 "no _keys file of a refused command"
-
-# remove: the key file goes with the entry.
-is "$(ctl remove kcomm)" OK "remove kcomm"
-check "_keys/kcomm gone with its entry" [ ! -e $K/kcomm ]
 
 # rmmod with keyed entries attached, while processes read.
 is "$(ctl trace vfs_read by comm as kvfs) $(ctl trace vfs_read by tid keys 4 as kvfs2)" "OK OK" \
