@@ -312,6 +312,13 @@ GOALS = [
      _own('kstats-kprobe-pair-cpu', ['floor-kprobe'] * 2, 2), lambda x: 60),
     ('own addition per pair endpoint <= 60, tracepoint pair key cpu',
      _own('kstats-tp-pair-cpu', ['floor-tracepoint'] * 2, 2), lambda x: 60),
+    # Issue 28: per-key histograms and outliers over the plain entry.
+    ('by comm <= trace vfs_read + 60',
+     _own('kstats-by-comm', ['kstats-trace']), lambda x: 60),
+    ('by pid <= trace vfs_read + 60',
+     _own('kstats-by-pid', ['kstats-trace']), lambda x: 60),
+    ('outliers 10 <= trace vfs_read + 15',
+     _own('kstats-outliers', ['kstats-trace']), lambda x: 15),
 ]
 
 

@@ -16,7 +16,8 @@ EXTRA = {
     'kstats-tp-pair-task': 150, 'kstats-kretprobe': 500,
     'floor-kretprobe': 400, 'kstats-direct': 150, 'floor-direct': 1,
     'floor-ftrace': 40, 'kstats-kprobe-pair-cpu': 420,
-    'floor-tracepoint': 30,
+    'floor-tracepoint': 30, 'kstats-by-comm': 250, 'kstats-by-pid': 251,
+    'kstats-outliers': 205,
 }
 
 
@@ -41,6 +42,9 @@ def test_values_and_verdicts():
         'own addition per pair endpoint <= 60, entry pair key cpu': (60, 60, True),
         'own addition per pair endpoint <= 60, kprobe pair key cpu': (60, 60, True),
         'own addition per pair endpoint <= 60, tracepoint pair key cpu': (20, 60, True),
+        'by comm <= trace vfs_read + 60': (60, 60, True),
+        'by pid <= trace vfs_read + 60': (61, 60, False),
+        'outliers 10 <= trace vfs_read + 15': (15, 15, True),
     }
     for what, (v, lim, met) in want.items():
         assert g[what] == {'value': v, 'limit': lim, 'met': met}, what
@@ -51,4 +55,4 @@ def test_missing_rows_are_not_applicable():
     assert 'stopped fprobe entry <= the fprobe entry floor' not in g
     assert any('stopped fprobe entry' in ln and 'n/a' in ln for ln in lines)
     assert any('via fprobe' in ln and 'n/a' in ln for ln in lines)
-    assert sum('NOT met' in ln for ln in lines) == 3
+    assert sum('NOT met' in ln for ln in lines) == 4
