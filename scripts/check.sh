@@ -267,10 +267,7 @@ for t in $(grep -x debug <<<"$targets") $(grep -vx debug <<<"$targets"); do
 		guests+=("$t")
 		launch "$t"
 	fi
-	# No sparse pass for arm64 (build-modules.sh): x86's covers the sources.
-	if [ "$(target_arch "$t")" = arm64 ]; then
-		:
-	elif "$KSTATS_SCRIPTS/build-modules.sh" "$t" "$out" sparse \
+	if "$KSTATS_SCRIPTS/build-modules.sh" "$t" "$out" sparse \
 		>/dev/null 2>"$out/sparse.err"; then
 		pass "$t sparse"
 	else

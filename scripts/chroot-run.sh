@@ -5,7 +5,8 @@
 # Debian installs them and the output paths are the same inside and
 # outside. KTREE is either the packages of a Debian kernel unpacked by
 # debian-kernel.sh (its usr/src and usr/lib are bound at /usr/src and
-# /usr/lib) or a kernel build tree (the debug kernel), bound at its path.
+# /usr/lib) or a kernel build tree (the debug kernel); either is also
+# bound at its own path.
 #
 # Usage: chroot-run.sh ROOT KTREE DIR COMMAND...
 set -euo pipefail
@@ -36,9 +37,10 @@ if [ -d "$ktree/usr/src" ]; then
 	while IFS= read -r -d '' d; do
 		bind "$d" "$root/${d#"$ktree"/}" ro
 	done < <(find "$ktree/usr/src" "$ktree/usr/lib" -mindepth 1 -maxdepth 1 -print0)
-else
-	bind "$ktree" "$root$ktree" ro
 fi
+# At its own path too: a tree unpacked for the host's build (arm612) names
+# its cached path in its Makefiles.
+bind "$ktree" "$root$ktree" ro
 bind "$dir" "$root$dir"
 exec chroot "$root" /usr/bin/env -i PATH=/usr/sbin:/usr/bin:/sbin:/bin \
 	HOME=/root LANG=C.UTF-8 "$@"

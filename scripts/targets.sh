@@ -36,7 +36,8 @@ KSTATS_ARM_SUITES=${KSTATS_ARM_SUITES:-"10-load 15-mechanisms 20-output 30-contr
 # the pinned kernels of a suite, what Kbuild runs (perl and Python for
 # kernel-doc, pahole for the modules' BTF), and the sparse chroot: sid's
 # sparse, the first to parse the headers of 6.15 and later
-# (__typeof_unqual__), with sid's gcc-14 for the objects it compiles.
+# (__typeof_unqual__), with sid's gcc-14 for the objects it compiles
+# (the arm64 targets' own chroot also has its aarch64 gcc-14).
 KSTATS_CHROOT_BASE="make libc6-dev libelf1t64 libssl3t64 zlib1g pahole perl python3 bc"
 KSTATS_SPARSE_SUITE=sid
 KSTATS_SPARSE_PKGS="$KSTATS_CHROOT_BASE gcc-14 sparse"
@@ -183,10 +184,14 @@ target_chroot() {
 		$(chroot_packages "$suite" "$(target_arch "$1")")
 }
 
-# The sparse chroot (made on first use).
+# The sparse chroot for kernels of architecture $1 (default x86_64; made
+# on first use).
 # shellcheck disable=SC2086
 sparse_chroot() {
-	"$KSTATS_SCRIPTS/debian-chroot.sh" "$KSTATS_SPARSE_SUITE" $KSTATS_SPARSE_PKGS
+	local cross=
+	[ "${1:-x86_64}" = x86_64 ] || cross=gcc-14-aarch64-linux-gnu
+	"$KSTATS_SCRIPTS/debian-chroot.sh" "$KSTATS_SPARSE_SUITE" \
+		$KSTATS_SPARSE_PKGS $cross
 }
 
 # Unpacked kernel tree of pinned target $1 (debian-kernel.sh).

@@ -67,7 +67,7 @@ static struct kprobe kstats_hold_kp = {
 /* The instruction after the trampoline's BL of the callee. */
 static unsigned long kstats_hold_find(void)
 {
-	static u32 text[KSTATS_HOLD_SCAN / 4];
+	static __le32 text[KSTATS_HOLD_SCAN / 4];
 	unsigned int i;
 
 	if (copy_from_kernel_nofault(text, (void *)tramp, sizeof(text)))
