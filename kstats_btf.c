@@ -21,6 +21,12 @@
  * whose LSM hook warns on reads of no known purpose (IPE, Debian 6.12:
  * "no rule setup for kernel_read_file enum 0"). Parsed blobs are cached:
  * vmlinux's until kstats goes, a module's until that module goes.
+ *
+ * What BTF says decides memory safety (the frame a trampoline builds,
+ * the width of a value read), so a file is read only if it is the
+ * kernel's own: sysfs's node /kernel/btf/NAME, not whatever root mounted
+ * over /sys/kernel/btf (a tmpfs, a bind mount of another file), which
+ * under integrity lockdown would hand root a way to corrupt the kernel.
  */
 #define pr_fmt(fmt) KBUILD_MODNAME ": " fmt
 
@@ -29,9 +35,11 @@
 #include <linux/file.h>
 #include <linux/fs.h>
 #include <linux/fs_struct.h>
+#include <linux/kernfs.h>
 #include <linux/kallsyms.h>
 #include <linux/limits.h>
 #include <linux/list.h>
+#include <linux/magic.h>
 #include <linux/mm.h>
 #include <linux/module.h>
 #include <linux/mutex.h>
@@ -160,6 +168,9 @@ static int kstats_btf_parse_header(struct kstats_btf_blob *b, size_t len)
 		return -EINVAL;
 	b->strs = (const char *)b->data + h->hdr_len + h->str_off;
 	b->strs_len = h->str_len;
+	/* Every name is read as a C string: the last one must end. */
+	if (b->strs[b->strs_len - 1])
+		return -EINVAL;
 	return 0;
 }
 
@@ -197,6 +208,25 @@ static struct file *kstats_btf_open_initns(const char *name)
 	return f;
 }
 
+/*
+ * Whether @f is sysfs's /kernel/btf/@name, the kernel's own BTF: 0, or
+ * -EPERM, logged. A sysfs inode's i_private is its kernfs node.
+ */
+static int kstats_btf_trusted(struct file *f, const char *name)
+{
+	char want[32 + MODULE_NAME_LEN], path[sizeof(want)];
+	struct inode *inode = file_inode(f);
+
+	snprintf(want, sizeof(want), "/kernel/btf/%s", name);
+	if (inode->i_sb->s_magic == SYSFS_MAGIC && inode->i_private &&
+	    kernfs_path(inode->i_private, path, sizeof(path)) > 0 &&
+	    !strcmp(path, want))
+		return 0;
+	pr_warn_ratelimited("/sys/kernel/btf/%s is not the kernel's BTF (not sysfs's node): not read\n",
+			    name);
+	return -EPERM;
+}
+
 /* Read /sys/kernel/btf/@name into @b, check it and count its types. */
 static int kstats_btf_read(struct kstats_btf_blob *b, const char *name,
 			   u32 first_id)
@@ -210,6 +240,11 @@ static int kstats_btf_read(struct kstats_btf_blob *b, const char *name,
 	f = kstats_btf_open_initns(name);
 	if (IS_ERR(f))
 		return PTR_ERR(f);
+	ret = kstats_btf_trusted(f, name);
+	if (ret) {
+		fput(f);
+		return ret;
+	}
 	size = i_size_read(file_inode(f));
 	if (size < (loff_t)KSTATS_BTF_HDR_MIN || size > INT_MAX) {
 		fput(f);

@@ -8,14 +8,46 @@
  */
 #define pr_fmt(fmt) KBUILD_MODNAME ": " fmt
 
+#include <linux/capability.h>
 #include <linux/err.h>
+#include <linux/fs.h>
 #include <linux/security.h>
 #include <linux/slab.h>
 #include <linux/string.h>
 #include <linux/uaccess.h>
+#include <linux/user_namespace.h>
 #include "kstats_compat.h"
 #include "kstats_internal.h"
 #include "kstats_parse.h"
+
+/*
+ * As perf_event_open() asks of a system-wide profiler: CAP_PERFMON or
+ * CAP_SYS_ADMIN in the initial user namespace, whatever the file's mode
+ * says, with the credentials that opened @file (a descriptor opened
+ * without them gives nothing to the task it is passed to).
+ */
+int kstats_may_command(struct file *file, const char *via)
+{
+	if (file_ns_capable(file, &init_user_ns, CAP_PERFMON) ||
+	    file_ns_capable(file, &init_user_ns, CAP_SYS_ADMIN))
+		return 0;
+	pr_warn_ratelimited("%s: command refused: needs CAP_PERFMON or CAP_SYS_ADMIN\n",
+			    via);
+	return -EPERM;
+}
+
+/*
+ * Other tasks' stacks, comms and pids: for CAP_SYS_ADMIN, as the kernel
+ * asks of a reader of /proc/PID/stack, with the opener's credentials.
+ */
+int kstats_may_see_tasks(struct file *file, const char *what)
+{
+	if (file_ns_capable(file, &init_user_ns, CAP_SYS_ADMIN))
+		return 0;
+	pr_warn_ratelimited("%s: open refused: it shows other tasks, for CAP_SYS_ADMIN only\n",
+			    what);
+	return -EACCES;
+}
 
 /*
  * Confidentiality lockdown forbids kprobes, hence every trace. debugfs

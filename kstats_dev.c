@@ -7,40 +7,24 @@
  * kernel is locked down (Secure Boot), where debugfs refuses every open
  * for writing but a character device is not refused. Reads give the
  * _control listing; each write is one _control command. kstats itself
- * checks that the writer may trace, whatever the file's mode says.
+ * checks that the writer may trace, whatever the file's mode says
+ * (kstats_may_command(), as for _control).
  */
 #define pr_fmt(fmt) KBUILD_MODNAME ": " fmt
 
-#include <linux/capability.h>
 #include <linux/fs.h>
 #include <linux/miscdevice.h>
 #include <linux/seq_file.h>
-#include <linux/user_namespace.h>
 #include "kstats_internal.h"
 
 #define KSTATS_DEV_NAME	"/dev/kstats"
 
-/*
- * As perf_event_open() asks of a system-wide profiler: CAP_PERFMON or
- * CAP_SYS_ADMIN in the initial user namespace, with the credentials that
- * opened the file (a descriptor passed to a less privileged task gives
- * it nothing more).
- */
-static bool kstats_dev_may_write(struct file *file)
-{
-	return file_ns_capable(file, &init_user_ns, CAP_PERFMON) ||
-	       file_ns_capable(file, &init_user_ns, CAP_SYS_ADMIN);
-}
-
 static ssize_t kstats_dev_write(struct file *file, const char __user *ubuf,
 				size_t count, loff_t *ppos)
 {
-	if (!kstats_dev_may_write(file)) {
-		pr_warn_ratelimited("%s: command refused: needs CAP_PERFMON or CAP_SYS_ADMIN\n",
-				    KSTATS_DEV_NAME);
-		return -EPERM;
-	}
-	return kstats_command_write(ubuf, count, KSTATS_DEV_NAME);
+	int ret = kstats_may_command(file, KSTATS_DEV_NAME);
+
+	return ret ?: kstats_command_write(ubuf, count, KSTATS_DEV_NAME);
 }
 
 /* misc_open() left the device in private_data, where seq_open() goes. */

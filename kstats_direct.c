@@ -321,6 +321,9 @@ static int kstats_direct_attach(struct kstats_probe *p, struct kstats_cmd *cmd)
 	if (cmd->value != KSTATS_VALUE_TIME || cmd->filter.flags)
 		return kstats_fail(cmd, -EOPNOTSUPP,
 				   "via direct samples runtimes only, without filters");
+	if (!kstats_tramp_unwinder_exact())
+		return kstats_fail(cmd, -EOPNOTSUPP,
+				   "direct: this kernel's unwinder guesses (UNWINDER_GUESS): the calls of a task dying inside FUNC could not be counted out");
 	if (!p->addr) {
 		ret = kstats_resolve(cmd, "trace", &p->start.target, &p->addr);
 		if (ret)

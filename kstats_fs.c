@@ -32,7 +32,8 @@
  * refuses to open a file whose mode has more than 0444, even for reading
  * (debugfs_locked_down()). Root still writes them (CAP_DAC_OVERRIDE) when
  * the kernel is not locked down; under lockdown debugfs refuses every
- * write open itself.
+ * write open itself. Whatever the mode, a write is a command only from
+ * an opener that may trace (kstats_may_command()).
  */
 #define KSTATS_FILE_MODE	0444
 
@@ -254,6 +255,9 @@ static ssize_t kstats_write(struct file *file, const char __user *ubuf,
 	size_t len = count;
 	int op, ret;
 
+	ret = kstats_may_command(file, ks->name);
+	if (ret)
+		return ret;
 	if (count >= sizeof(buf)) {
 		pr_warn_ratelimited("%s: command too long (%zu bytes)\n",
 				    ks->name, count);
@@ -428,7 +432,9 @@ int kstats_control_open(struct inode *inode, struct file *file)
 static ssize_t kstats_control_write(struct file *file, const char __user *ubuf,
 				    size_t count, loff_t *ppos)
 {
-	return kstats_command_write(ubuf, count, "_control");
+	int ret = kstats_may_command(file, "_control");
+
+	return ret ?: kstats_command_write(ubuf, count, "_control");
 }
 
 static const struct file_operations kstats_control_fops = {

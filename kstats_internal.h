@@ -298,6 +298,7 @@ void kstats_snapshot_show(struct seq_file *m,
 			  const void *arg);
 /* _keys/NAME of an entry with keys, in kstats_keys_fs.c. */
 struct dentry;
+struct file;
 struct dentry *kstats_keys_fs_init(struct dentry *root);
 int kstats_keys_fs_add(struct dentry *dir, struct kstats *ks);
 struct dentry *kstats_outliers_fs_init(struct dentry *root);
@@ -312,6 +313,13 @@ int kstats_control_open(struct inode *inode, struct file *file);
  */
 ssize_t kstats_command_write(const char __user *ubuf, size_t count,
 			     const char *via);
+/*
+ * May the opener of @file write commands (0, or -EPERM logged as coming
+ * through @via)? May it read what shows other tasks, @what (0 or
+ * -EACCES)? Both in kstats_command.c.
+ */
+int kstats_may_command(struct file *file, const char *via);
+int kstats_may_see_tasks(struct file *file, const char *what);
 /* /dev/kstats, in kstats_dev.c. */
 int kstats_dev_init(void);
 void kstats_dev_exit(void);

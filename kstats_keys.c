@@ -241,6 +241,7 @@ static void kstats_keys_destroy(struct kstats_keys *t)
 	if (!IS_ERR_OR_NULL(t->other))
 		kstats_free(t->other);
 	free_percpu(t->dropped);
+	mutex_destroy(&t->resetting);
 	kvfree(t);
 }
 
@@ -321,6 +322,7 @@ int kstats_keys_setup(struct kstats_probe *p, struct kstats_cmd *cmd)
 	t = kvzalloc(struct_size(t, pos, size), GFP_KERNEL);
 	if (!t)
 		goto nomem;
+	mutex_init(&t->resetting);
 	t->by = cmd->by;
 	p->by_arg = cmd->by_arg;
 	t->src = kstats_keys_at_start(p) ? KSTATS_BY_START : cmd->by;
@@ -369,6 +371,11 @@ void kstats_keys_reset(struct kstats_keys *t)
 	unsigned int i;
 	int cpu;
 
+	/*
+	 * Another reset's thaw must not let hits insert keys while this one
+	 * clears the table: two keys would share a histogram.
+	 */
+	mutex_lock(&t->resetting);
 	WRITE_ONCE(t->frozen, true);
 	/* Each hit that saw it thawed has left kstats_keys_record(). */
 	synchronize_rcu();
@@ -381,6 +388,7 @@ void kstats_keys_reset(struct kstats_keys *t)
 	atomic_set(&t->nr, 0);
 	/* The cleared table before the thaw: see kstats_keys_record(). */
 	smp_store_release(&t->frozen, false);
+	mutex_unlock(&t->resetting);
 }
 EXPORT_SYMBOL_IF_KUNIT(kstats_keys_reset);
 

@@ -20,6 +20,7 @@
 #include <linux/atomic.h>
 #include <linux/compiler.h>
 #include <linux/hash.h>
+#include <linux/mutex.h>
 #include <linux/preempt.h>
 #include <linux/sched.h>
 #include <linux/smp.h>
@@ -72,6 +73,7 @@ struct kstats_keys {
 	unsigned int mask;		/* positions - 1 */
 	atomic_t nr;			/* histograms handed out */
 	bool frozen;			/* a reset is under way */
+	struct mutex resetting;		/* one reset at a time */
 	unsigned long __percpu *dropped;	/* samples into other */
 	struct kstats *other;
 	struct kstats **hists;		/* the N histograms */

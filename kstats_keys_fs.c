@@ -81,7 +81,9 @@ static int kstats_keys_seq_show(struct seq_file *m, void *v)
 
 static int kstats_keys_open(struct inode *inode, struct file *file)
 {
-	return single_open(file, kstats_keys_seq_show, inode->i_private);
+	int ret = kstats_may_see_tasks(file, "_keys");
+
+	return ret ?: single_open(file, kstats_keys_seq_show, inode->i_private);
 }
 
 static const struct file_operations kstats_keys_fops = {
@@ -103,7 +105,7 @@ int kstats_keys_fs_add(struct dentry *dir, struct kstats *ks)
 
 	if (!ks->probe->keys)
 		return 0;
-	d = debugfs_create_file(ks->name, 0444, dir, ks, &kstats_keys_fops);
+	d = debugfs_create_file(ks->name, 0400, dir, ks, &kstats_keys_fops);
 	if (IS_ERR(d))
 		return PTR_ERR(d);
 	ks->keys_dentry = d;

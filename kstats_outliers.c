@@ -56,6 +56,7 @@ static void kstats_outliers_destroy(struct kstats_outliers *t)
 		for_each_possible_cpu(cpu)
 			kvfree(t->cpu[cpu]);
 	kfree(t->cpu);
+	mutex_destroy(&t->resetting);
 	kfree(t);
 }
 
@@ -70,6 +71,7 @@ int kstats_outliers_setup(struct kstats_probe *p, struct kstats_cmd *cmd)
 	t = kzalloc_obj(*t, GFP_KERNEL);
 	if (!t)
 		goto nomem;
+	mutex_init(&t->resetting);
 	t->max = cmd->outliers;
 	t->cpu = kcalloc(nr_cpu_ids, sizeof(*t->cpu), GFP_KERNEL);
 	if (!t->cpu)
@@ -175,6 +177,12 @@ void kstats_outliers_reset(struct kstats_outliers *t)
 	struct kstats_outliers_cpu *c;
 	int cpu;
 
+	/*
+	 * Two resets at once would both write the seqcounts (an increment
+	 * lost leaves one odd, and its readers spinning for good), and the
+	 * first one's thaw would let samples in while the second clears.
+	 */
+	mutex_lock(&t->resetting);
 	WRITE_ONCE(t->frozen, true);
 	/* Each hit that saw it thawed has left kstats_outliers_add(). */
 	synchronize_rcu();
@@ -191,6 +199,7 @@ void kstats_outliers_reset(struct kstats_outliers *t)
 	}
 	/* The cleared stores before the thaw: see kstats_outliers_add(). */
 	smp_store_release(&t->frozen, false);
+	mutex_unlock(&t->resetting);
 }
 EXPORT_SYMBOL_IF_KUNIT(kstats_outliers_reset);
 

@@ -14,6 +14,7 @@
 #define _KSTATS_OUTLIERS_H
 
 #include <linux/compiler.h>
+#include <linux/mutex.h>
 #include <linux/sched.h>
 #include <linux/seqlock.h>
 #include <linux/smp.h>
@@ -58,6 +59,7 @@ struct kstats_outliers_cpu {
 struct kstats_outliers {
 	unsigned int max;		/* N */
 	bool frozen;			/* a reset is under way */
+	struct mutex resetting;		/* one reset at a time */
 	struct kstats_outliers_cpu **cpu;	/* per possible CPU */
 };
 

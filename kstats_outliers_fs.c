@@ -95,7 +95,9 @@ static int kstats_outliers_seq_show(struct seq_file *m, void *v)
 
 static int kstats_outliers_open(struct inode *inode, struct file *file)
 {
-	return single_open(file, kstats_outliers_seq_show, inode->i_private);
+	int ret = kstats_may_see_tasks(file, "_outliers");
+
+	return ret ?: single_open(file, kstats_outliers_seq_show, inode->i_private);
 }
 
 static const struct file_operations kstats_outliers_fops = {
@@ -117,7 +119,7 @@ int kstats_outliers_fs_add(struct dentry *dir, struct kstats *ks)
 
 	if (!ks->probe->outliers)
 		return 0;
-	d = debugfs_create_file(ks->name, 0444, dir, ks, &kstats_outliers_fops);
+	d = debugfs_create_file(ks->name, 0400, dir, ks, &kstats_outliers_fops);
 	if (IS_ERR(d))
 		return PTR_ERR(d);
 	ks->outliers_dentry = d;

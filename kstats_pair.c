@@ -167,7 +167,7 @@ static __always_inline bool kstats_pair_keyed(const struct kstats_pair_probe *pp
 	return pp->p.key == KSTATS_KEY_ARG;
 }
 
-/* Argument @n (1 to 5) of a tracepoint. */
+/* Argument @n (1 to KSTATS_TP_ARGS, as kstats_site_arg_type() checks). */
 static __always_inline unsigned long kstats_tp_arg(unsigned int n,
 						   unsigned long a1,
 						   unsigned long a2,

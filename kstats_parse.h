@@ -146,6 +146,12 @@ enum kstats_cmd_counter {
 #else
 #define KSTATS_REG_ARGS		0
 #endif
+/*
+ * Arguments of a tracepoint that its probe takes (kstats_pair.c), on
+ * every architecture: key argN and by argN of a tracepoint take N from 1
+ * to this.
+ */
+#define KSTATS_TP_ARGS		5
 
 /* A place in the kernel: a function, an offset in it, or a tracepoint. */
 struct kstats_target {

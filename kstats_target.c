@@ -23,6 +23,7 @@
 #include "kstats_compat.h"
 #include "kstats_probe.h"
 #include "kstats_target.h"
+#include "kstats_tramp.h"
 
 /* A module in one of the lists below. */
 struct kstats_module_ref {
@@ -116,9 +117,10 @@ int kstats_resolve(struct kstats_cmd *cmd, const char *what,
 }
 
 /*
- * No probe on kstats itself: its handlers would recurse. None in a
- * module's init text either: freed once the module has initialised, it
- * would leave a probe, or a direct call's site, on freed text.
+ * No probe on kstats itself, its trampolines' module included: its
+ * handlers would recurse. None in a module's init text either: freed
+ * once the module has initialised, it would leave a probe, or a direct
+ * call's site, on freed text.
  */
 static int kstats_check_addr(struct kstats_cmd *cmd, const char *what,
 			     unsigned long addr)
@@ -129,6 +131,11 @@ static int kstats_check_addr(struct kstats_cmd *cmd, const char *what,
 		return 0;
 	if (within_module(addr, THIS_MODULE))
 		return kstats_fail(cmd, -EINVAL, "%s is part of kstats itself",
+				   what);
+	/* The trampolines call kstats' hooks: theirs would recurse too. */
+	if (kstats_tramp_text(addr))
+		return kstats_fail(cmd, -EINVAL,
+				   "%s is part of kstats itself (kstats_tramp, its trampolines)",
 				   what);
 	lockdep_assert_held(&kstats_control_mutex);
 	list_for_each_entry(m, &kstats_new_modules, node)

@@ -1967,6 +1967,123 @@ static void kt_keys_table(struct kunit *test)
 	kstats_keys_free(p);
 }
 
+/* A kthread that resets one store @n times, beside the test's samples. */
+struct kt_resetter {
+	void (*reset)(void *store);
+	void *store;
+	unsigned int n;
+	struct completion done;
+	struct task_struct *task;
+};
+
+static int kt_resetter_fn(void *arg)
+{
+	struct kt_resetter *r = arg;
+	unsigned int i;
+
+	for (i = 0; i < r->n; i++)
+		r->reset(r->store);
+	complete(&r->done);
+	return 0;
+}
+
+static void kt_reset_keys(void *store)
+{
+	kstats_keys_reset(store);
+}
+
+static void kt_reset_outliers(void *store)
+{
+	kstats_outliers_reset(store);
+}
+
+#define KT_RESETS	40
+
+/*
+ * Two kthreads reset @store KT_RESETS times each, at once, while this
+ * task records samples of @p with a new key each (a retval key), until
+ * both are done.
+ */
+static void kt_race_resets(struct kunit *test, struct kstats_probe *p,
+			   void (*reset)(void *store), void *store)
+{
+	struct kt_resetter *r = kunit_kcalloc(test, 2, sizeof(*r), GFP_KERNEL);
+	unsigned long key = 0;
+	unsigned int i;
+
+	KUNIT_ASSERT_NOT_NULL(test, r);
+	for (i = 0; i < 2; i++) {
+		r[i].reset = reset;
+		r[i].store = store;
+		r[i].n = KT_RESETS;
+		init_completion(&r[i].done);
+		r[i].task = kthread_run(kt_resetter_fn, &r[i], "kstats_reset/%u", i);
+		KUNIT_ASSERT_NOT_ERR_OR_NULL(test, r[i].task);
+	}
+	while (!completion_done(&r[0].done) || !completion_done(&r[1].done)) {
+		kstats_probe_record_ret(p, 1000 + key % 1000, key);
+		key++;
+		if (!(key % 64))
+			cond_resched();
+	}
+	/* They exited by themselves: nothing to stop. */
+}
+
+/*
+ * Two resets of one entry at once (its file's "reset" beside "reset
+ * NAME") are one after the other: the keys table ends with no two keys
+ * on one histogram, and every outliers store's seqcount even, with
+ * every sample gone after one more reset.
+ */
+static void kt_reset_concurrent(struct kunit *test)
+{
+	struct kstats_probe *p = kunit_kzalloc(test, sizeof(*p), GFP_KERNEL);
+	struct kstats_cmd *cmd = kunit_kzalloc(test, sizeof(*cmd), GFP_KERNEL);
+	struct kstats_outlier *o;
+	struct kstats_keys *t;
+	unsigned int i, j, room, shared = 0;
+	int cpu;
+
+	KUNIT_ASSERT_NOT_NULL(test, p);
+	KUNIT_ASSERT_NOT_NULL(test, cmd);
+	cmd->op = KSTATS_CMD_TRACE;
+	cmd->by = KSTATS_BY_RETVAL;
+	cmd->keys = 64;
+	cmd->outliers = 4;
+	strscpy(cmd->name, "kt_reset", sizeof(cmd->name));
+	p->value = KSTATS_VALUE_RETVAL;
+	p->vbits = 64;
+	p->ks = kt_new(test, cmd->name, 0);
+	KUNIT_ASSERT_EQ(test, kstats_keys_setup(p, cmd), 0);
+	if (kstats_outliers_setup(p, cmd)) {
+		kt_delete(test, p->ks);
+		kstats_keys_free(p);
+		KUNIT_FAIL(test, "kstats_outliers_setup()");
+		return;
+	}
+	t = p->keys;
+	kt_race_resets(test, p, kt_reset_keys, t);
+	for (i = 0; i < kstats_keys_size(t); i++)
+		for (j = i + 1; j < kstats_keys_size(t); j++)
+			if (t->pos[i].hist && t->pos[i].hist == t->pos[j].hist)
+				shared++;
+	KUNIT_EXPECT_EQ_MSG(test, shared, 0U, "keys on one histogram");
+
+	kt_race_resets(test, p, kt_reset_outliers, p->outliers);
+	for_each_possible_cpu(cpu)
+		KUNIT_EXPECT_EQ_MSG(test,
+				    raw_read_seqcount(&p->outliers->cpu[cpu]->seq) & 1,
+				    0U, "CPU %d's outliers seqcount odd", cpu);
+	kstats_outliers_reset(p->outliers);
+	room = cmd->outliers * num_possible_cpus();
+	o = kunit_kcalloc(test, room, sizeof(*o), GFP_KERNEL);
+	if (o)
+		KUNIT_EXPECT_EQ(test, kstats_outliers_copy(p->outliers, o, room), 0);
+	kt_delete(test, p->ks);
+	kstats_outliers_free(p);
+	kstats_keys_free(p);
+}
+
 static struct kunit_case kstats_test_cases[] = {
 	KUNIT_CASE_PARAM(kt_slot_exact, kt_frac_gen_params),
 	KUNIT_CASE_PARAM(kt_slot_monotonic, kt_frac_gen_params),
@@ -1994,6 +2111,7 @@ static struct kunit_case kstats_test_cases[] = {
 	KUNIT_CASE(kt_req_expire),
 	KUNIT_CASE(kt_outliers_store),
 	KUNIT_CASE(kt_keys_table),
+	KUNIT_CASE(kt_reset_concurrent),
 	KUNIT_CASE(kt_tramp_reap),
 	{}
 };

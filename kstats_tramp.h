@@ -98,6 +98,19 @@ extern const u32 kstats_direct_ret_offset[KSTATS_DIRECT_MAX];
  * stack to @found, from the innermost frame out.
  */
 void kstats_tramp_walk_current(void (*found)(unsigned long addr));
+
+/*
+ * Whether that walk finds exactly the frames on the stack: ORC or frame
+ * pointers on x86-64, arm64's frame records. x86-64's guess unwinder
+ * also reports stale words of calls that already returned: counted out
+ * too, they would let this module go while a call still sleeps in FUNC.
+ */
+static inline bool kstats_tramp_unwinder_exact(void)
+{
+	return IS_ENABLED(CONFIG_ARM64) || IS_ENABLED(CONFIG_UNWINDER_ORC) ||
+	       IS_ENABLED(CONFIG_UNWINDER_FRAME_POINTER);
+}
+
 /* Called by the trampolines: the hooks, and the count of calls in flight. */
 u64 kstats_tramp_begin(unsigned int slot, struct kstats_tramp_call *c);
 void kstats_tramp_end(unsigned int slot, const struct kstats_tramp_call *c,

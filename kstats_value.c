@@ -124,10 +124,10 @@ int kstats_site_arg_type(struct kstats_cmd *cmd, struct kstats_site *site,
 	int ret;
 
 	if (site->target.tracepoint) {
-		if (arg >= KSTATS_REG_ARGS)
+		if (arg > KSTATS_TP_ARGS)
 			return kstats_fail(cmd, -EOPNOTSUPP,
 					   "%s arg%u: a tracepoint's probe has arg1 to arg%d in registers",
-					   opt, arg, KSTATS_REG_ARGS - 1);
+					   opt, arg, KSTATS_TP_ARGS);
 		if (!site->tp)
 			site->tp = kstats_find_tp(site->target.sym, &site->tp_mod);
 		if (!site->tp)

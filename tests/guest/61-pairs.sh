@@ -152,4 +152,13 @@ sh -c "printf start > $HELPER; printf end > $HELPER"
 is "$(samples stpt) $(field stpt unpaired)" "1 1" "key task, running: the next pair counts"
 is "$(ctl remove stpt)" OK "remove stpt"
 
+# A tracepoint's probe takes its first five arguments on every arch (arm64
+# has eight argument registers, but the probe reads none past a5): key
+# arg6, with its type given as without BTF, is refused, not keyed by arg5.
+log_mark
+is "$(ctl trace tp6 start $TS end $TE key arg6 type u64)" "Operation not supported" \
+	"key arg6 of a tracepoint: EOPNOTSUPP"
+is "$(log_new | grep -c "refused: key arg6: a tracepoint's probe has arg1 to arg5 in registers")" 1 \
+	"key arg6 of a tracepoint: reason logged"
+
 is "$(cat "$KS/_control")" "" "_control empty at the end"

@@ -154,8 +154,8 @@ refuse "$EINVAL" "counter needs start and end on one CPU" "counter with key argN
 refuse "$ENOTSUP" "tracepoint sched_process_free has no argument 2" \
 	"a tracepoint without that argument: EOPNOTSUPP" \
 	trace bad start __tracepoint_sched_process_free end $RE key arg2 $T
-refuse "$ENOTSUP" "key arg$NARGS: a tracepoint's probe has arg1 to arg$((NARGS - 1)) in registers" \
-	"key arg$NARGS of a tracepoint: EOPNOTSUPP" trace bad start $TPS end $TPE key arg$NARGS $T
+refuse "$ENOTSUP" "key arg6: a tracepoint's probe has arg1 to arg5 in registers" \
+	"key arg6 of a tracepoint: EOPNOTSUPP" trace bad start $TPS end $TPE key arg6 $T
 refuse "$EINVAL" "key must be cpu, task or arg1 to arg$NARGS" "key $PAST: EINVAL" \
 	trace bad start $RS end $RE key $PAST
 is "$(grep -c '^name bad ' "$KS/_control")" 0 "nothing created"
