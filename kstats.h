@@ -49,6 +49,7 @@ struct kstats {
 	struct kstats_probe *probe;	/* for KSTATS_ORIGIN_CONTROL */
 	struct kstats_slot __percpu *slots;
 	struct kstats_extremes __percpu *ext;	/* min, max: after the slots */
+	size_t mem;		/* bytes charged to max_memory, given back by its free */
 	const struct kstats_parts *parts;	/* by KEY: its keys' histograms */
 	struct dentry *dentry;
 	struct dentry *keys_dentry;	/* _keys/NAME of by KEY, or NULL */

@@ -71,6 +71,7 @@ static int kstats_trace(struct kstats_cmd *cmd)
 {
 	struct kstats_probe *p;
 	struct kstats *ks;
+	size_t mem;
 	int ret;
 
 	lockdep_assert_held(&kstats_control_mutex);
@@ -80,20 +81,32 @@ static int kstats_trace(struct kstats_cmd *cmd)
 	if (kstats_name_taken(cmd->name))
 		return kstats_fail(cmd, -EEXIST, "entry %s exists", cmd->name);
 
+	/* Before anything is allocated; the entry's kstats_free() gives it back. */
+	mem = kstats_probe_memory(cmd);
+	ret = kstats_mem_charge(mem);
+	if (ret) {
+		kstats_mem_why(cmd->why, sizeof(cmd->why), mem);
+		return ret;
+	}
 	p = kstats_probe_alloc(cmd);
-	if (!p)
+	if (!p) {
+		kstats_mem_uncharge(mem);
 		return kstats_fail(cmd, -ENOMEM, "out of memory");
+	}
 	ret = kstats_counter_create(p, cmd) ?: kstats_filter_get(p, cmd);
 	if (ret) {
+		kstats_mem_uncharge(mem);
 		kstats_probe_free(p);
 		return ret;
 	}
 	ks = kstats_alloc(cmd->name, cmd->bits);
 	if (IS_ERR(ks)) {
+		kstats_mem_uncharge(mem);
 		kstats_probe_free(p);
 		return kstats_fail(cmd, PTR_ERR(ks), "cannot create entry %s",
 				   cmd->name);
 	}
+	ks->mem = mem;
 	ks->origin = KSTATS_ORIGIN_CONTROL;
 	ks->probe = p;
 	p->ks = ks;

@@ -17,6 +17,7 @@
 #include <linux/ctype.h>
 #include <linux/err.h>
 #include <linux/minmax.h>
+#include <linux/mm.h>
 #include <linux/module.h>
 #include <linux/mutex.h>
 #include <linux/percpu.h>
@@ -42,6 +43,55 @@ DEFINE_MUTEX(kstats_mutex);
 static unsigned int max_entries = 1024;
 module_param(max_entries, uint, 0444);
 MODULE_PARM_DESC(max_entries, "most entries at once (default 1024)");
+
+/*
+ * One budget, in bytes, for what the entries take together: their
+ * histograms' counters (per possible CPU, the keys' too), and their
+ * tables (keys, outliers, pending starts). 0 at load: a sixteenth of the
+ * RAM. Past it, kstats_new() and "trace" get -ENOSPC.
+ */
+static unsigned long max_memory;
+module_param(max_memory, ulong, 0444);
+MODULE_PARM_DESC(max_memory,
+		 "bytes that all entries may take together (default 0: a sixteenth of the RAM at load)");
+static atomic_long_t kstats_mem_used;
+
+void kstats_core_init(void)
+{
+	if (!max_memory)
+		max_memory = (totalram_pages() >> 4) << PAGE_SHIFT;
+}
+
+int kstats_mem_charge(size_t bytes)
+{
+	long used = atomic_long_read(&kstats_mem_used);
+
+	do {
+		if (bytes > max_memory || used > max_memory - bytes)
+			return -ENOSPC;
+	} while (!atomic_long_try_cmpxchg(&kstats_mem_used, &used,
+					  used + bytes));
+	return 0;
+}
+
+void kstats_mem_uncharge(size_t bytes)
+{
+	atomic_long_sub(bytes, &kstats_mem_used);
+}
+
+void kstats_mem_why(char *why, size_t len, size_t bytes)
+{
+	snprintf(why, len,
+		 "memory budget: the entry takes %zu bytes, %ld of max_memory=%lu are in use",
+		 bytes, atomic_long_read(&kstats_mem_used), max_memory);
+}
+
+size_t kstats_bytes(u8 frac_bits)
+{
+	return num_possible_cpus() *
+	       (kstats_nr_slots(frac_bits) * sizeof(struct kstats_slot) +
+		sizeof(struct kstats_extremes));
+}
 
 /* The front end's: an entry's files, made and removed under kstats_mutex. */
 static const struct kstats_files *kstats_files;
@@ -83,6 +133,7 @@ struct kstats *kstats_find(const char *name)
 
 void kstats_free(struct kstats *ks)
 {
+	kstats_mem_uncharge(ks->mem);
 	free_percpu(ks->slots);
 	kfree(ks);
 }
@@ -151,12 +202,21 @@ out:
 
 struct kstats *kstats_new(const char *name, u8 frac_bits)
 {
+	char why[128];
 	struct kstats *ks;
 	int ret;
 
 	ks = kstats_alloc(name, frac_bits);
 	if (IS_ERR(ks))
 		return ks;
+	ret = kstats_mem_charge(kstats_bytes(frac_bits));
+	if (ret) {
+		kstats_mem_why(why, sizeof(why), kstats_bytes(frac_bits));
+		pr_warn_ratelimited("%s: %s\n", name, why);
+		kstats_free(ks);
+		return ERR_PTR(ret);
+	}
+	ks->mem = kstats_bytes(frac_bits);
 	ret = kstats_publish(ks);
 	if (ret) {
 		kstats_free(ks);

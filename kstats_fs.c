@@ -16,6 +16,7 @@
 #include <linux/fs.h>
 #include <linux/mm.h>
 #include <linux/mutex.h>
+#include <linux/sched.h>
 #include <linux/security.h>
 #include <linux/seq_file.h>
 #include <linux/slab.h>
@@ -90,6 +91,8 @@ struct kstats_snapshot *kstats_snapshot(struct kstats *ks)
 				dst[slot].sum += READ_ONCE(src[slot].sum);
 				dst[slot].count += READ_ONCE(src[slot].count);
 			}
+			/* keys 1024: over a thousand histograms per CPU. */
+			cond_resched();
 		}
 		for (slot = 0; slot < nr_slots; slot++) {
 			cpu_total[ncpu] += dst[slot].count;
@@ -412,7 +415,7 @@ static int kstats_control_show(struct seq_file *m, void *v)
 	seq_printf(m, "name %s origin kernel bits %u state %s", ks->name,
 		   ks->frac_bits, READ_ONCE(ks->active) ? "running" : "stopped");
 	kstats_show_extremes(m, ks);
-	seq_putc(m, '\n');
+	seq_printf(m, " memory %zu\n", ks->mem);
 	return 0;
 }
 

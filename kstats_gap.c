@@ -128,9 +128,16 @@ static bool kstats_gap_uses(const struct kstats_probe *p, struct module *mod,
  * Stop and start are a pair's. No calibration row: a gap is between two
  * hits that the hook delays alike, with no bias.
  */
+/* The previous hit of each CPU. */
+static size_t kstats_gap_memory(const struct kstats_cmd *cmd)
+{
+	return num_possible_cpus() * sizeof(struct kstats_cpu_start);
+}
+
 const struct kstats_mech_ops kstats_gap_ops = {
 	.cmds = BIT(KSTATS_CMD_TRACE_GAP),
 	.size = KSTATS_MECH_SIZE(struct kstats_pair_probe),
+	.memory = kstats_gap_memory,
 	.name = kstats_gap_name,
 	.attach = kstats_gap_attach,
 	.enable = kstats_pair_enable,

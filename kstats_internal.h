@@ -271,7 +271,18 @@ int kstats_publish(struct kstats *ks);
 void kstats_free(struct kstats *ks);
 /* Zero every CPU's slots of an entry that nobody records into. */
 void kstats_clear(struct kstats *ks);
+void kstats_core_init(void);
 void kstats_core_exit(void);
+/*
+ * The memory budget (max_memory): take @bytes of it, or -ENOSPC; give
+ * them back; the reason of a refusal into @why. kstats_free() gives back
+ * an entry's ks->mem.
+ */
+int kstats_mem_charge(size_t bytes);
+void kstats_mem_uncharge(size_t bytes);
+void kstats_mem_why(char *why, size_t len, size_t bytes);
+/* What the counters of an entry of @frac_bits take, on every possible CPU. */
+size_t kstats_bytes(u8 frac_bits);
 /*
  * How the core gives a published entry its files, and takes them away:
  * handed down by the front end (kstats_fs_init()), never called up to.

@@ -306,6 +306,18 @@ static int kstats_keys_ret_type(struct kstats_probe *p, struct kstats_cmd *cmd,
 	return kstats_value_type(p, cmd, 0, type);
 }
 
+size_t kstats_keys_memory(const struct kstats_cmd *cmd)
+{
+	unsigned int n = cmd->keys ?: KSTATS_KEYS_DEFAULT;
+	struct kstats_keys *t;
+
+	if (cmd->by == KSTATS_BY_NONE)
+		return 0;
+	return struct_size(t, pos, roundup_pow_of_two(2 * n)) +
+	       n * sizeof(*t->hists) + (n + 1) * kstats_bytes(cmd->bits) +
+	       num_possible_cpus() * sizeof(unsigned long);
+}
+
 int kstats_keys_setup(struct kstats_probe *p, struct kstats_cmd *cmd)
 {
 	unsigned int n = cmd->keys ?: KSTATS_KEYS_DEFAULT, size, i;
@@ -380,8 +392,10 @@ void kstats_keys_reset(struct kstats_keys *t)
 	/* Each hit that saw it thawed has left kstats_keys_record(). */
 	synchronize_rcu();
 	memset(t->pos, 0, (t->mask + 1) * sizeof(t->pos[0]));
-	for (i = 0; i < t->max; i++)
+	for (i = 0; i < t->max; i++) {
 		kstats_clear(t->hists[i]);
+		cond_resched();
+	}
 	kstats_clear(t->other);
 	for_each_possible_cpu(cpu)
 		per_cpu(*t->dropped, cpu) = 0;

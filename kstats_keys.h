@@ -220,6 +220,8 @@ int kstats_parse_keys(struct kstats_cmd *cmd, const char *key,
 		      const char *val);
 /* The table of @cmd's keys for @p, at trace time; none without "by". */
 int kstats_keys_setup(struct kstats_probe *p, struct kstats_cmd *cmd);
+/* What that table takes, its histograms' counters included: 0 without. */
+size_t kstats_keys_memory(const struct kstats_cmd *cmd);
 /* Once no handler of @p runs. */
 void kstats_keys_free(struct kstats_probe *p);
 /* Forget every key and clear their histograms; may sleep. */

@@ -11,6 +11,7 @@
 #include <linux/debugfs.h>
 #include <linux/err.h>
 #include <linux/fs.h>
+#include <linux/sched.h>
 #include <linux/seq_file.h>
 #include <linux/slab.h>
 #include "kstats_internal.h"
@@ -74,6 +75,7 @@ static int kstats_keys_seq_show(struct seq_file *m, void *v)
 		ret = kstats_key_show(m, h, &at);
 		if (ret)
 			return ret;
+		cond_resched();
 	}
 	at.i = ~0U;
 	return kstats_key_show(m, kstats_keys_other(t), &at);

@@ -103,5 +103,6 @@ void kstats_probe_show(struct seq_file *m, const struct kstats *ks)
 		seq_puts(m, " bias_ns - bias_p99_ns -");
 	kstats_show_overhead(m, &sum);
 	kstats_show_extremes(m, ks);
-	seq_putc(m, '\n');
+	/* What it takes of max_memory. */
+	seq_printf(m, " memory %zu\n", ks->mem);
 }

@@ -16,6 +16,7 @@ static int __init kstats_init(void)
 {
 	int ret;
 
+	kstats_core_init();
 	ret = kstats_task_init();
 	if (ret)
 		return ret;

@@ -86,6 +86,24 @@ static size_t kstats_probe_size(const struct kstats_cmd *cmd)
 	return size;
 }
 
+size_t kstats_probe_memory(const struct kstats_cmd *cmd)
+{
+	const struct kstats_mech_ops *ops;
+	size_t mech = 0, bytes;
+	unsigned int i;
+
+	for (i = 0; i < ARRAY_SIZE(kstats_mechs); i++) {
+		ops = kstats_mechs[i];
+		if (kstats_mech_may_take(ops, cmd))
+			mech = max(mech, ops->memory ? ops->memory(cmd) : 0);
+	}
+	bytes = num_possible_cpus() * sizeof(struct kstats_probe_stats);
+	if (cmd->op == KSTATS_CMD_TRACE_PCPU)
+		bytes += num_possible_cpus() * sizeof(struct kstats_pcpu_owner);
+	return kstats_probe_size(cmd) + mech + bytes + kstats_bytes(cmd->bits) +
+	       kstats_keys_memory(cmd) + kstats_outliers_memory(cmd);
+}
+
 void kstats_probe_free(struct kstats_probe *p)
 {
 	if (p->ops && p->ops->free)

@@ -56,6 +56,8 @@ enum kstats_cal_mech {
  *	take it, so that one that passes it on (attach returns 1, having
  *	registered and allocated nothing) hands the next one room for its
  *	own part.
+ * @memory: what its attach allocates for @cmd besides the probe (tables
+ *	of pending starts), charged to max_memory before; NULL: nothing.
  * @name: the listing's "mechanism" of @p.
  * @attach: register the probes disabled (an ftrace callback or a
  *	tracepoint probe is live at once but finds the entry stopped until
@@ -82,6 +84,7 @@ struct kstats_mech_ops {
 	const char *absent;
 	bool paired;
 	size_t size;
+	size_t (*memory)(const struct kstats_cmd *cmd);
 	const char *(*name)(const struct kstats_probe *p);
 	int (*attach)(struct kstats_probe *p, struct kstats_cmd *cmd);
 	int (*enable)(struct kstats_probe *p);
@@ -111,6 +114,11 @@ extern const struct kstats_mech_ops kstats_pair_ops;
 extern const struct kstats_mech_ops kstats_gap_ops;
 
 /* The commands' side, kstats_mech.c. */
+/*
+ * What an entry of @cmd takes at most, whichever mechanism takes it: its
+ * probe, histograms, keys, outliers and tables; charged to max_memory.
+ */
+size_t kstats_probe_memory(const struct kstats_cmd *cmd);
 struct kstats_probe *kstats_probe_alloc(const struct kstats_cmd *cmd);
 void kstats_probe_free(struct kstats_probe *p);
 int kstats_attach(struct kstats_probe *p, struct kstats_cmd *cmd);

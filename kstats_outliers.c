@@ -60,6 +60,16 @@ static void kstats_outliers_destroy(struct kstats_outliers *t)
 	kfree(t);
 }
 
+size_t kstats_outliers_memory(const struct kstats_cmd *cmd)
+{
+	struct kstats_outliers_cpu *c;
+
+	if (!cmd->outliers)
+		return 0;
+	return sizeof(struct kstats_outliers) + nr_cpu_ids * sizeof(c) +
+	       num_possible_cpus() * struct_size(c, o, cmd->outliers);
+}
+
 int kstats_outliers_setup(struct kstats_probe *p, struct kstats_cmd *cmd)
 {
 	struct kstats_outliers_cpu *c;

@@ -78,6 +78,8 @@ static __always_inline void kstats_outliers_record(struct kstats_probe *p,
 
 /* The samples' store of @cmd's entry @p, at trace time; none without it. */
 int kstats_outliers_setup(struct kstats_probe *p, struct kstats_cmd *cmd);
+/* What that store takes: 0 without. */
+size_t kstats_outliers_memory(const struct kstats_cmd *cmd);
 /* Once no handler of @p runs. */
 void kstats_outliers_free(struct kstats_probe *p);
 /* Forget every sample; may sleep. */

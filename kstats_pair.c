@@ -699,10 +699,21 @@ static bool kstats_pair_uses(const struct kstats_probe *p, struct module *mod,
 		within_module(p->end.addr, mod));
 }
 
+/* The pending starts: a request table, a task table or one per CPU. */
+static size_t kstats_pair_memory(const struct kstats_cmd *cmd)
+{
+	if (cmd->key == KSTATS_KEY_ARG)
+		return kstats_req_table_bytes(cmd->slots);
+	if (cmd->key == KSTATS_KEY_TASK)
+		return kstats_task_table_bytes(cmd->slots);
+	return num_possible_cpus() * sizeof(struct kstats_cpu_start);
+}
+
 const struct kstats_mech_ops kstats_pair_ops = {
 	.cmds = BIT(KSTATS_CMD_TRACE_PAIR),
 	.paired = true,
 	.size = KSTATS_MECH_SIZE(struct kstats_pair_probe),
+	.memory = kstats_pair_memory,
 	.name = kstats_pair_name,
 	.attach = kstats_pair_attach,
 	.enable = kstats_pair_enable,

@@ -200,7 +200,11 @@ const char *kstats_clock_name(const struct kstats_probe *p);
 		(err);							\
 	})
 
-/* key task: the table of pending starts, kstats_task.c. */
+/*
+ * key task: the table of pending starts, kstats_task.c; what one of
+ * @slots (0: the default for the threads there are) takes.
+ */
+size_t kstats_task_table_bytes(unsigned int slots);
 struct kstats_task_table *kstats_task_table_alloc(unsigned int slots);
 void kstats_task_table_free(struct kstats_task_table *t);
 unsigned int kstats_task_table_size(const struct kstats_task_table *t);

@@ -56,13 +56,21 @@ struct kstats_req_table {
 	struct kstats_req_slot slots[];
 };
 
+size_t kstats_req_table_bytes(unsigned int slots)
+{
+	struct kstats_req_table *t;
+
+	return struct_size(t, slots,
+			   roundup_pow_of_two(slots ?: KSTATS_REQ_SLOTS_DEFAULT));
+}
+
 struct kstats_req_table *kstats_req_table_alloc(unsigned int slots,
 						unsigned int expire_s)
 {
 	struct kstats_req_table *t;
 
 	slots = roundup_pow_of_two(slots ?: KSTATS_REQ_SLOTS_DEFAULT);
-	t = kvzalloc(struct_size(t, slots, slots),
+	t = kvzalloc(kstats_req_table_bytes(slots),
 		     GFP_KERNEL | __GFP_RETRY_MAYFAIL);
 	if (!t)
 		return NULL;

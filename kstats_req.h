@@ -28,6 +28,8 @@ enum kstats_req_start {
 	KSTATS_REQ_FULL,	/* no slot for it: dropped */
 };
 
+/* What the table of @slots (0: the default) takes, and the table. */
+size_t kstats_req_table_bytes(unsigned int slots);
 struct kstats_req_table *kstats_req_table_alloc(unsigned int slots,
 						unsigned int expire_s);
 void kstats_req_table_free(struct kstats_req_table *t);

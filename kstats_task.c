@@ -87,6 +87,14 @@ static unsigned int kstats_task_default_slots(void)
 	return roundup_pow_of_two(threads);
 }
 
+size_t kstats_task_table_bytes(unsigned int slots)
+{
+	struct kstats_task_table *t;
+
+	return struct_size(t, slots,
+			   roundup_pow_of_two(slots ?: kstats_task_default_slots()));
+}
+
 struct kstats_task_table *kstats_task_table_alloc(unsigned int slots)
 {
 	struct kstats_task_table *t;
@@ -99,7 +107,7 @@ struct kstats_task_table *kstats_task_table_alloc(unsigned int slots)
 	 * every hit touches the table, and vmalloc's 4 KiB pages cost TLB
 	 * misses that the direct map's large pages do not.
 	 */
-	t = kvzalloc(struct_size(t, slots, slots),
+	t = kvzalloc(kstats_task_table_bytes(slots),
 		     GFP_KERNEL | __GFP_RETRY_MAYFAIL);
 	if (t)
 		t->bits = ilog2(slots);

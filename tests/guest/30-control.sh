@@ -3,11 +3,16 @@
 . /tests/lib.sh
 load_modules
 
+# What an entry takes of max_memory: its slots ((65 - bits) << bits of 16
+# bytes) and extremes (16 bytes) on every possible CPU.
+NCPU=$(awk -F- '{ print $NF + 1 }' /sys/devices/system/cpu/possible)
+M4=$((NCPU * (976 * 16 + 16)))
+M0=$((NCPU * (65 * 16 + 16)))
 helper new ctl 4 >/dev/null
-is "$(cat "$KS/_control")" "name ctl origin kernel bits 4 state running" "_control lists a running entry"
+is "$(cat "$KS/_control")" "name ctl origin kernel bits 4 state running memory $M4" "_control lists a running entry"
 helper record ctl 10 4 >/dev/null
 is "$(write_err "$KS/ctl" "stop")" OK "stop is accepted"
-is "$(grep ctl "$KS/_control")" "name ctl origin kernel bits 4 state stopped min 10 max 10" "_control shows stopped"
+is "$(grep ctl "$KS/_control")" "name ctl origin kernel bits 4 state stopped min 10 max 10 memory $M4" "_control shows stopped"
 helper record ctl 10 4 >/dev/null
 is "$(grep CPUS "$KS/ctl" | awk '{print $6}')" 4 "stopped entry ignores samples"
 is "$(cat "$KS/ctl" | wc -l)" "$(grep -c . "$KS/ctl")" "stopped entry keeps its counters readable"
@@ -17,7 +22,7 @@ helper record ctl 10 4 >/dev/null
 is "$(grep CPUS "$KS/ctl" | awk '{print $6}')" 8 "started entry counts again"
 is "$(write_err "$KS/ctl" "Reset")" OK "Reset is accepted"
 is "$(cat "$KS/ctl")" "" "reset empties the entry"
-is "$(grep ctl "$KS/_control")" "name ctl origin kernel bits 4 state running" "reset keeps it running"
+is "$(grep ctl "$KS/_control")" "name ctl origin kernel bits 4 state running memory $M4" "reset keeps it running"
 helper record ctl 12 1 >/dev/null
 is "$(grep CPUS "$KS/ctl" | awk '{print $6, $8}')" "1 12" "entry works after reset"
 
@@ -32,8 +37,8 @@ helper reset ctl >/dev/null
 is "$(cat "$KS/ctl")" "" "kstats_reset()"
 
 helper new ctl2 0 >/dev/null
-is "$(cat "$KS/_control")" "name ctl origin kernel bits 4 state running
-name ctl2 origin kernel bits 0 state running" "_control lists entries in creation order"
+is "$(cat "$KS/_control")" "name ctl origin kernel bits 4 state running memory $M4
+name ctl2 origin kernel bits 0 state running memory $M0" "_control lists entries in creation order"
 
 # Only root may write; anyone who can reach debugfs may read.
 is "$(stat -c '%a %u' "$KS/ctl")" "444 0" "entry file mode (0444: readable under lockdown)"

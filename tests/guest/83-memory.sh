@@ -3,7 +3,8 @@
 # KASAN, whose quarantine holds freed objects) unreclaimable slab memory,
 # and kmemleak (debug kernel) finds nothing after the run; the memory of
 # an entry, slots x possible CPUs x 16 bytes, is what the guest reports;
-# the cap on entries (module parameter max_entries) gives ENOSPC past it.
+# the cap on entries (module parameter max_entries) gives ENOSPC past it,
+# and so does the memory budget (max_memory).
 # timeout: 400
 . /tests/lib.sh
 load_modules
@@ -99,3 +100,61 @@ rmmod kstats_helper
 rmmod kstats
 load_modules
 is "$(cat /sys/module/kstats/parameters/max_entries)" 1024 "max_entries is 1024 by default"
+
+# The memory budget (max_memory): what every entry takes, its last field
+# on _control, counts against it, and past it kstats_new() and trace get
+# ENOSPC with one log line naming the budget. Its default: a sixteenth of
+# the RAM (4 KiB pages).
+total_kb=$(mem MemTotal)
+is "$(cat /sys/module/kstats/parameters/max_memory)" $((total_kb / 4 / 16 * 4096)) \
+	"max_memory is a sixteenth of the RAM by default"
+# An entry of bits 4: 976 slots of 16 bytes and 16 of extremes per CPU.
+PER4=$((ncpu * (976 * 16 + 16)))
+helper new b1 4 >/dev/null
+is "$(field b1 memory)" $PER4 "a kernel entry of bits 4 takes $PER4 bytes"
+helper delete b1 >/dev/null
+# keys 1024, bits 4: 1025 histograms. Six of them would take some 6 x 32
+# MB of a 1 GiB guest; the budget takes two at most.
+avail0=$(mem MemAvailable)
+n=0
+log_mark
+for i in 1 2 3 4 5 6; do
+	[ "$(ctl "trace $FN by pid keys 1024 as big$i")" = OK ] && n=$((n + 1))
+done
+big=$(field big1 memory)
+echo "# keys 1024: $n accepted, $big bytes each; MemAvailable $avail0 -> $(mem MemAvailable) kB"
+check "keys 1024 takes its 1025 histograms ($big >= $((1025 * PER4)))" \
+	test "${big:-0}" -ge $((1025 * PER4))
+is "$(awk '$1 == "name" { n += $NF } END { print (n <= m) }' m="$(cat /sys/module/kstats/parameters/max_memory)" "$KS/_control")" 1 \
+	"the entries take at most max_memory together"
+check "some of the six were refused ($n accepted)" test "$n" -lt 6
+is "$(log_new | grep -c "refused: memory budget: the entry takes [0-9]* bytes, [0-9]* of max_memory=[0-9]* are in use")" \
+	$((6 - n)) "each refusal logged with the budget"
+for i in 1 2 3 4 5 6; do ctl "remove big$i" >/dev/null; done
+
+rmmod kstats_helper
+rmmod kstats
+B=$((2 * PER4 + PER4 / 2))
+is "$(insmod "$MODDIR/kstats.ko" max_memory=$B 2>&1)" "" "insmod kstats max_memory=$B"
+load_modules
+for e in b1 b2; do helper new $e 4 >/dev/null; done
+is "$(field b1 memory) $(field b2 memory)" "$PER4 $PER4" "two entries of bits 4 fit"
+log_mark
+is "$(helper new b3 4)" "$ENOSPC" "a third through kstats_new(): ENOSPC"
+is "$(log_new | grep -c "kstats: b3: memory budget: the entry takes $PER4 bytes, $((2 * PER4)) of max_memory=$B are in use")" 1 \
+	"the refusal logged with the budget"
+is "$(ctl "trace $FN as bt")" "$ENOSPC" "a trace past the budget: ENOSPC"
+is "$(ctl "trace $FN bits 0 outliers 256 as bt")" "$ENOSPC" "outliers 256 past the budget: ENOSPC"
+check "no file for the refused entries" test ! -e "$KS/b3" -a ! -e "$KS/bt"
+helper delete b2 >/dev/null
+is "$(ctl "trace $FN as bt")" OK "room again after a delete"
+t=$(field bt memory)
+check "a trace of bits 4 takes its histogram and its probe ($PER4 < $t < $((PER4 + 16384)))" \
+	test "$t" -gt $PER4 -a "$t" -lt $((PER4 + 16384))
+is "$(ctl "trace kp start kstats_helper_req_start end kstats_helper_req_end key arg1 slots 65536 bits 0")" "$ENOSPC" \
+	"a request table of 65536 slots past the budget: ENOSPC"
+is "$(ctl "remove bt")" OK "remove bt"
+helper delete b1 >/dev/null
+rmmod kstats_helper
+rmmod kstats
+load_modules

@@ -135,9 +135,11 @@ as_user() {
 
 # The _control and entry files, as the trace tests read them:
 # line NAME: the _control line of NAME
-line() { grep "^name $1 " "$KS/_control"; }
+# (without its last field, "memory N": what it takes of max_memory, which
+# 30-control.sh and 83-memory.sh check)
+line() { grep "^name $1 " "$KS/_control" | sed 's/ memory [0-9]*$//'; }
 # field NAME KEY: value of KEY on NAME's _control line
-field() { line "$1" | awk -v k="$2" '{ for (i = 1; i < NF; i += 2) if ($i == k) print $(i + 1) }'; }
+field() { grep "^name $1 " "$KS/_control" | awk -v k="$2" '{ for (i = 1; i < NF; i += 2) if ($i == k) print $(i + 1) }'; }
 # samples NAME: total count
 samples() { grep CPUS "$KS/$1" | awk '{ n += $6 } END { print n + 0 }'; }
 # keys NAME: "KEY:COUNT" of each key's aggregate lines in _keys/NAME,
