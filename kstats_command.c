@@ -19,6 +19,7 @@
 #include "kstats_compat.h"
 #include "kstats_internal.h"
 #include "kstats_parse.h"
+#include "kstats_probe.h"
 
 /*
  * As perf_event_open() asks of a system-wide profiler: CAP_PERFMON or
@@ -47,6 +48,27 @@ int kstats_may_see_tasks(struct file *file, const char *what)
 	pr_warn_ratelimited("%s: open refused: it shows other tasks, for CAP_SYS_ADMIN only\n",
 			    what);
 	return -EACCES;
+}
+
+/*
+ * Confidentiality lockdown keeps kernel memory from user space: the
+ * values and keys of an entry that were typed by "type T" where no BTF
+ * said what they are may be addresses (a pointer argument, read as u64),
+ * and are not shown then.
+ */
+bool kstats_values_hidden(const struct kstats *ks)
+{
+	return ks->origin == KSTATS_ORIGIN_CONTROL && ks->probe->raw &&
+	       security_locked_down(LOCKDOWN_KPROBES);
+}
+
+int kstats_may_show_values(const struct kstats *ks, const char *what)
+{
+	if (!kstats_values_hidden(ks))
+		return 0;
+	pr_warn_ratelimited("%s%s: its values may be addresses (typed without BTF): not shown under confidentiality lockdown\n",
+			    what, ks->name);
+	return -EPERM;
 }
 
 /*

@@ -119,6 +119,7 @@ static int kstats_trace(struct kstats_cmd *cmd)
 	if (!ret)
 		ret = kstats_value_setup(p, cmd) ?: kstats_keys_setup(p, cmd) ?:
 		      kstats_outliers_setup(p, cmd);
+	p->raw = cmd->raw;
 	if (!ret)
 		ret = kstats_attach(p, cmd);
 	/* Where a mechanism moved the address (past an endbr, say). */

@@ -227,6 +227,9 @@ static int kstats_open(struct inode *inode, struct file *file)
 	/* A write-only open needs no copy. */
 	if (!(file->f_mode & FMODE_READ))
 		return 0;
+	ret = kstats_may_show_values(inode->i_private, "");
+	if (ret)
+		return ret;
 	snap = kstats_snapshot(inode->i_private);
 	if (!snap)
 		return -ENOMEM;

@@ -331,6 +331,13 @@ ssize_t kstats_command_write(const char __user *ubuf, size_t count,
  */
 int kstats_may_command(struct file *file, const char *via);
 int kstats_may_see_tasks(struct file *file, const char *what);
+/*
+ * Whether confidentiality lockdown hides the values of @ks (some may be
+ * addresses); reading them then gets -EPERM, logged for file @what of
+ * the entry ("" for its own, "_keys/"...).
+ */
+bool kstats_values_hidden(const struct kstats *ks);
+int kstats_may_show_values(const struct kstats *ks, const char *what);
 /* /dev/kstats, in kstats_dev.c. */
 int kstats_dev_init(void);
 void kstats_dev_exit(void);

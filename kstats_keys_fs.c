@@ -83,7 +83,8 @@ static int kstats_keys_seq_show(struct seq_file *m, void *v)
 
 static int kstats_keys_open(struct inode *inode, struct file *file)
 {
-	int ret = kstats_may_see_tasks(file, "_keys");
+	int ret = kstats_may_see_tasks(file, "_keys") ?:
+		  kstats_may_show_values(inode->i_private, "_keys/");
 
 	return ret ?: single_open(file, kstats_keys_seq_show, inode->i_private);
 }

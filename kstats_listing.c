@@ -102,7 +102,8 @@ void kstats_probe_show(struct seq_file *m, const struct kstats *ks)
 	else
 		seq_puts(m, " bias_ns - bias_p99_ns -");
 	kstats_show_overhead(m, &sum);
-	kstats_show_extremes(m, ks);
+	if (!kstats_values_hidden(ks))
+		kstats_show_extremes(m, ks);
 	/* What it takes of max_memory. */
 	seq_printf(m, " memory %zu\n", ks->mem);
 }

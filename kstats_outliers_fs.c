@@ -95,7 +95,8 @@ static int kstats_outliers_seq_show(struct seq_file *m, void *v)
 
 static int kstats_outliers_open(struct inode *inode, struct file *file)
 {
-	int ret = kstats_may_see_tasks(file, "_outliers");
+	int ret = kstats_may_see_tasks(file, "_outliers") ?:
+		  kstats_may_show_values(inode->i_private, "_outliers/");
 
 	return ret ?: single_open(file, kstats_outliers_seq_show, inode->i_private);
 }

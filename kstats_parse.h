@@ -181,6 +181,8 @@ struct kstats_target {
  * @vbytes: the width in bytes of the value, the return value (by retval)
  *	or the key argument (key argN) given with "type"; 0 if none.
  * @vsigned: whether the type given is signed.
+ * @raw: a value or key that is shown was typed by "type" where no BTF
+ *	said what it is: it may be an address (set at trace time).
  * @counter: the perf event counted instead of the time, or none.
  * @by: the key of per-key histograms, or %KSTATS_BY_NONE.
  * @by_arg: the argument of %KSTATS_BY_ARG, 1-based.
@@ -207,6 +209,7 @@ struct kstats_cmd {
 	unsigned int arg;
 	u8 vbytes;
 	bool vsigned;
+	bool raw;
 	enum kstats_cmd_counter counter;
 	enum kstats_cmd_by by;
 	unsigned int by_arg;

@@ -165,6 +165,7 @@ struct kstats_probe {
 	unsigned long addr;		/* FUNC's address */
 	u64 resumed;			/* trace FUNC: clock at the last start */
 	bool own_code;			/* calibrate's: no BTF needed */
+	bool raw;			/* values or keys that may be addresses */
 	struct kstats_site start;	/* FUNC, or X of a pair or gap */
 	struct kstats_site end;		/* Y of a pair */
 	struct kstats_pcpu_owner __percpu *owner;	/* pcpu */

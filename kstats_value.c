@@ -100,6 +100,7 @@ int kstats_value_type(struct kstats_probe *p, struct kstats_cmd *cmd,
 					   "%s has no BTF (a module without it, or a compiler clone): give the value's type, type u8 to s64",
 					   p->start.target.sym);
 		cmd->why[0] = '\0';
+		cmd->raw = true;
 		type->bytes = cmd->vbytes;
 		type->is_signed = cmd->vsigned;
 	} else if (ret) {
@@ -153,6 +154,9 @@ int kstats_site_arg_type(struct kstats_cmd *cmd, struct kstats_site *site,
 					   opt, arg, site->target.sym,
 					   ptr_ok ? "u64 (u64 for a pointer)" : "s64");
 		cmd->why[0] = '\0';
+		/* key argN's is only compared, never shown. */
+		if (!ptr_ok)
+			cmd->raw = true;
 		type->bytes = cmd->vbytes;
 		type->is_signed = cmd->vsigned;
 	} else if (ret) {

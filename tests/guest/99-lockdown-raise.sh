@@ -19,7 +19,17 @@ grep -q " $SECFS " /proc/mounts || mount -t securityfs securityfs "$SECFS"
 level() { sed 's/.*\[\(.*\)\].*/\1/' "$SECFS/lockdown"; }
 dev() { write_err $DEV "$*"; }
 
+# An entry whose value is typed by "type u64" where no BTF says what it
+# is (the helper's function while /sys/kernel/btf is hidden, kstats
+# loaded afresh: nothing cached) may show addresses: confidentiality
+# hides its values.
 load_modules
+rmmod kstats_helper
+check "kstats unloads, to read BTF afresh" rmmod_drained kstats
+mount -t tmpfs none /sys/kernel/btf
+load_modules
+is "$(ctl "trace $FN value retval type u64 as lr_raw")" OK "a value typed without BTF"
+umount /sys/kernel/btf
 is "$(level)" none "booted without lockdown"
 helper new lr 3 >/dev/null
 # The test helper's own debugfs file: opened before.
@@ -36,6 +46,7 @@ is "$(log_new | grep -c 'Lockdown: .*debugfs access is restricted')" 1 "integrit
 is "$(dev "trace $FN as lr_t")" OK "integrity: trace through $DEV"
 is "$(dev "trace pcpu:$FN as lr_p")" OK "integrity: trace pcpu: through $DEV"
 is "$(helper work 6 0 lr)" OK "integrity: 6 calls"
+check "integrity: the untyped value is shown" grep -q CPUS "$KS/lr_raw"
 is "$(samples lr_t) $(samples lr_p) $(samples lr)" "6 6 6" "integrity: entries count and read in debugfs"
 is "$(dev "stop lr_t") $(dev "reset lr")" "OK OK" "integrity: stop and reset through $DEV"
 is "$(helper work 2 0 lr)" OK "integrity: 2 calls"
@@ -64,6 +75,13 @@ is "$(log_new | grep -c "kstats: /dev/kstats: 'trace vfs_read' refused: kernel l
 	"confidentiality: one line in the log names lockdown"
 is "$(dev "stop lr_t")" OK "confidentiality: stop through $DEV"
 log_mark
+is "$( (cat "$KS/lr_raw" >/dev/null) 2>&1 | sed 's/.*: //')" "$EPERM" \
+	"confidentiality: the values of an entry typed without BTF are not read"
+is "$(log_new | grep -c "kstats: lr_raw: its values may be addresses (typed without BTF): not shown under confidentiality lockdown")" 1 \
+	"confidentiality: the reason logged"
+is "$(field lr_raw min)$(field lr_raw max)" "" "confidentiality: nor its min and max in the listing"
+check "confidentiality: a timed entry is still read" grep -q CPUS "$KS/lr_t"
+log_mark
 is "$(dev "start lr_t")" "$EPERM" "confidentiality: starting a trace (arming probes): EPERM"
 is "$(log_new | grep -c "kstats: /dev/kstats: 'start lr_t' refused: kernel locked down (confidentiality)")" 1 \
 	"confidentiality: the start's refusal logged"
@@ -74,7 +92,8 @@ is "$? $(grep -c "kstats: kernel: .*'trace vfs_read as lr_v' refused: kernel loc
 is "$(dev "start lr") $(field lr state)" "OK running" "confidentiality: a kernel entry starts (no probe)"
 is "$(helper work 3 0 lr)" OK "confidentiality: 3 calls"
 is "$(samples lr_t) $(samples lr_p) $(samples lr)" "6 11 3" "confidentiality: traces made before count"
-is "$(dev "remove lr_t") $(dev "remove lr_p")" "OK OK" "confidentiality: remove through $DEV"
+is "$(dev "remove lr_t") $(dev "remove lr_p") $(dev "remove lr_raw")" "OK OK OK" \
+	"confidentiality: remove through $DEV"
 helper delete lr >/dev/null
 exec 7>&-
 is "$(cat $DEV)" "" "confidentiality: nothing left"
