@@ -2,8 +2,10 @@
 # Fuzz: 100,000 writes into _control and entry files (the fuzzer is
 # tests/user/kstats_fuzz.c); entries that existed before, stopped, must
 # read byte-identical afterwards and _control must list the same entries.
+# Then 20,000 more beside concurrent resets (file and /dev/kstats) and
+# reads of _keys and _outliers.
 # KSTATS_FUZZ_SEED on the kernel command line replays a run.
-# timeout: 400
+# timeout: 500
 . /tests/lib.sh
 load_modules
 
@@ -50,5 +52,40 @@ echo "remove keep_trace" > "$KS/_control"
 echo "remove keep_pair" > "$KS/_control"
 helper delete keep_kern >/dev/null
 helper delete fz >/dev/null
+
+# The same beside writers and readers the fuzzer does not see: resets of
+# one entry from its file and from /dev/kstats at once, and reads of its
+# _keys and _outliers, each read bounded (a seqcount left odd by two
+# resets would make it spin for good). The entry, vfs_read with keys and
+# outliers, is the fuzzer's ENTRY here: its state may change. The kept
+# entries are gone by now: the fuzzer's "reset fz" and such find none.
+echo "trace vfs_read outliers 4 by pid as conc80" > "$KS/_control"
+rm -f /tmp/kst80.*
+side() {
+	n=0
+	while [ ! -e /tmp/kst80.stop ]; do
+		"$@" || echo "$*" >> /tmp/kst80.fail
+		n=$((n + 1))
+	done
+	echo "$n" > "/tmp/kst80.$1.n"
+}
+read_conc80() { timeout 10 cat "$KS/_keys/conc80" "$KS/_outliers/conc80" > /dev/null; }
+reset_file() { echo reset > "$KS/conc80"; }
+reset_dev() { echo "reset conc80" > /dev/kstats; }
+side reset_file & p1=$!
+side reset_dev & p2=$!
+side read_conc80 & p3=$!
+seed2=$((seed + 1))
+kstats-fuzz fuzz "$KS" "$seed2" 20000 conc80
+is "$?" 0 "the fuzzer ran 20000 writes beside concurrent resets and reads"
+touch /tmp/kst80.stop
+wait $p1 $p2 $p3
+for w in reset_file reset_dev read_conc80; do
+	check "$w ran beside the fuzzer ($(cat /tmp/kst80.$w.n 2>/dev/null) times)" \
+		test "$(cat /tmp/kst80.$w.n 2>/dev/null || echo 0)" -gt 0
+done
+is "$(cat /tmp/kst80.fail 2>/dev/null)" "" "no reset failed and no read took over 10 s"
+check "_outliers/conc80 and _keys/conc80 read at once afterwards" read_conc80
+echo "remove conc80" > "$KS/_control"
 # Calibration lines (71-tool-calibrate.sh) stay as long as the module.
 is "$(grep -c '^name ' "$KS/_control")" 0 "_control lists no entry at the end"
