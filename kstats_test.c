@@ -1905,26 +1905,40 @@ static u64 kt_file_total(struct kunit *test, const char *name)
  * key whose home another holds (found past it, out of line), the fifth
  * key into other; the entry's file shows them all; a reset forgets them.
  */
-static void kt_keys_table(struct kunit *test)
+/*
+ * A "value retval by retval keys @keys" entry @name, made by @cmd (which
+ * the caller may add options to first), with its keys table.
+ */
+static struct kstats_probe *kt_retval_keys(struct kunit *test,
+					   struct kstats_cmd *cmd,
+					   const char *name, unsigned int keys)
 {
 	struct kstats_probe *p = kunit_kzalloc(test, sizeof(*p), GFP_KERNEL);
-	struct kstats_cmd *cmd = kunit_kzalloc(test, sizeof(*cmd), GFP_KERNEL);
-	u64 a = 1, b, c, d, e;
-	unsigned long dropped = 0;
-	struct kstats_keys *t;
-	unsigned int home;
-	int cpu;
 
 	KUNIT_ASSERT_NOT_NULL(test, p);
-	KUNIT_ASSERT_NOT_NULL(test, cmd);
 	cmd->op = KSTATS_CMD_TRACE;
 	cmd->by = KSTATS_BY_RETVAL;
-	cmd->keys = 4;
-	strscpy(cmd->name, "kt_keys", sizeof(cmd->name));
+	cmd->keys = keys;
+	strscpy(cmd->name, name, sizeof(cmd->name));
 	p->value = KSTATS_VALUE_RETVAL;
 	p->vbits = 64;
 	p->ks = kt_new(test, cmd->name, 0);
 	KUNIT_ASSERT_EQ(test, kstats_keys_setup(p, cmd), 0);
+	return p;
+}
+
+static void kt_keys_table(struct kunit *test)
+{
+	struct kstats_cmd *cmd = kunit_kzalloc(test, sizeof(*cmd), GFP_KERNEL);
+	u64 a = 1, b, c, d, e;
+	unsigned long dropped = 0;
+	struct kstats_probe *p;
+	struct kstats_keys *t;
+	unsigned int home;
+	int cpu;
+
+	KUNIT_ASSERT_NOT_NULL(test, cmd);
+	p = kt_retval_keys(test, cmd, "kt_keys", 4);
 	t = p->keys;
 	KUNIT_EXPECT_EQ(test, kstats_keys_size(t), 8U);
 	home = hash_64(a, 32) & 7;
@@ -2037,24 +2051,16 @@ static void kt_race_resets(struct kunit *test, struct kstats_probe *p,
  */
 static void kt_reset_concurrent(struct kunit *test)
 {
-	struct kstats_probe *p = kunit_kzalloc(test, sizeof(*p), GFP_KERNEL);
 	struct kstats_cmd *cmd = kunit_kzalloc(test, sizeof(*cmd), GFP_KERNEL);
-	struct kstats_outlier *o;
-	struct kstats_keys *t;
 	unsigned int i, j, room, shared = 0;
+	struct kstats_outlier *o;
+	struct kstats_probe *p;
+	struct kstats_keys *t;
 	int cpu;
 
-	KUNIT_ASSERT_NOT_NULL(test, p);
 	KUNIT_ASSERT_NOT_NULL(test, cmd);
-	cmd->op = KSTATS_CMD_TRACE;
-	cmd->by = KSTATS_BY_RETVAL;
-	cmd->keys = 64;
 	cmd->outliers = 4;
-	strscpy(cmd->name, "kt_reset", sizeof(cmd->name));
-	p->value = KSTATS_VALUE_RETVAL;
-	p->vbits = 64;
-	p->ks = kt_new(test, cmd->name, 0);
-	KUNIT_ASSERT_EQ(test, kstats_keys_setup(p, cmd), 0);
+	p = kt_retval_keys(test, cmd, "kt_reset", 64);
 	if (kstats_outliers_setup(p, cmd)) {
 		kt_delete(test, p->ks);
 		kstats_keys_free(p);
