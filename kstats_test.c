@@ -773,6 +773,26 @@ static void kt_expect_line(struct kunit *test, const char *text,
 			    "line '%s' in:\n%s", line, text);
 }
 
+/* What an entry of @bits takes of max_memory: its counters, every CPU's. */
+static size_t kt_entry_memory(unsigned int bits)
+{
+	return num_possible_cpus() *
+	       (kstats_nr_slots(bits) * sizeof(struct kstats_slot) +
+		sizeof(struct kstats_extremes));
+}
+
+/* kt_expect_line() of a kernel entry of @bits: @line, then its memory. */
+static void kt_expect_entry(struct kunit *test, const char *text,
+			    unsigned int times, unsigned int bits,
+			    const char *line)
+{
+	char full[160];
+
+	snprintf(full, sizeof(full), "%s memory %zu", line,
+		 kt_entry_memory(bits));
+	kt_expect_line(test, text, times, full);
+}
+
 /* ---------------------------------------------------------------------- */
 /* Slot sums and means                                                    */
 /* ---------------------------------------------------------------------- */
@@ -1320,7 +1340,8 @@ static void kt_bad_names(struct kunit *test)
 	control = kt_read(test, "_control");
 	for (i = 0; i < ARRAY_SIZE(names); i++) {
 		snprintf(line, sizeof(line),
-			 "name %s origin kernel bits 0 state running", names[i]);
+			 "name %s origin kernel bits 0 state running memory %zu",
+			 names[i], kt_entry_memory(0));
 		KUNIT_EXPECT_EQ_MSG(test, kt_count_line(control, line), 0,
 				    "bad name %u listed", i);
 	}
@@ -1391,8 +1412,8 @@ static void kt_duplicate(struct kunit *test)
 	KUNIT_EXPECT_EQ(test, lines[1].count, 4);
 	KUNIT_EXPECT_EQ(test, lines[1].avg, 9);
 	text = kt_read(test, "_control");
-	kt_expect_line(test, text, 1,
-		       "name kunit_dup origin kernel bits 2 state running min 9 max 9");
+	kt_expect_entry(test, text, 1, 2,
+			"name kunit_dup origin kernel bits 2 state running min 9 max 9");
 	kstats_record(ks, 9);
 	KUNIT_EXPECT_EQ(test, kt_total_count(ks), 5);
 }
@@ -1420,8 +1441,8 @@ static void kt_delete_cases(struct kunit *test)
 	KUNIT_EXPECT_EQ(test, PTR_ERR_OR_ZERO(rf), -ENOENT);
 	if (!IS_ERR(rf))
 		kt_close(rf);
-	kt_expect_line(test, kt_read(test, "_control"), 0,
-		       "name kunit_del origin kernel bits 1 state running");
+	kt_expect_entry(test, kt_read(test, "_control"), 0, 1,
+			"name kunit_del origin kernel bits 1 state running");
 
 	/* Files still open when the entry goes fail with -EIO. */
 	ks = kt_new(test, "kunit_del", 1);
@@ -1447,34 +1468,34 @@ static void kt_control(struct kunit *test)
 
 	kstats_stop(b);
 	text = kt_read(test, "_control");
-	kt_expect_line(test, text, 1,
-		       "name kunit_ctl_a origin kernel bits 5 state running");
-	kt_expect_line(test, text, 1,
-		       "name kunit_ctl_b origin kernel bits 0 state stopped");
+	kt_expect_entry(test, text, 1, 5,
+			"name kunit_ctl_a origin kernel bits 5 state running");
+	kt_expect_entry(test, text, 1, 0,
+			"name kunit_ctl_b origin kernel bits 0 state stopped");
 
 	kstats_start(b);
 	kstats_stop(a);
 	text = kt_read(test, "_control");
-	kt_expect_line(test, text, 1,
-		       "name kunit_ctl_a origin kernel bits 5 state stopped");
-	kt_expect_line(test, text, 1,
-		       "name kunit_ctl_b origin kernel bits 0 state running");
+	kt_expect_entry(test, text, 1, 5,
+			"name kunit_ctl_a origin kernel bits 5 state stopped");
+	kt_expect_entry(test, text, 1, 0,
+			"name kunit_ctl_b origin kernel bits 0 state running");
 
 	/* Through the entry's file too. */
 	KUNIT_EXPECT_EQ(test, kt_write(test, "kunit_ctl_a", "start\n", 6), 6);
 	KUNIT_EXPECT_EQ(test, kt_write(test, "kunit_ctl_b", "stop\n", 5), 5);
 	text = kt_read(test, "_control");
-	kt_expect_line(test, text, 1,
-		       "name kunit_ctl_a origin kernel bits 5 state running");
-	kt_expect_line(test, text, 1,
-		       "name kunit_ctl_b origin kernel bits 0 state stopped");
+	kt_expect_entry(test, text, 1, 5,
+			"name kunit_ctl_a origin kernel bits 5 state running");
+	kt_expect_entry(test, text, 1, 0,
+			"name kunit_ctl_b origin kernel bits 0 state stopped");
 
 	kt_delete(test, a);
 	text = kt_read(test, "_control");
-	kt_expect_line(test, text, 0,
-		       "name kunit_ctl_a origin kernel bits 5 state running");
-	kt_expect_line(test, text, 1,
-		       "name kunit_ctl_b origin kernel bits 0 state stopped");
+	kt_expect_entry(test, text, 0, 5,
+			"name kunit_ctl_a origin kernel bits 5 state running");
+	kt_expect_entry(test, text, 1, 0,
+			"name kunit_ctl_b origin kernel bits 0 state stopped");
 }
 
 /*
