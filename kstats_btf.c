@@ -35,8 +35,8 @@
 #include <linux/file.h>
 #include <linux/fs.h>
 #include <linux/fs_struct.h>
-#include <linux/kernfs.h>
 #include <linux/kallsyms.h>
+#include <linux/kernfs.h>
 #include <linux/limits.h>
 #include <linux/list.h>
 #include <linux/magic.h>

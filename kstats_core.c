@@ -202,21 +202,22 @@ out:
 
 struct kstats *kstats_new(const char *name, u8 frac_bits)
 {
-	char why[128];
+	size_t mem = kstats_bytes(frac_bits);
 	struct kstats *ks;
+	char why[128];
 	int ret;
 
 	ks = kstats_alloc(name, frac_bits);
 	if (IS_ERR(ks))
 		return ks;
-	ret = kstats_mem_charge(kstats_bytes(frac_bits));
+	ret = kstats_mem_charge(mem);
 	if (ret) {
-		kstats_mem_why(why, sizeof(why), kstats_bytes(frac_bits));
+		kstats_mem_why(why, sizeof(why), mem);
 		pr_warn_ratelimited("%s: %s\n", name, why);
 		kstats_free(ks);
 		return ERR_PTR(ret);
 	}
-	ks->mem = kstats_bytes(frac_bits);
+	ks->mem = mem;
 	ret = kstats_publish(ks);
 	if (ret) {
 		kstats_free(ks);

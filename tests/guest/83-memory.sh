@@ -149,6 +149,7 @@ check "no file for the refused entries" test ! -e "$KS/b3" -a ! -e "$KS/bt"
 helper delete b2 >/dev/null
 is "$(ctl "trace $FN as bt")" OK "room again after a delete"
 t=$(field bt memory)
+echo "# trace $FN ($(field bt mechanism)), bits 4, on $ncpu possible CPUs: memory $t"
 check "a trace of bits 4 takes its histogram and its probe ($PER4 < $t < $((PER4 + 16384)))" \
 	test "$t" -gt $PER4 -a "$t" -lt $((PER4 + 16384))
 is "$(ctl "trace kp start kstats_helper_req_start end kstats_helper_req_end key arg1 slots 65536 bits 0")" "$ENOSPC" \
