@@ -202,14 +202,16 @@ out:
 
 struct kstats *kstats_new(const char *name, u8 frac_bits)
 {
-	size_t mem = kstats_bytes(frac_bits);
 	struct kstats *ks;
 	char why[128];
+	size_t mem;
 	int ret;
 
+	/* Checks @frac_bits, which the size is computed from. */
 	ks = kstats_alloc(name, frac_bits);
 	if (IS_ERR(ks))
 		return ks;
+	mem = kstats_bytes(frac_bits);
 	ret = kstats_mem_charge(mem);
 	if (ret) {
 		kstats_mem_why(why, sizeof(why), mem);
