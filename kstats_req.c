@@ -98,10 +98,17 @@ unsigned int kstats_req_expire_s(const struct kstats_req_table *t)
 	return t->expire_s;
 }
 
+/* The slot of @key's probe @i. */
+static __always_inline unsigned int
+kstats_req_index(const struct kstats_req_table *t, u64 key, unsigned int i)
+{
+	return (hash_64(key, t->bits) + i) & ((1U << t->bits) - 1);
+}
+
 static __always_inline struct kstats_req_slot *
 kstats_req_slot(struct kstats_req_table *t, u64 key, unsigned int i)
 {
-	return &t->slots[(hash_64(key, t->bits) + i) & ((1U << t->bits) - 1)];
+	return &t->slots[kstats_req_index(t, key, i)];
 }
 
 /* Takes @s from state @from for an update; false if another CPU has it. */
@@ -257,3 +264,17 @@ unsigned int kstats_req_pending(const struct kstats_req_table *t)
 	return n;
 }
 EXPORT_SYMBOL_IF_KUNIT(kstats_req_pending);
+
+unsigned int kstats_req_pending_key(const struct kstats_req_table *t, u64 key)
+{
+	const struct kstats_req_slot *s;
+	unsigned int i, n = 0;
+
+	for (i = 0; i < KSTATS_REQ_PROBES; i++) {
+		s = &t->slots[kstats_req_index(t, key, i)];
+		n += atomic_read(&s->state) == KSTATS_REQ_SLOT_PENDING &&
+		     READ_ONCE(s->key) == key;
+	}
+	return n;
+}
+EXPORT_SYMBOL_IF_KUNIT(kstats_req_pending_key);

@@ -52,5 +52,7 @@ u64 kstats_req_take(struct kstats_req_table *t, u64 key, u32 epoch,
 unsigned int kstats_req_expire(struct kstats_req_table *t);
 /* Starts pending now, for the KUnit suite. */
 unsigned int kstats_req_pending(const struct kstats_req_table *t);
+/* Starts of @key pending in its slots, for the KUnit suite. */
+unsigned int kstats_req_pending_key(const struct kstats_req_table *t, u64 key);
 
 #endif /* _KSTATS_REQ_H */

@@ -43,6 +43,7 @@
 #include <linux/module.h>
 #include <linux/path.h>
 #include <linux/pid.h>
+#include <linux/preempt.h>
 #include <linux/sched.h>
 #include <linux/sched/task.h>
 #include <linux/slab.h>
@@ -342,12 +343,14 @@ struct kt_sample {
 
 #define KT_MAX_SAMPLES	4
 
-/* What one kthread bound to @cpu records. */
+/* What one kthread bound to @cpu records, after what @fn does. */
 struct kt_worker {
 	struct kstats *ks;
 	unsigned int cpu;
 	unsigned int nr_samples;
 	struct kt_sample samples[KT_MAX_SAMPLES];
+	void (*fn)(struct kt_worker *w);
+	void *arg;
 	bool wrong_cpu;
 	struct completion done;
 	struct task_struct *task;
@@ -358,6 +361,8 @@ static int kt_worker_fn(void *arg)
 	struct kt_worker *w = arg;
 	unsigned int i, n;
 
+	if (w->fn)
+		w->fn(w);
 	for (i = 0; i < w->nr_samples; i++) {
 		for (n = 0; n < w->samples[i].n; n++) {
 			kstats_record(w->ks, w->samples[i].val);
@@ -1783,6 +1788,84 @@ static void kt_req_expire(struct kunit *test)
 	kstats_req_table_free(t);
 }
 
+KUNIT_DEFINE_ACTION_WRAPPER(kt_req_free_action, kstats_req_table_free,
+			    struct kstats_req_table *);
+
+#define KT_REQ_KEY	0x5eedULL
+#define KT_REQ_RUNS	100000
+
+/* A worker's starts of KT_REQ_KEY, with preemption off as in a probe. */
+static void kt_req_starts(struct kt_worker *w)
+{
+	u64 by[2] = { w->cpu, 0 };
+	unsigned int i;
+
+	for (i = 1; i <= KT_REQ_RUNS; i++) {
+		by[1] = i;
+		preempt_disable();
+		kstats_req_start(w->arg, KT_REQ_KEY, i, 1, by);
+		w->wrong_cpu |= raw_smp_processor_id() != w->cpu;
+		preempt_enable();
+	}
+}
+
+/* A worker's ends of KT_REQ_KEY. */
+static void kt_req_takes(struct kt_worker *w)
+{
+	unsigned int i;
+	u64 by[2];
+
+	for (i = 0; i < KT_REQ_RUNS; i++) {
+		preempt_disable();
+		kstats_req_take(w->arg, KT_REQ_KEY, 1, by);
+		w->wrong_cpu |= raw_smp_processor_id() != w->cpu;
+		preempt_enable();
+	}
+}
+
+/*
+ * key argN: starts of one key on two CPUs at once leave it pending once,
+ * not twice (the second copy would pair with a later end), also while
+ * ends take it meanwhile.
+ */
+static void kt_req_concurrent(struct kunit *test)
+{
+	struct kstats_req_table *t;
+	unsigned int c0, c1, i;
+	struct kt_worker *w;
+	u64 by[2] = {};
+
+	if (num_online_cpus() < 2)
+		kunit_skip(test, "needs two online CPUs");
+	c0 = cpumask_first(cpu_online_mask);
+	c1 = cpumask_next(c0, cpu_online_mask);
+	w = kunit_kcalloc(test, 3, sizeof(*w), GFP_KERNEL);
+	KUNIT_ASSERT_NOT_NULL(test, w);
+	/* Nothing expires during the test. */
+	t = kstats_req_table_alloc(64, KSTATS_REQ_EXPIRE_MAX);
+	KUNIT_ASSERT_NOT_NULL(test, t);
+	KUNIT_ASSERT_EQ(test, 0,
+			kunit_add_action_or_reset(test, kt_req_free_action, t));
+	for (i = 0; i < 3; i++) {
+		w[i].cpu = i == 1 ? c1 : c0;
+		w[i].fn = i < 2 ? kt_req_starts : kt_req_takes;
+		w[i].arg = t;
+	}
+
+	kt_run_workers(test, w, 2);
+	KUNIT_EXPECT_EQ(test, kstats_req_pending_key(t, KT_REQ_KEY), 1U);
+	KUNIT_EXPECT_NE(test, kstats_req_take(t, KT_REQ_KEY, 1, by), 0ULL);
+	KUNIT_EXPECT_EQ(test, kstats_req_pending(t), 0U);
+
+	/* The same with a third worker ending it meanwhile. */
+	kt_run_workers(test, w, 3);
+	KUNIT_EXPECT_LE(test, kstats_req_pending_key(t, KT_REQ_KEY), 1U);
+	preempt_disable();
+	kstats_req_start(t, KT_REQ_KEY, 1, 1, by);
+	preempt_enable();
+	KUNIT_EXPECT_EQ(test, kstats_req_pending_key(t, KT_REQ_KEY), 1U);
+}
+
 /* Counts of calls in flight, and what happens during a grace period. */
 struct kt_reap {
 	long count[4];
@@ -2136,6 +2219,7 @@ static struct kunit_case kstats_test_cases[] = {
 	KUNIT_CASE(kt_task_idle_homes),
 	KUNIT_CASE(kt_req_pairs),
 	KUNIT_CASE(kt_req_expire),
+	KUNIT_CASE(kt_req_concurrent),
 	KUNIT_CASE(kt_outliers_store),
 	KUNIT_CASE(kt_keys_table),
 	KUNIT_CASE(kt_reset_concurrent),
