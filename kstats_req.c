@@ -12,10 +12,17 @@
  *
  * A key's home is a hash of it; its start is in one of the
  * KSTATS_REQ_PROBES slots from there on, so an end looks at those
- * only. A start that finds its key pending restarts it. Starts never
- * ended (a request that the driver dropped, a start whose end was filtered
- * out) are freed after the table's expiry, by kstats_req_expire() and by a
- * start that finds its slots full. Keys are only compared, never shown.
+ * only. A start that finds its key pending restarts it. One that misses
+ * it (busy on another CPU, or written by another start at the same time)
+ * writes a second copy, which would pair with a later end: so each start
+ * looks at the key's slots again once its own is written, and removes
+ * the other copies, the lowest one staying. It does not wait for a busy
+ * one either: its holder frees it, or writes it and looks again. Only a
+ * copy busy then for a sweep or for another key's check is missed: it
+ * stays till its end or its expiry. Starts never ended (a request that
+ * the driver dropped, a start whose end was filtered out) are freed after
+ * the table's expiry, by kstats_req_expire() and by a start that finds
+ * its slots full. Keys are only compared, never shown.
  * With a start goes the key of its histogram (by KEY: the task that
  * issued the request), read at the start and given back at the end.
  */
@@ -152,11 +159,57 @@ static __always_inline bool kstats_req_holds(struct kstats_req_slot *s, u64 key)
 	return false;
 }
 
+/*
+ * The start of @key just written at probe @k removes the other copies of
+ * @key, left by starts on other CPUs that missed this one as it missed
+ * them (each met the other's slot busy, or not yet written). The lowest
+ * copy stays, so that two of them never free each other's: this start
+ * frees the ones above its own, and moves into one below, then frees its
+ * own and looks again from there. True if it met another copy.
+ */
+static __always_inline bool kstats_req_dedup(struct kstats_req_table *t,
+					     u64 key, unsigned int k, u64 now,
+					     u32 epoch, const u64 by[2])
+{
+	struct kstats_req_slot *s;
+	bool met = false;
+	unsigned int i;
+
+again:
+	/* Of two starts at once, one at least sees the other's copy. */
+	smp_mb();
+	for (i = 0; i < KSTATS_REQ_PROBES; i++) {
+		s = kstats_req_slot(t, key, i);
+		if (i == k ||
+		    atomic_read(&s->state) != KSTATS_REQ_SLOT_PENDING ||
+		    READ_ONCE(s->key) != key ||
+		    !kstats_req_lock(s, KSTATS_REQ_SLOT_PENDING) ||
+		    !kstats_req_holds(s, key))
+			continue;
+		met = true;
+		if (i > k) {
+			kstats_req_unlock(s, KSTATS_REQ_SLOT_FREE);
+			continue;
+		}
+		kstats_req_fill(s, key, now, epoch, by);
+		kstats_req_unlock(s, KSTATS_REQ_SLOT_PENDING);
+		s = kstats_req_slot(t, key, k);
+		if (kstats_req_lock(s, KSTATS_REQ_SLOT_PENDING) &&
+		    kstats_req_holds(s, key))
+			kstats_req_unlock(s, KSTATS_REQ_SLOT_FREE);
+		/* All again, as for a new copy: each move is down, so few. */
+		k = i;
+		goto again;
+	}
+	return met;
+}
+
 notrace enum kstats_req_start kstats_req_start(struct kstats_req_table *t,
 					       u64 key, u64 now, u32 epoch,
 					       const u64 by[2])
 {
 	struct kstats_req_slot *s, *free = NULL;
+	enum kstats_req_start r;
 	unsigned int i;
 
 	/* The key may be pending past a slot freed since: look at all. */
@@ -168,9 +221,8 @@ notrace enum kstats_req_start kstats_req_start(struct kstats_req_table *t,
 			    !kstats_req_lock(s, KSTATS_REQ_SLOT_PENDING) ||
 			    !kstats_req_holds(s, key))
 				break;
-			kstats_req_fill(s, key, now, epoch, by);
-			kstats_req_unlock(s, KSTATS_REQ_SLOT_PENDING);
-			return KSTATS_REQ_RESTARTED;
+			r = KSTATS_REQ_RESTARTED;
+			goto fill;
 		case KSTATS_REQ_SLOT_FREE:
 			if (!free)
 				free = s;
@@ -180,9 +232,8 @@ notrace enum kstats_req_start kstats_req_start(struct kstats_req_table *t,
 	for (i = 0; free && i < KSTATS_REQ_PROBES; i++) {
 		s = kstats_req_slot(t, key, i);
 		if (kstats_req_lock(s, KSTATS_REQ_SLOT_FREE)) {
-			kstats_req_fill(s, key, now, epoch, by);
-			kstats_req_unlock(s, KSTATS_REQ_SLOT_PENDING);
-			return KSTATS_REQ_NEW;
+			r = KSTATS_REQ_NEW;
+			goto fill;
 		}
 	}
 	/* Full: an expired start gives up its slot. */
@@ -192,13 +243,20 @@ notrace enum kstats_req_start kstats_req_start(struct kstats_req_table *t,
 		    !kstats_req_lock(s, KSTATS_REQ_SLOT_PENDING))
 			continue;
 		if (kstats_req_old(t, s)) {
-			kstats_req_fill(s, key, now, epoch, by);
-			kstats_req_unlock(s, KSTATS_REQ_SLOT_PENDING);
-			return KSTATS_REQ_REPLACED;
+			r = KSTATS_REQ_REPLACED;
+			goto fill;
 		}
 		kstats_req_unlock(s, KSTATS_REQ_SLOT_PENDING);
 	}
 	return KSTATS_REQ_FULL;
+fill:
+	kstats_req_fill(s, key, now, epoch, by);
+	kstats_req_unlock(s, KSTATS_REQ_SLOT_PENDING);
+	/* A new start that met another's copy restarted it. */
+	if (kstats_req_dedup(t, key, i, now, epoch, by) &&
+	    r == KSTATS_REQ_NEW)
+		r = KSTATS_REQ_RESTARTED;
+	return r;
 }
 EXPORT_SYMBOL_IF_KUNIT(kstats_req_start);
 
