@@ -164,14 +164,15 @@ static __always_inline bool kstats_req_holds(struct kstats_req_slot *s, u64 key)
  * @key, left by starts on other CPUs that missed this one as it missed
  * them (each met the other's slot busy, or not yet written). The lowest
  * copy stays, so that two of them never free each other's: this start
- * frees the ones above its own, and moves into one below, then frees its
- * own and looks again from there. True if it met another copy.
+ * frees the ones above its own, and moves into one below (its own still
+ * pending, and freed then), and looks again from there. True if it met
+ * another copy.
  */
 static __always_inline bool kstats_req_dedup(struct kstats_req_table *t,
 					     u64 key, unsigned int k, u64 now,
 					     u32 epoch, const u64 by[2])
 {
-	struct kstats_req_slot *s;
+	struct kstats_req_slot *s, *own;
 	bool met = false;
 	unsigned int i;
 
@@ -191,12 +192,19 @@ again:
 			kstats_req_unlock(s, KSTATS_REQ_SLOT_FREE);
 			continue;
 		}
+		/*
+		 * Ours first: taken by an end meanwhile, it was this start's
+		 * pair, and the lower copy stays as it is.
+		 */
+		own = kstats_req_slot(t, key, k);
+		if (!kstats_req_lock(own, KSTATS_REQ_SLOT_PENDING) ||
+		    !kstats_req_holds(own, key)) {
+			kstats_req_unlock(s, KSTATS_REQ_SLOT_PENDING);
+			return met;
+		}
 		kstats_req_fill(s, key, now, epoch, by);
 		kstats_req_unlock(s, KSTATS_REQ_SLOT_PENDING);
-		s = kstats_req_slot(t, key, k);
-		if (kstats_req_lock(s, KSTATS_REQ_SLOT_PENDING) &&
-		    kstats_req_holds(s, key))
-			kstats_req_unlock(s, KSTATS_REQ_SLOT_FREE);
+		kstats_req_unlock(own, KSTATS_REQ_SLOT_FREE);
 		/* All again, as for a new copy: each move is down, so few. */
 		k = i;
 		goto again;
