@@ -41,7 +41,7 @@ is "$(helper work 3 0 perm)" OK "3 calls"
 is "$(stat -c %a "$KS/_outliers/perm_o" "$KS/_keys/perm_o" | sort -u)" 400 \
 	"_outliers and _keys files are 0400"
 check "root reads _outliers/perm_o" grep -q "^outlier 1 value " "$KS/_outliers/perm_o"
-check "root reads _keys/perm_o" grep -q "^pid " "$KS/_keys/perm_o"
+check "root reads _keys/perm_o" grep -q "^key [0-9]* min " "$KS/_keys/perm_o"
 before=$(cat "$KS/_control")
 mount -o remount,mode=755 /sys/kernel/debug
 chmod 666 "$KS/_control" "$KS/perm_t"
