@@ -114,7 +114,7 @@ helper new b1 4 >/dev/null
 is "$(field b1 memory)" $PER4 "a kernel entry of bits 4 takes $PER4 bytes"
 helper delete b1 >/dev/null
 # keys 1024, bits 4: 1025 histograms. Six of them would take some 6 x 32
-# MB of a 1 GiB guest; the budget takes two at most.
+# MB of a 1 GiB guest; the budget (about 60 MB there) takes one.
 avail0=$(mem MemAvailable)
 n=0
 log_mark
