@@ -23,9 +23,10 @@ name syscall origin control mechanism pair key task targets __tracepoint_sys_ent
 def test_list_fixture(capture):
     out = run('list', '--dir', capture).stdout.splitlines()
     head = out[0].split()
-    # Live captures list the exact extremes of entries with samples too.
+    # Live captures list the exact extremes of entries with samples too,
+    # and what each entry takes of max_memory.
     assert head in (['name', 'origin', 'bits', 'state', 'samples'],
-                    ['name', 'origin', 'bits', 'state', 'min', 'max', 'samples'])
+                    ['name', 'origin', 'bits', 'state', 'min', 'max', 'memory', 'samples'])
     rows = {l.split()[0]: l.split() for l in out[1:]}
     assert rows['lat_base'][:4] == ['lat_base', 'kernel', '4', 'running']
     assert rows['lat_base'][-1] == '5000'
@@ -33,10 +34,13 @@ def test_list_fixture(capture):
     assert len(rows) == 9
     d = json.loads(run('list', '--dir', capture, '--json').stdout)
     # A live capture's exact extremes: numbers, in the order of the values.
-    ext = {k: d[0].pop(k) for k in ('min', 'max') if k in d[0]}
+    ext = {k: d[0].pop(k) for k in ('min', 'max', 'memory') if k in d[0]}
     assert d[0] == {'name': 'cpu1_b3', 'origin': 'kernel', 'bits': 3, 'state': 'running',
                     'samples': 800}
     assert not ext or (type(ext['min']) is int and 0 <= ext['min'] <= ext['max']), ext
+    # Its counters on every possible CPU (2 in the guests): 496 slots of
+    # 16 bytes and 16 of extremes each at bits 3.
+    assert not ext or ext['memory'] == 2 * (496 * 16 + 16), ext
 
 
 def test_list_key_value_pairs(tmp_path):
