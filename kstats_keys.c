@@ -217,9 +217,7 @@ int kstats_parse_keys(struct kstats_cmd *cmd, const char *key,
 /* Bytes of a histogram: its slots and extremes on every possible CPU. */
 static size_t kstats_hist_bytes(const struct kstats *ks)
 {
-	return sizeof(*ks) + num_possible_cpus() *
-	       (ks->nr_slots * sizeof(struct kstats_slot) +
-		sizeof(struct kstats_extremes));
+	return sizeof(*ks) + kstats_bytes(ks->frac_bits);
 }
 
 static size_t kstats_keys_bytes(const struct kstats_keys *t)
