@@ -70,7 +70,7 @@ qemu_run() {
 	local cmd=("${GUEST_QEMU[@]}" -nodefaults -no-user-config
 		-accel "tcg,thread=single" -cpu max -m "$mem" -smp 1 -display none
 		-no-reboot -kernel "$(target_kernel "$target")" -initrd "$initrd"
-		-append "console=$GUEST_CONSOLE loglevel=7 panic=-1 mitigations=off"
+		-append "console=$GUEST_CONSOLE${GUEST_ARGS:+ $GUEST_ARGS} loglevel=7 panic=-1 mitigations=off"
 		"${GUEST_PORTS[@]}"
 		-monitor none
 		-plugin "$build/insn-count-plugin.so,out=$log/markers.txt")

@@ -47,7 +47,7 @@ fi
 # mitigations=off: page table isolation costs a lot under TCG.
 # The machine and its two output ports (targets.sh).
 guest_machine "$target" "$logdir/console.log" "$logdir/results.tap"
-append="console=$GUEST_CONSOLE loglevel=7 panic=-1 printk.devkmsg=on mitigations=off"
+append="console=$GUEST_CONSOLE${GUEST_ARGS:+ $GUEST_ARGS} loglevel=7 panic=-1 printk.devkmsg=on mitigations=off"
 append+=${KSTATS_APPEND:+ $KSTATS_APPEND}
 
 boot() {

@@ -72,7 +72,15 @@ fetch_pinned() {
 # The QEMU of target $1's guest and its two output ports, the kernel's
 # console into file $2 and what the guest init reports into file $3:
 # GUEST_QEMU (the command and its machine), GUEST_CONSOLE (the console's
-# device in the guest) and GUEST_PORTS. x86-64: two serial ports. arm64:
+# device in the guest), GUEST_ARGS (kernel arguments the machine needs)
+# and GUEST_PORTS. x86-64: two serial ports, and tsc=nowatchdog: under
+# TCG every vCPU's TSC is the host's, but a vCPU starved by a loaded host
+# stalls the clocksource watchdog's read-back past its 125 us limit, and
+# the kernel then marks the TSC unstable in the middle of a run (a deb612
+# guest in CI, 99 s after boot), which turns every entry's default clock
+# from tsc to mono and drops the samples of entries already on the TSC.
+# A kernel that finds its TSCs unsynchronized at boot (Debian 6.1 here)
+# still marks them so. arm64:
 # qemu-system-aarch64's virt machine, whose one serial port (ttyAMA0) is
 # the console, and a virtio serial port named kstats.results, which
 # guest-init.sh finds by that name, on the machine's PCIe: Debian's arm64
@@ -85,10 +93,12 @@ guest_machine() {
 	if [ "$(target_arch "$1")" = x86_64 ]; then
 		GUEST_QEMU=(qemu-system-x86_64)
 		GUEST_CONSOLE=ttyS0
+		GUEST_ARGS=tsc=nowatchdog
 		GUEST_PORTS=(-serial "file:$2" -serial "file:$3")
 	else
 		GUEST_QEMU=(qemu-system-aarch64 -M virt)
 		GUEST_CONSOLE=ttyAMA0
+		GUEST_ARGS=
 		# shellcheck disable=SC2054 # QEMU's options have commas
 		GUEST_PORTS=(-serial "file:$2" -device virtio-serial-pci
 			-chardev "file,id=results,path=$3"
