@@ -144,6 +144,17 @@ else
 	fail "all shellcheck ($log)"
 	show "$log"
 fi
+# The guest scripts, in busybox's sh (dash's dialect, close to it), at
+# warnings and errors; each sources the guest's /tests/lib.sh, checked
+# with them.
+log=$build/shellcheck-guest.log
+if (cd "$src/tests/guest" && shellcheck -s dash -S warning -e SC1091 ./*.sh) \
+	>"$log" 2>&1; then
+	pass "all shellcheck of the guest scripts"
+else
+	fail "all shellcheck of the guest scripts ($log)"
+	show "$log"
+fi
 
 # The tool's Python and its tests (config: tool/pyproject.toml).
 log=$build/ruff.log

@@ -9,7 +9,6 @@ FN=kstats_helper_work
 TS=__tracepoint_kstats_helper_start
 TE=__tracepoint_kstats_helper_end
 MS=kstats_helper_mark_start
-ME=kstats_helper_mark_end
 
 # cal MECH KEY: KEY of the calibration line of MECH
 cal() {

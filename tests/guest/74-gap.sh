@@ -115,7 +115,7 @@ for cpu in 0 1; do
 		echo 'work 200 0' > $HELPER; done" &
 done
 bad=0
-for round in 1 2 3 4; do
+for _ in 1 2 3 4; do
 	for x in $FN $TS $FN+$o; do
 		r1=$(ctl trace gr gap $x)
 		i=0

@@ -81,7 +81,7 @@ sleep "$SECS"
 # entry of its own), then kstats itself; up to three tries each.
 rmmod_torture() {
 	tries=""
-	for i in 1 2 3; do
+	for _ in 1 2 3; do
 		out=$(rmmod "$1" 2>&1) && { tries="$tries OK"; break; }
 		out=$(echo "$out" | sed 's/.*: //')
 		tries="$tries '$out'"

@@ -58,7 +58,7 @@ done
 rm -f /tmp/hp-stop
 taskset -c 1 sh -c "i=0; while [ ! -e /tmp/hp-stop ]; do
 	echo 'work 10 0 hp' > $HELPER; i=\$((i + 1)); done; echo \$i > /tmp/hp-n" &
-for i in 1 2 3 4 5 6; do
+for _ in 1 2 3 4 5 6; do
 	sleep 1
 	echo 0 > "$ONLINE"
 	sleep 1

@@ -32,7 +32,7 @@ if [ "$TARGET" != deb61 ]; then
 	is "$(log_new | grep -c "refused: no BTF for kstats_helper_fn5")" 1 "no BTF: reason logged"
 fi
 umount $BTF
-is "$(ls $BTF | grep -c vmlinux)" 1 "/sys/kernel/btf visible again"
+is "$(nglob "$BTF/vmlinux")" 1 "/sys/kernel/btf visible again"
 
 if [ "$TARGET" != deb61 ]; then
 	# Hidden in the writer's mount namespace only: read from init's.

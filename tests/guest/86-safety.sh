@@ -77,7 +77,7 @@ done
 is "$(ctl "trace exits gap do_exit")" OK "gap do_exit is accepted"
 is "$(ctl "trace ex start do_exit end __tracepoint_sched_process_free")" OK \
 	"a pair starting at do_exit is accepted"
-for i in 1 2 3 4 5 6 7 8 9 10; do sh -c "exit 0"; done
+for _ in 1 2 3 4 5 6 7 8 9 10; do sh -c "exit 0"; done
 check "gap do_exit counted exits" test "$(samples exits)" -ge $((10 - $(nproc)))
 is "$(ctl remove exits)" OK "remove the gap"
 is "$(ctl remove ex)" OK "remove the pair"

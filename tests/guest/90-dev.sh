@@ -79,14 +79,19 @@ is "$(field dv state)" stopped "dv stopped through it"
 chmod 0600 $DEV
 is "$(as_user "cat $DEV" 2>&1 | sed 's/.*: //')" "$EACCES" "at mode 0600 the user cannot open it"
 
-exec 5<$DEV
-is "$(rmmod kstats 2>/dev/null && echo unloaded)" "" "rmmod kstats fails while $DEV is open"
-exec 5<&-
 is "$(dev "remove dv_t")" OK "remove through $DEV"
 is "$(dev "remove dv_k")" OK "remove the other"
 helper delete dv >/dev/null
 is "$(cat $DEV)" "" "$DEV: nothing listed"
 check "rmmod kstats_helper" rmmod kstats_helper
+# An open $DEV is then kstats' one user, and alone keeps it loaded.
+users() { awk '$1 == "kstats" { print $3 }' /proc/modules; }
+is "$(users)" 0 "kstats has no user left"
+exec 5<$DEV
+is "$(users)" 1 "an open $DEV holds kstats"
+is "$(rmmod kstats 2>/dev/null && echo unloaded)" "" "rmmod kstats fails while $DEV is open"
+exec 5<&-
+is "$(users)" 0 "closed, it holds it no more"
 check "rmmod kstats" rmmod kstats
 is "$(ls $DEV 2>&1 | sed 's/.*: //')" "$ENOENT" "$DEV goes with kstats"
 load_modules

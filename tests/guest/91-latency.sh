@@ -18,7 +18,7 @@ else
 	mkdir -p $CG
 fi
 # left: entries and cgroups of kstats latency still there
-left() { echo "$(grep -c '^name kl' "$KS/_control") $(ls $CG | grep -c '^kstats-latency-')"; }
+left() { echo "$(grep -c '^name kl' "$KS/_control") $(nglob "$CG/kstats-latency-*")"; }
 # armed: the entry of kstats latency -p has seen a hit, which its filter
 # left out (the other process calls FN all along): its probes fire. An
 # entry is listed before its probes are armed.
@@ -80,7 +80,7 @@ is "$? $(counts /tmp/out)" "0 2 4 " "a glob: kstats_helper_ivalue 2 calls, kstat
 is "$(grep -c '^kstats_helper_i\{0,1\}value ' /tmp/out)" 2 "both functions named"
 # The filter itself, by path and by id, and a group that does not exist.
 mkdir $CG/kst91
-is "$(ctl trace $FN cgroup /kst91 as cg_p) $(ctl trace $FN cgroup $(stat -c %i $CG/kst91) as cg_i)" \
+is "$(ctl trace $FN cgroup /kst91 as cg_p) $(ctl trace $FN cgroup "$(stat -c %i $CG/kst91)" as cg_i)" \
 	"OK OK" "cgroup PATH and cgroup ID"
 is "$(field cg_p cgroup)" "$(stat -c %i $CG/kst91)" "listed by its id"
 sh -c "echo \$\$ > $CG/kst91/cgroup.procs; echo 'work 5 0' > $HELPER"

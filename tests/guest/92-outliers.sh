@@ -118,7 +118,7 @@ log_mark
 is "$(ctl trace $W outliers 0 as bad)" "$EINVAL" "outliers 0: EINVAL"
 is "$(ctl trace $W outliers 257 as bad)" "$EINVAL" "outliers 257: EINVAL"
 is "$(log_new | grep -c 'refused: outliers must be 1 to 256')" 2 "reason logged"
-is "$(ls "$O" | grep -c '^bad$')" 0 "no file for a refused trace"
+is "$(nglob "$O/bad")" 0 "no file for a refused trace"
 
 for e in ko kt kok kor; do
 	ctl remove $e > /dev/null

@@ -19,7 +19,7 @@ EINVAL="Invalid argument"
 ENOTSUP="Operation not supported"
 # The helper module has BTF on every target but deb61: there the key's
 # type must be given.
-T= T32=
+T='' T32=''
 if [ ! -e /sys/kernel/btf/kstats_helper ]; then
 	log_mark
 	is "$(ctl trace rq start $RS end $RE key arg1)" "$EINVAL" "no BTF, no type: EINVAL"

@@ -29,14 +29,17 @@ N=20000
 counts() { tr -d , <$CT | awk '{ print $4 - $2, $6 }'; }
 # over K: the change of counts() while CPU 1 runs FN K times.
 over() {
+	# shellcheck disable=SC2046 # the two counts, as two words
 	set -- "$1" $(counts)
 	helper_on 1 "work $1 0"
+	# shellcheck disable=SC2046
 	set -- $(counts) "$2" "$3"
 	echo $(($1 - $3)) $(($2 - $4))
 }
 # skew WHAT: returns minus calls per N calls of FN, less those of the
 # command around them (a run of 0 calls), and the RSB refills likewise.
 skew() {
+	# shellcheck disable=SC2046 # two counts each
 	set -- $(over 0) $(over $N)
 	echo "# $1: returns-calls $(($3 - $1)), stuffs $(($4 - $2)) over $N calls" >&2
 	echo $(($3 - $1))

@@ -57,6 +57,40 @@ hold_is() {
 	[ "$HV" = "$1" ]
 }
 
+# drain_pass: waits (builtins only, 120 s at most) until the trace shows
+# a drain pass that began after the marker "kstats96-held" (the call was
+# counted out before it) and ended (DRAIN=ends), or a pass that has not
+# ended and whose worker sleeps in an uninterruptible wait, its state D
+# (DRAIN=waits): a pass sleeps only in its grace period, which it waits
+# for only once it has read a count of 0.
+drain_pass() {
+	_n=0
+	DRAIN=
+	while [ $_n -lt 1200 ]; do
+		_w='' _held='' _after='' _ended=''
+		while read -r _l; do
+			case $_l in
+			*tracing_mark_write:\ kstats96-held*) _held=1 ;;
+			*workqueue_execute_start:*)
+				_w=${_l%%[ 	]*} _w=${_w##*-} _after=$_held _ended='' ;;
+			*workqueue_execute_end:*) _ended=1 ;;
+			esac
+		done <$TR/trace
+		if [ -n "$_w" ] && [ -n "$_after" ] && [ -n "$_ended" ]; then
+			DRAIN=ends
+			return 0
+		fi
+		if [ -n "$_w" ] && [ -z "$_ended" ] &&
+			read -r _ _ _st _ <"/proc/$_w/stat" && [ "$_st" = D ]; then
+			DRAIN=waits
+			return 0
+		fi
+		wait_cs 10
+		_n=$((_n + 1))
+	done
+	return 1
+}
+
 # This shell and what it starts on CPU 0 (the drain work is queued
 # there); the sleeper on CPU 1, where it is held.
 taskset -p 1 $$ >/dev/null
@@ -78,16 +112,33 @@ for m in kstats_tramp kstats kstats_tramp_hold; do
 	check "$m's init text is freed" init_freed $m
 done
 r0=$(trefs)
+# The drain's passes: kstats_tramp's delayed work, seen by the
+# workqueue's events in tracefs.
+TR=/sys/kernel/debug/tracing
+DW=$(addr kstats_tramp_drain_work)
+check "kstats_tramp_drain_work is in kallsyms" [ -n "$DW" ]
+for e in workqueue_execute_start workqueue_execute_end; do
+	echo "function == $DW" >$TR/events/workqueue/$e/filter
+	echo 1 >$TR/events/workqueue/$e/enable
+done
+echo 1 >$TR/tracing_on
+: >$TR/trace
 echo 1 >$HOLD
 exec 5>$FIFO
 exec 5>&-
 check "the woken sleeper is held after its call was counted out" hold_is 2
-# Five drain periods: long enough for a drain that does not wait.
-wait_cs 50
+# The drain's next pass reads the count 0: it must then wait for an
+# RCU-tasks grace period, which cannot end while the task is held, before
+# it drops the slot's reference. A drain that does not wait ends its pass.
+echo kstats96-held >$TR/trace_marker
+check "a drain pass after the count-out has ended or waits" drain_pass
 read_state
-is "$HV:$RV" "2:$r0" \
+is "$HV:$RV:$DRAIN" "2:$r0:waits" \
 	"while it is held there, the trampoline keeps its reference on kstats_tramp"
 echo 0 >$HOLD
+for e in workqueue_execute_start workqueue_execute_end; do
+	echo 0 >$TR/events/workqueue/$e/enable
+done
 wait $spid
 is "$?" 0 "the sleeper returned through the trampoline"
 check "then the reference goes ($r0 - 1)" trefs_reach $((r0 - 1))

@@ -71,6 +71,7 @@ log_mark
 echo 1 >$S
 (
 	echo "trace tk start $TS end $TE key task" >"$KS/_control" 2>$OUT.err
+	# shellcheck disable=SC2320 # the status of that write
 	echo $? >$OUT.rc
 ) &
 wpid=$!

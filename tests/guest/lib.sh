@@ -1,6 +1,7 @@
 # SPDX-License-Identifier: GPL-2.0
 # Shared helpers for the in-guest tests (busybox sh). Each test prints
 # "ok - DESC" or "not ok - DESC" lines; "# ..." lines are diagnostics.
+# shellcheck disable=SC2034 # the variables set here are the scripts'
 
 KS=/sys/kernel/debug/kstats
 HELPER=/sys/kernel/debug/kstats_helper/cmd
@@ -83,6 +84,12 @@ skip() {
 # skip_part WHY: a part of this script does not apply; the script goes on.
 skip_part() { echo "ok - ${0##*/} # SKIP $*"; }
 not_ok() { echo "not ok - $*"; }
+
+# nglob PATTERN: how many files PATTERN names (0 if none).
+nglob() {
+	set -- $1
+	if [ -e "$1" ]; then echo $#; else echo 0; fi
+}
 
 # check DESC CMD...: passes when CMD succeeds.
 check() {
