@@ -1691,17 +1691,29 @@ static void kt_task_idle_homes(struct kunit *test)
 {
 	struct kstats_task_table *t = kstats_task_table_alloc(1 << 16);
 	struct task_struct *idle;
-	unsigned int i, home0, same = 0;
+	unsigned int i, j, home0, same = 0, shared = 0, zero = 0;
 
 	KUNIT_ASSERT_NOT_NULL(test, t);
 	idle = kunit_kcalloc(test, 8, sizeof(*idle), GFP_KERNEL);
 	if (!idle)
 		kstats_task_table_free(t);
 	KUNIT_ASSERT_NOT_NULL(test, idle);
+	/*
+	 * Eight pid-0 tasks hashed by address into 65,536 homes: two share
+	 * one with a chance of 28 in 65,536, three or more far less; a home
+	 * by pid alone would put all nine (with init_task) on home 0.
+	 */
 	home0 = kstats_task_home(t, &init_task);
-	for (i = 0; i < 8; i++)
+	for (i = 0; i < 8; i++) {
 		same += kstats_task_home(t, &idle[i]) == home0;
-	KUNIT_EXPECT_LT(test, same, 8U);
+		zero += kstats_task_home(t, &idle[i]) == 0;
+		for (j = 0; j < i; j++)
+			shared += kstats_task_home(t, &idle[i]) ==
+				  kstats_task_home(t, &idle[j]);
+	}
+	KUNIT_EXPECT_LE(test, same, 1U);
+	KUNIT_EXPECT_LE(test, zero, 1U);
+	KUNIT_EXPECT_LE(test, shared, 1U);
 	KUNIT_EXPECT_EQ(test, kstats_task_home(t, current),
 			(unsigned int)current->pid & ((1U << 16) - 1));
 	kstats_task_table_free(t);

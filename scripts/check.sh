@@ -22,9 +22,11 @@
 #
 # Environment:
 #   KSTATS_TARGETS        targets to test (default: deb61 deb612 deb618 deb7x
-#                         arm612 arm7x debug); the arm64 ones run the guest
-#                         scripts of KSTATS_ARM_SUITES (targets.sh) only,
-#                         and have no sparse pass, capture, dkms or install
+#                         arm612 arm7x debug); those of
+#                         KSTATS_SUBSET_TARGETS (deb618 and the arm64 ones)
+#                         run the guest scripts of KSTATS_ARM_SUITES
+#                         (targets.sh) only; the arm64 ones have no sparse
+#                         pass, capture, dkms or install
 #   KSTATS_GUEST_TIMEOUT  seconds a guest may run (default 3600)
 #   KSTATS_JOBS           guests booted at once (default 2)
 #   KSTATS_BUILD          artifact directory (default: build/ in the repo)
@@ -65,9 +67,29 @@ skip() {
 	skipped=$((skipped + 1))
 }
 
-finish() {
-	local f
+# phase NAME: the time since the last phase began goes to that phase;
+# NAME begins now. finish prints them, and each guest's time.
+phases=()
+phase_name=setup
+phase_t=$SECONDS
+phase() {
+	phases+=("$phase_name $((SECONDS - phase_t))")
+	phase_name=$1
+	phase_t=$SECONDS
+}
 
+finish() {
+	local f p
+
+	phase end
+	for p in "${phases[@]}"; do
+		echo "check: time: phase ${p% *}: ${p##* } s"
+	done
+	for f in "$build"/*/log/boot-seconds; do
+		[ -e "$f" ] || continue
+		p=${f%/log/boot-seconds}
+		echo "check: time: guest ${p##*/}: $(cat "$f") s"
+	done
 	echo "check: done in $((SECONDS - t0)) s; logs in $build/"
 	# Again at the end: a CI log is often read from its tail.
 	for f in "${failures[@]}"; do
@@ -230,11 +252,12 @@ selected() {
 }
 
 # target_tests TARGET: the KSTATS_TESTS of TARGET's initramfs: the
-# arm64 targets run the scripts of KSTATS_ARM_SUITES that KSTATS_TESTS
-# selects (a word that matches none if it selects none of them).
+# targets of KSTATS_SUBSET_TARGETS run the scripts of KSTATS_ARM_SUITES
+# that KSTATS_TESTS selects (a word that matches none if it selects none
+# of them).
 target_tests() {
 	local f sel=
-	if [ "$(target_arch "$1")" = x86_64 ]; then
+	if ! subset_target "$1"; then
 		echo "${KSTATS_TESTS:-}"
 		return
 	fi
@@ -254,6 +277,7 @@ arm_selected() {
 	return 1
 }
 
+phase "builds and guests"
 guests=()
 for t in $(grep -x debug <<<"$targets") $(grep -vx debug <<<"$targets"); do
 	out=$build/$t
@@ -367,11 +391,15 @@ tap_lines() {
 		}'
 }
 
-# skip_allowed SCRIPT BOOT: tests/guest/skips.conf lets SCRIPT skip in BOOT.
+# skip_allowed SCRIPT BOOT WHY: tests/guest/skips.conf lets SCRIPT skip
+# in BOOT for reason WHY (the text after "# SKIP ").
 skip_allowed() {
-	local script boots b
-	while read -r script boots; do
-		[ "$script" = "$1" ] || continue
+	local line script boots b why
+	while IFS= read -r line; do
+		[[ $line == *" : "* ]] || continue
+		why=${line#* : }
+		read -r script boots <<<"${line%% : *}"
+		if [ "$script" != "$1" ] || [ "$why" != "$3" ]; then continue; fi
 		for b in $boots; do
 			# shellcheck disable=SC2053
 			[[ $2 == $b ]] && return 0
@@ -389,13 +417,13 @@ min_results() {
 }
 
 # The guest scripts that a full boot of TARGET ($1) runs: all of
-# tests/guest (KSTATS_TESTS narrows them; KSTATS_ARM_SUITES on arm64), on
-# the main boot of each target.
+# tests/guest (KSTATS_TESTS narrows them; KSTATS_ARM_SUITES on the subset
+# targets), on the main boot of each target.
 expected_scripts() {
 	local f
 	for f in "$src"/tests/guest/[0-9]*.sh; do
 		selected "${f##*/}" || continue
-		[ "$(target_arch "$1")" = x86_64 ] || arm_selected "${f##*/}" || continue
+		subset_target "$1" && ! arm_selected "${f##*/}" && continue
 		echo "${f##*/}"
 	done
 }
@@ -418,10 +446,10 @@ for t in $targets "${debug_boots[@]}" "${bpf_boots[@]}"; do
 			fail "$t $what ($log/results.tap)"
 		elif [[ $what != *" # SKIP "* ]]; then
 			pass "$t $what"
-		elif skip_allowed "${what%%:*}" "$t"; then
+		elif skip_allowed "${what%%:*}" "$t" "${what#* # SKIP }"; then
 			skip "$t $what"
 		else
-			fail "$t $what (a skip where it must run: tests/guest/skips.conf)"
+			fail "$t $what (a skip, or a reason, that tests/guest/skips.conf does not give for $t)"
 		fi
 	done < <(tap_lines "$log/results.tap")
 
@@ -466,6 +494,15 @@ for t in $targets "${debug_boots[@]}" "${bpf_boots[@]}"; do
 		else
 			fail "$t kunit (no KTAP output; $out/kunit.txt)"
 		fi
+		# Every case that kstats_test.c lists ran, each once.
+		want=$(grep -oE 'KUNIT_CASE(_[A-Z]+)*\([a-z_0-9]+' "$src/kstats_test.c" |
+			sed 's/.*(//' | sort)
+		got=$(sed -nE 's/^(not )?ok - [a-z_0-9]+\.([a-z_0-9]+).*/\2/p' "$out/kunit.tap" | sort)
+		if [ -n "$want" ] && [ "$want" = "$got" ]; then
+			pass "$t kunit: each of the $(wc -l <<<"$want") cases of kstats_test.c ran once"
+		else
+			fail "$t kunit: cases of kstats_test.c not run once: $(diff <(echo "$want") <(echo "$got") | sed -n 's/^[<>] //p' | tr '\n' ' ')"
+		fi
 	fi
 
 	# A full run: each script, and KUnit, printed at least its number of
@@ -492,6 +529,7 @@ for t in $targets "${debug_boots[@]}" "${bpf_boots[@]}"; do
 	fi
 done
 
+phase "bench smoke"
 # The bench (scripts/bench.sh) with tiny sizes on the stock targets, as a
 # smoke test: it must boot, count, and print its tables. Its figures are
 # not checked (no timing is ever a test). KSTATS_BENCH=0 skips it.
@@ -517,6 +555,7 @@ fi
 # KSTATS_HOST=0: the guests only (to iterate faster; not for CI).
 [ "${KSTATS_HOST:-1}" = 0 ] && finish
 
+phase "host capture"
 # The host side: the kstats command (tool/kstats) on a capture that a
 # guest records now and on the fixtures of tests/fixtures, one check per
 # pytest test; then "dkms build" for the stock kernels.
@@ -544,10 +583,21 @@ done
 # nothing but the standard library.
 py=/usr/bin/python3
 [ -x "$py" ] || py=python3
+phase "host pytest"
 echo "check: host: pytest tests/host"
 PYTHONDONTWRITEBYTECODE=1 KSTATS_LIVE_CAPTURE=$capture \
 	"$py" -m pytest -p no:cacheprovider -q -rfE --junitxml="$hostdir/pytest.xml" \
 	"$KSTATS_REPO/tests/host" >"$hostdir/pytest.log" 2>&1 || true
+# The floor: every test that pytest collects has a result.
+collected=$(cd "$KSTATS_REPO" && PYTHONDONTWRITEBYTECODE=1 KSTATS_LIVE_CAPTURE=$capture \
+	"$py" -m pytest -p no:cacheprovider -q --collect-only tests/host 2>/dev/null |
+	sed -n 's/^\([0-9]*\) tests\{0,1\} collected.*/\1/p')
+results=$(grep -o '<testcase ' "$hostdir/pytest.xml" 2>/dev/null | wc -l)
+if [ -n "$collected" ] && [ "$collected" -gt 0 ] && [ "$results" -ge "$collected" ]; then
+	pass "host pytest: each of the $collected tests collected has a result"
+else
+	fail "host pytest: ${collected:-no} tests collected, $results results"
+fi
 if [ ! -s "$hostdir/pytest.xml" ]; then
 	fail "host pytest (no results; $hostdir/pytest.log)"
 	show "$hostdir/pytest.log"
@@ -580,6 +630,7 @@ PYEOF
 	)
 fi
 
+phase "host dkms, install"
 # DKMS as a user runs it: the sources registered under
 # /usr/src/kstats-VERSION, with a version of this run's own (nothing that
 # is installed is touched, and concurrent runs do not meet), "dkms build"
@@ -677,6 +728,7 @@ for t in $stock; do
 	fi
 done
 
+phase "host demo"
 # "make demo" as README gives it (deb61), with its own build: what a new
 # user runs first must not break unseen.
 if grep -qx deb61 <<<"$targets"; then

@@ -30,8 +30,11 @@ mkdir -p "$logdir"
 arch=$(target_arch "$target")
 
 # KVM only with hardware virtualisation: /dev/kvm may exist without it
-# (a software backend far slower than TCG); never for an arm64 guest.
-if [ "$arch" = x86_64 ] && grep -qwE 'vmx|svm' /proc/cpuinfo && [ -w /dev/kvm ]; then
+# (a software backend far slower than TCG); never for an arm64 guest, nor
+# for a boot that asks for a CPU model (KSTATS_GUEST_CPU: KVM gives the
+# host's CPU, and the call depth boot needs an Intel Skylake's).
+if [ "$arch" = x86_64 ] && [ -z "${KSTATS_GUEST_CPU:-}" ] &&
+	grep -qwE 'vmx|svm' /proc/cpuinfo && [ -w /dev/kvm ]; then
 	accel=(-accel kvm -cpu host)
 else
 	# One host thread runs both vCPUs in turn: QEMU 7.2's multi-threaded

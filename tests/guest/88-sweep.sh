@@ -111,8 +111,8 @@ put() {
 }
 
 # Every form is first tried on a function that every kernel lets each
-# form trace: vfs_read(), and for a value of its first argument (vfs_read's
-# is a pointer) an integer's, close_fd()'s or ksys_read()'s. A form must
+# form trace: vfs_read(), and for a value or key of its first argument
+# (vfs_read's is a pointer) an integer's, close_fd()'s or ksys_read()'s. A form must
 # be taken there where lib.sh's MECH_TABLE says this kernel serves it, and
 # refused with EOPNOTSUPP where it says not (the fprobe and direct forms,
 # then left out of the sweep).
@@ -125,7 +125,7 @@ check "a function of an integer first argument (close_fd, ksys_read) is in kalls
 FORMS=""
 for form in $FORMS_ALL; do
 	f=vfs_read
-	[ "$form" = arg1 ] && f=${CTRL_ARG1:-close_fd}
+	case $form in arg1 | by-arg) f=${CTRL_ARG1:-close_fd} ;; esac
 	want=OK
 	case $form in
 	fprobe | direct) kernel_has "$form" || want="Operation not supported" ;;

@@ -60,9 +60,10 @@ hold_is() {
 # drain_pass: waits (builtins only, 120 s at most) until the trace shows
 # a drain pass that began after the marker "kstats96-held" (the call was
 # counted out before it) and ended (DRAIN=ends), or a pass that has not
-# ended and whose worker sleeps in an uninterruptible wait, its state D
-# (DRAIN=waits): a pass sleeps only in its grace period, which it waits
-# for only once it has read a count of 0.
+# ended and whose worker sleeps, its state D, or I (an RCU-tasks grace
+# period is waited for in TASK_IDLE since 6.x) (DRAIN=waits): a pass
+# sleeps only in its grace period, which it waits for only once it has
+# read a count of 0. On a failure the events and the state are printed.
 drain_pass() {
 	_n=0
 	DRAIN=
@@ -80,14 +81,21 @@ drain_pass() {
 			DRAIN=ends
 			return 0
 		fi
-		if [ -n "$_w" ] && [ -z "$_ended" ] &&
-			read -r _ _ _st _ <"/proc/$_w/stat" && [ "$_st" = D ]; then
+		_st=
+		[ -n "$_w" ] && [ -z "$_ended" ] && read -r _ _ _st _ <"/proc/$_w/stat"
+		case $_st in
+		D | I)
 			DRAIN=waits
 			return 0
-		fi
+			;;
+		esac
 		wait_cs 10
 		_n=$((_n + 1))
 	done
+	while read -r _l; do
+		case $_l in *workqueue_execute*|*kstats96*) echo "# event: $_l" ;; esac
+	done <$TR/trace
+	echo "# worker ${_w:-none}: state ${_st:-unread}"
 	return 1
 }
 
