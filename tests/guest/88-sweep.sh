@@ -114,8 +114,8 @@ put() {
 # form trace: vfs_read(), and for a value or key of its first argument
 # (vfs_read's is a pointer) an integer's, close_fd()'s or ksys_read()'s. A form must
 # be taken there where lib.sh's MECH_TABLE says this kernel serves it, and
-# refused with EOPNOTSUPP where it says not (the fprobe and direct forms,
-# then left out of the sweep).
+# refused with EOPNOTSUPP where it says not (the fprobe and direct forms;
+# the cgroup filter without cgroups), then left out of the sweep.
 CTRL_ARG1=
 for f in close_fd ksys_read; do
 	grep -q " $f\$" /proc/kallsyms && CTRL_ARG1=$f && break
@@ -129,6 +129,8 @@ for form in $FORMS_ALL; do
 	want=OK
 	case $form in
 	fprobe | direct) kernel_has "$form" || want="Operation not supported" ;;
+	# Without cgroups (the debug kernel) the cgroup filter is EOPNOTSUPP.
+	cgroup) grep -q cgroup2 /proc/filesystems || want="Operation not supported" ;;
 	esac
 	cmd "$form" "$f" sweep_probe
 	put "$C"

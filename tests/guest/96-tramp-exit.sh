@@ -57,7 +57,8 @@ hold_is() {
 	[ "$HV" = "$1" ]
 }
 
-# drain_pass: waits (builtins only, 120 s at most) until the trace shows
+# drain_pass: waits (builtins only, 20 s at most: the held CPU would
+# then be reported as an RCU stall) until the trace shows
 # a drain pass that began after the marker "kstats96-held" (the call was
 # counted out before it) and ended (DRAIN=ends), or a pass that has not
 # ended and whose worker sleeps, its state D, or I (an RCU-tasks grace
@@ -67,7 +68,7 @@ hold_is() {
 drain_pass() {
 	_n=0
 	DRAIN=
-	while [ $_n -lt 1200 ]; do
+	while [ $_n -lt 200 ]; do
 		_w='' _held='' _after='' _ended=''
 		while read -r _l; do
 			case $_l in
