@@ -16,6 +16,12 @@
 # targets cross-build (ARCH=arm64 CROSS_COMPILE=aarch64-linux-gnu-, which
 # their headers' .kernelvariables set anyway) with the amd64 linux-kbuild's
 # tools; their sparse pass runs in the sid chroot with its aarch64 gcc-14.
+# A step that passed is cached in KSTATS_CACHE/builds under a hash of
+# everything its result depends on (the sources, the kernel's .config and
+# Module.symvers, the compilers and sparse, this script): the same inputs
+# give the same objects and the same diagnostics, so a hit restores the
+# modules (build) or the pass (sparse) without compiling. A failure is
+# never cached; KSTATS_BUILD_CACHE=0 turns the cache off.
 #
 # Usage: build-modules.sh TARGET OUTDIR [build|sparse|all]
 set -euo pipefail
@@ -88,6 +94,50 @@ update_sources() {
 	rm -rf "$stage"
 }
 
+# cache_key STEP ROOT: the hash of what STEP's result depends on, with
+# the sources copied into $outdir/STEP; ROOT is the chroot it runs in.
+cache_key() {
+	local step=$1 root=$2 tree=$ktree
+	# The debug kernel's sparse pass sets ktree to kdir itself.
+	[ -e "$tree$kdir/.config" ] || tree=
+	{
+		echo "$step $target $kdir $ktree $root ${cross[*]:-} ${force[*]:-}"
+		sha256sum "$0" "$tree$kdir/.config" "$tree$kdir/Module.symvers" | cut -d' ' -f1
+		(cd "$outdir/$step" && find . -type f ! -name '*.o' -print0 | sort -z |
+			xargs -0 sha256sum)
+		if [ -n "$root" ]; then
+			ls -id "$root"
+		else
+			gcc --version | head -n 1
+			sparse --version 2>/dev/null || true
+		fi
+	} | sha256sum | cut -c1-32
+}
+
+# cache_get STEP KEY: restore STEP's passed result of KEY; fails on a miss.
+cache_get() {
+	local c=$KSTATS_CACHE/builds/$2
+	[ "${KSTATS_BUILD_CACHE:-1}" != 0 ] && [ -e "$c/.passed" ] || return 1
+	cp "$c/$1.log" "$outdir/$1.log"
+	if [ "$1" = build ]; then
+		rm -rf "$outdir/modules"
+		cp -r "$c/modules" "$outdir/modules"
+		(cd "$outdir/modules" && for ko in *.ko; do echo "$target: built $ko (cached)"; done)
+	fi
+	echo "${0##*/}: $target: $1 passed with these inputs before (cache $c)" >&2
+}
+
+# cache_put STEP KEY: keep STEP's passed result under KEY.
+cache_put() {
+	local c=$KSTATS_CACHE/builds/$2
+	[ "${KSTATS_BUILD_CACHE:-1}" != 0 ] || return 0
+	rm -rf "$c"
+	mkdir -p "$c"
+	cp "$outdir/$1.log" "$c/"
+	[ "$1" != build ] || cp -r "$outdir/modules" "$c/modules"
+	touch "$c/.passed"
+}
+
 # Show the lines of log $1 matching $2; fail if there are any.
 no_lines() {
 	local log=$1 re=$2
@@ -115,8 +165,12 @@ step_build() {
 	else
 		copy_sources "$dir"
 	fi
-	local which=KSTATS_TEST_MODULES=1
+	local which=KSTATS_TEST_MODULES=1 key=
 	[ -z "${KSTATS_DEMO_ONLY:-}" ] || which=KSTATS_DEMO_ONLY=1
+	if [ -z "${KSTATS_DEMO_ONLY:-}" ]; then
+		key=$(cache_key build "$root")
+		cache_get build "$key" && return 0
+	fi
 	if ! kmake "$root" M="$dir" -j"$(nproc)" W=1 "$which" modules >"$log" 2>&1; then
 		echo "${0##*/}: $target: make failed; tail of $log:" >&2
 		tail -n 30 "$log" >&2
@@ -134,6 +188,7 @@ step_build() {
 		sign "$outdir/modules/$name" || ok=1
 		echo "$target: built ${ko#"$dir"/}"
 	done < <(find "$dir" -name '*.ko' | sort)
+	[ $ok != 0 ] || [ -z "$key" ] || cache_put build "$key"
 	return $ok
 }
 
@@ -158,6 +213,9 @@ step_sparse() {
 		ktree=$kdir
 		force=(CC=gcc-14 KBUILD_CHECKSRC=2)
 	fi
+	local key
+	key=$(cache_key sparse "$root")
+	cache_get sparse "$key" && return 0
 	if ! kmake "$root" M="$dir" -j"$(nproc)" C=2 CHECK=sparse "${force[@]}" \
 		KSTATS_TEST_MODULES=1 modules >"$log" 2>&1; then
 		echo "${0##*/}: $target: sparse build failed; tail of $log:" >&2
@@ -188,6 +246,7 @@ step_sparse() {
 		[ "${f:0:1}" != / ] && [ -f "$dir/$f" ] && echo "$line"
 	done < <(grep -E '^[^ :]+:[0-9]+:([0-9]+:)? ' "$log") >"$log.ours"
 	no_lines "$log.ours" . || ok=1
+	[ $ok != 0 ] || cache_put sparse "$key"
 	return $ok
 }
 
