@@ -90,6 +90,11 @@ finish() {
 		p=${f%/log/boot-seconds}
 		echo "check: time: guest ${p##*/}: $(cat "$f") s"
 	done
+	for f in "$build"/jobs/*.secs; do
+		[ -e "$f" ] || continue
+		p=${f##*/}
+		echo "check: time: job ${p%.secs}: $(cat "$f") s"
+	done
 	echo "check: done in $((SECONDS - t0)) s; logs in $build/"
 	# Again at the end: a CI log is often read from its tail.
 	for f in "${failures[@]}"; do
@@ -277,7 +282,7 @@ arm_selected() {
 	return 1
 }
 
-phase "builds and guests"
+phase "builds, guests and the host's jobs"
 guests=()
 for t in $(grep -x debug <<<"$targets") $(grep -vx debug <<<"$targets"); do
 	out=$build/$t
@@ -373,6 +378,227 @@ for t in ${KSTATS_BPF-deb612}; do
 		show "$out/initramfs.err"
 	fi
 done
+
+# The host side's jobs that boot guests of their own (the bench smoke
+# test, the capture, the demo) or compile (DKMS, make install) join the
+# guests' pool: they fill the slot that the last guests leave free. Each
+# runs in a subshell whose output, its PASS and FAIL lines among it, goes
+# to $build/jobs/NAME.out; replay counts them after the guests' results,
+# in launch order.
+hostdir=$build/host
+rm -rf "$hostdir" "$build/jobs"
+mkdir -p "$hostdir" "$build/jobs"
+pooled=()
+# pool_run NAME FUNCTION ARGS...: FUNCTION as job NAME of the pool.
+pool_run() {
+	local name=$1
+	shift
+	if [ "$running" -ge "$jobs" ]; then
+		wait -n || true
+		running=$((running - 1))
+	fi
+	echo "check: $name: started in the guests' pool"
+	(
+		# shellcheck disable=SC2317 # called by the jobs
+		pass() { echo "PASS $*"; }
+		# shellcheck disable=SC2317
+		fail() { echo "FAIL $*"; }
+		start=$SECONDS
+		"$@"
+		echo "$((SECONDS - start))" >"$build/jobs/$name.secs"
+	) >"$build/jobs/$name.out" 2>&1 &
+	pooled+=("$name")
+	running=$((running + 1))
+}
+# replay NAME: job NAME's PASS and FAIL lines counted, the rest shown; a
+# job that printed neither failed.
+replay() {
+	local line n=0
+	while IFS= read -r line; do
+		case $line in
+		"PASS "*) pass "${line#PASS }" ;;
+		"FAIL "*) fail "${line#FAIL }" ;;
+		*) echo "$line" ;;
+		esac
+		[[ $line != PASS\ * && $line != FAIL\ * ]] || n=$((n + 1))
+	done <"$build/jobs/$1.out"
+	[ "$n" -gt 0 ] || fail "$1: the job reported nothing ($build/jobs/$1.out)"
+}
+
+# bench_job TARGET: the bench (scripts/bench.sh) with tiny sizes on a
+# stock target, as a smoke test: it must boot, count, and print its
+# tables. Its figures are not checked (no timing is ever a test).
+# shellcheck disable=SC2317 # run by pool_run
+bench_job() {
+	local t=$1 log=$build/bench-$1.log
+	echo "check: $t: bench smoke test (tiny sizes)"
+	if KSTATS_TARGETS=$t KSTATS_BUILD=$build/bench-smoke \
+		KSTATS_BENCH_BPF=0 KSTATS_BENCH_SIZE=200 KSTATS_BENCH_ROUNDS=1 \
+		KSTATS_BENCH_CLOCKS=50 KSTATS_GUEST_TIMEOUT=600 \
+		"$KSTATS_SCRIPTS/bench.sh" >"$log" 2>&1 &&
+		grep -Eq '^untraced \(bench-mark dd loop\) +\| +[0-9]' "$log" &&
+		grep -q '^kstats trace vfs_read via kretprobe  *| *[0-9]' "$log" &&
+		grep -q '^Experiment 4' "$log"; then
+		pass "$t bench runs and prints its tables"
+	else
+		fail "$t bench runs and prints its tables ($log)"
+		tail -n 20 "$log" | sed 's/^/    /'
+	fi
+}
+
+# capture_job: the capture that the host tests read (tests/capture.sh),
+# recorded in the first x86-64 stock guest (the debug one last).
+# shellcheck disable=SC2317 # run by pool_run
+capture_job() {
+	local t
+	for t in $(grep -vx debug <<<"$targets") $(grep -x debug <<<"$targets"); do
+		[ -e "$build/$t/modules/kstats_helper.ko" ] || continue
+		[ "$(target_arch "$t")" = x86_64 ] || continue
+		echo "check: host: recording a capture in a $t guest"
+		if KSTATS_GUEST_TIMEOUT=600 "$KSTATS_REPO/tests/capture.sh" --modules \
+			"$build/$t/modules" "$t" "$hostdir/capture" >"$hostdir/capture.log" 2>&1; then
+			pass "host capture in a $t guest"
+			touch "$hostdir/capture.ok"
+		else
+			fail "host capture in a $t guest ($hostdir/capture.log)"
+			show "$hostdir/capture.log"
+		fi
+		break
+	done
+}
+
+# host_builds_job: "dkms build" and "make install" for the stock kernels.
+# shellcheck disable=SC2317 # run by pool_run
+host_builds_job() {
+	local t rel log stage got want left stock
+	# DKMS as a user runs it: the sources registered under
+	# /usr/src/kstats-VERSION, with a version of this run's own (nothing that
+	# is installed is touched, and concurrent runs do not meet), "dkms build"
+	# per stock kernel, and everything removed afterwards.
+	dkms_ver=
+	dkms_cleanup() {
+		[ -n "$dkms_ver" ] || return 0
+		dkms remove -m kstats -v "$dkms_ver" --all >/dev/null 2>&1 || true
+		rm -rf "/usr/src/kstats-$dkms_ver" "/var/lib/dkms/kstats/$dkms_ver"
+		rmdir /var/lib/dkms/kstats 2>/dev/null || true
+		dkms_ver=
+	}
+	trap dkms_cleanup EXIT
+	stock=$host_stock
+	if [ -n "$stock" ]; then
+		dkms_ver=$(sed -n 's/^PACKAGE_VERSION="\(.*\)"/\1/p' "$KSTATS_REPO/dkms.conf")
+		dkms_ver=${dkms_ver:-0}-check$$
+		if ! "$KSTATS_SCRIPTS/dkms-sources.sh" "/usr/src/kstats-$dkms_ver" "$dkms_ver" \
+			>"$hostdir/dkms-add.log" 2>&1 ||
+			! dkms add -m kstats -v "$dkms_ver" >>"$hostdir/dkms-add.log" 2>&1; then
+			fail "host dkms add ($hostdir/dkms-add.log)"
+			show "$hostdir/dkms-add.log"
+		else
+			for t in $stock; do
+				rel=$(target_release "$t")
+				log=$hostdir/dkms-$t.log
+				echo "check: $t: dkms build -k $rel"
+				# kstats.ko and kstats_tramp.ko, or .ko.xz where the kernel
+				# compresses modules.
+				if dkms build -m kstats -v "$dkms_ver" -k "$rel" >"$log" 2>&1 &&
+					compgen -G "/var/lib/dkms/kstats/$dkms_ver/$rel/*/module/kstats.ko*" \
+						>/dev/null &&
+					compgen -G "/var/lib/dkms/kstats/$dkms_ver/$rel/*/module/kstats_tramp.ko*" \
+						>/dev/null; then
+					pass "$t dkms build"
+				else
+					cp "/var/lib/dkms/kstats/$dkms_ver/build/make.log" \
+						"$hostdir/dkms-$t-make.log" 2>/dev/null || true
+					fail "$t dkms build ($log)"
+					show "$log"
+				fi
+			done
+		fi
+		dkms_cleanup
+	fi
+
+	# "make install" into a staging DESTDIR, per stock kernel, from a copy of
+	# the sources: kstats.ko (no test or example module) and the command.
+	for t in $stock; do
+		rel=$(target_release "$t")
+		stage=$hostdir/install-$t
+		log=$stage.log
+		rm -rf "$stage"
+		mkdir -p "$stage/src/scripts" "$stage/src/Documentation"
+		if "$KSTATS_SCRIPTS/dkms-sources.sh" "$stage/src" >"$log" 2>&1 &&
+			cp -r "$src/scripts/mkzipapp.sh" "$src/scripts/mkman.sh" "$src/scripts/systemd" \
+				"$stage/src/scripts/" &&
+			cp -r "$src/tool" "$stage/src/" &&
+			cp "$src/Documentation/kstats-tool.rst" "$stage/src/Documentation/" &&
+			make -C "$stage/src" install KDIR="$(target_kdir "$t")" \
+				DESTDIR="$stage/root" >>"$log" 2>&1; then
+			# Where and how compressed is the kernel's choice (Debian 6.12:
+			# updates/kstats.ko.xz), but it must be kstats.ko and its
+			# trampolines' kstats_tramp.ko alone.
+			got=$(cd "$stage/root" && find . -name '*.ko*' -o -path './usr/*' -type f |
+				sed 's|^\./lib/modules/[^/]*/.*/\(kstats\(_tramp\)\{0,1\}\.ko\).*|\1|' | sort)
+			want=$(printf '%s\n' kstats.ko kstats_tramp.ko ./usr/local/bin/kstats \
+				./usr/local/share/man/man1/kstats.1 \
+				./usr/local/share/bash-completion/completions/kstats \
+				./usr/local/share/zsh/site-functions/_kstats \
+				./usr/local/lib/systemd/system/kstats-export.service \
+				./usr/local/lib/systemd/system/kstats-export.timer | sort)
+			# modprobe kstats loads kstats_tramp first: depmod says so.
+			if [ "$got" = "$want" ] &&
+				grep -q '/kstats\.ko[.a-z]*:.*/kstats_tramp\.ko' \
+					"$stage/root/lib/modules/$rel/modules.dep"; then
+				pass "$t make install (kstats.ko, kstats_tramp.ko, depmod, the command, its man page, completions, units)"
+			else
+				fail "$t make install: installed $(tr '\n' ' ' <<<"$got")"
+			fi
+			# make uninstall: no file of ours left, and depmod forgot them.
+			left=
+			if make -C "$stage/src" uninstall KDIR="$(target_kdir "$t")" \
+				DESTDIR="$stage/root" >>"$log" 2>&1 &&
+				left=$(cd "$stage/root" && find . -name '*.ko*' -o -path './usr/*' -type f) &&
+				[ -z "$left" ] &&
+				! grep -q kstats "$stage/root/lib/modules/$rel/modules.dep"; then
+				pass "$t make uninstall"
+			else
+				fail "$t make uninstall ($log): left ${left:-?}"
+			fi
+		else
+			fail "$t make install ($log)"
+			show "$log"
+		fi
+	done
+}
+
+# demo_job: "make demo" as README gives it (deb61), with its own build:
+# what a new user runs first must not break unseen.
+# shellcheck disable=SC2317 # run by pool_run
+demo_job() {
+	local log=$hostdir/demo.log
+	echo "check: host: make demo"
+	if KSTATS_BUILD=$hostdir "$KSTATS_SCRIPTS/demo.sh" >"$log" 2>&1 &&
+		grep -qx '# demo exited 0' "$log" &&
+		grep -q '^count 20000 ' "$log" &&
+		grep -q "refused: trace: no symbol no_such_function" "$log" &&
+		grep -qx '/sys/kernel/debug/kstats is gone' "$log"; then
+		pass "host make demo runs to its end"
+	else
+		fail "host make demo ($log)"
+		show "$log"
+	fi
+}
+
+if [ "${KSTATS_BENCH:-1}" != 0 ]; then
+	for t in $host_stock; do
+		pool_run "bench-$t" bench_job "$t"
+	done
+fi
+if [ "${KSTATS_HOST:-1}" != 0 ]; then
+	pool_run host-capture capture_job
+	pool_run host-builds host_builds_job
+	if grep -qx deb61 <<<"$targets"; then
+		pool_run host-demo demo_job
+	fi
+fi
 wait
 
 # TAP lines of a results file as "ok<TAB>script: description" or
@@ -529,61 +755,23 @@ for t in $targets "${debug_boots[@]}" "${bpf_boots[@]}"; do
 	fi
 done
 
-phase "bench smoke"
-# The bench (scripts/bench.sh) with tiny sizes on the stock targets, as a
-# smoke test: it must boot, count, and print its tables. Its figures are
-# not checked (no timing is ever a test). KSTATS_BENCH=0 skips it.
-if [ "${KSTATS_BENCH:-1}" != 0 ]; then
-	for t in $host_stock; do
-		log=$build/bench-$t.log
-		echo "check: $t: bench smoke test (tiny sizes)"
-		if KSTATS_TARGETS=$t KSTATS_BUILD=$build/bench-smoke \
-			KSTATS_BENCH_BPF=0 KSTATS_BENCH_SIZE=200 KSTATS_BENCH_ROUNDS=1 \
-			KSTATS_BENCH_CLOCKS=50 KSTATS_GUEST_TIMEOUT=600 \
-			"$KSTATS_SCRIPTS/bench.sh" >"$log" 2>&1 &&
-			grep -Eq '^untraced \(bench-mark dd loop\) +\| +[0-9]' "$log" &&
-			grep -q '^kstats trace vfs_read via kretprobe  *| *[0-9]' "$log" &&
-			grep -q '^Experiment 4' "$log"; then
-			pass "$t bench runs and prints its tables"
-		else
-			fail "$t bench runs and prints its tables ($log)"
-			tail -n 20 "$log" | sed 's/^/    /'
-		fi
-	done
-fi
+phase "host jobs and pytest"
+for name in "${pooled[@]}"; do
+	replay "$name"
+done
 
 # KSTATS_HOST=0: the guests only (to iterate faster; not for CI).
 [ "${KSTATS_HOST:-1}" = 0 ] && finish
 
-phase "host capture"
-# The host side: the kstats command (tool/kstats) on a capture that a
-# guest records now and on the fixtures of tests/fixtures, one check per
-# pytest test; then "dkms build" for the stock kernels.
-hostdir=$build/host
-rm -rf "$hostdir"
-mkdir -p "$hostdir"
-
+# The host side: the kstats command (tool/kstats) on the capture that a
+# guest recorded (capture_job) and on the fixtures of tests/fixtures, one
+# check per pytest test.
 capture=
-for t in $(grep -vx debug <<<"$targets") $(grep -x debug <<<"$targets"); do
-	[ -e "$build/$t/modules/kstats_helper.ko" ] || continue
-	[ "$(target_arch "$t")" = x86_64 ] || continue
-	echo "check: host: recording a capture in a $t guest"
-	if KSTATS_GUEST_TIMEOUT=600 "$KSTATS_REPO/tests/capture.sh" --modules \
-		"$build/$t/modules" "$t" "$hostdir/capture" >"$hostdir/capture.log" 2>&1; then
-		pass "host capture in a $t guest"
-		capture=$hostdir/capture
-	else
-		fail "host capture in a $t guest ($hostdir/capture.log)"
-		show "$hostdir/capture.log"
-	fi
-	break
-done
-
+[ -e "$hostdir/capture.ok" ] && capture=$hostdir/capture
 # Debian's python3 has python3-pytest (setup.sh); the tool itself needs
 # nothing but the standard library.
 py=/usr/bin/python3
 [ -x "$py" ] || py=python3
-phase "host pytest"
 echo "check: host: pytest tests/host"
 PYTHONDONTWRITEBYTECODE=1 KSTATS_LIVE_CAPTURE=$capture \
 	"$py" -m pytest -p no:cacheprovider -q -rfE --junitxml="$hostdir/pytest.xml" \
@@ -630,120 +818,5 @@ PYEOF
 	)
 fi
 
-phase "host dkms, install"
-# DKMS as a user runs it: the sources registered under
-# /usr/src/kstats-VERSION, with a version of this run's own (nothing that
-# is installed is touched, and concurrent runs do not meet), "dkms build"
-# per stock kernel, and everything removed afterwards.
-dkms_ver=
-dkms_cleanup() {
-	[ -n "$dkms_ver" ] || return 0
-	dkms remove -m kstats -v "$dkms_ver" --all >/dev/null 2>&1 || true
-	rm -rf "/usr/src/kstats-$dkms_ver" "/var/lib/dkms/kstats/$dkms_ver"
-	rmdir /var/lib/dkms/kstats 2>/dev/null || true
-	dkms_ver=
-}
-trap dkms_cleanup EXIT
-stock=$host_stock
-if [ -n "$stock" ]; then
-	dkms_ver=$(sed -n 's/^PACKAGE_VERSION="\(.*\)"/\1/p' "$KSTATS_REPO/dkms.conf")
-	dkms_ver=${dkms_ver:-0}-check$$
-	if ! "$KSTATS_SCRIPTS/dkms-sources.sh" "/usr/src/kstats-$dkms_ver" "$dkms_ver" \
-		>"$hostdir/dkms-add.log" 2>&1 ||
-		! dkms add -m kstats -v "$dkms_ver" >>"$hostdir/dkms-add.log" 2>&1; then
-		fail "host dkms add ($hostdir/dkms-add.log)"
-		show "$hostdir/dkms-add.log"
-	else
-		for t in $stock; do
-			rel=$(target_release "$t")
-			log=$hostdir/dkms-$t.log
-			echo "check: $t: dkms build -k $rel"
-			# kstats.ko and kstats_tramp.ko, or .ko.xz where the kernel
-			# compresses modules.
-			if dkms build -m kstats -v "$dkms_ver" -k "$rel" >"$log" 2>&1 &&
-				compgen -G "/var/lib/dkms/kstats/$dkms_ver/$rel/*/module/kstats.ko*" \
-					>/dev/null &&
-				compgen -G "/var/lib/dkms/kstats/$dkms_ver/$rel/*/module/kstats_tramp.ko*" \
-					>/dev/null; then
-				pass "$t dkms build"
-			else
-				cp "/var/lib/dkms/kstats/$dkms_ver/build/make.log" \
-					"$hostdir/dkms-$t-make.log" 2>/dev/null || true
-				fail "$t dkms build ($log)"
-				show "$log"
-			fi
-		done
-	fi
-	dkms_cleanup
-fi
-
-# "make install" into a staging DESTDIR, per stock kernel, from a copy of
-# the sources: kstats.ko (no test or example module) and the command.
-for t in $stock; do
-	rel=$(target_release "$t")
-	stage=$hostdir/install-$t
-	log=$stage.log
-	rm -rf "$stage"
-	mkdir -p "$stage/src/scripts" "$stage/src/Documentation"
-	if "$KSTATS_SCRIPTS/dkms-sources.sh" "$stage/src" >"$log" 2>&1 &&
-		cp -r "$src/scripts/mkzipapp.sh" "$src/scripts/mkman.sh" "$src/scripts/systemd" \
-			"$stage/src/scripts/" &&
-		cp -r "$src/tool" "$stage/src/" &&
-		cp "$src/Documentation/kstats-tool.rst" "$stage/src/Documentation/" &&
-		make -C "$stage/src" install KDIR="$(target_kdir "$t")" \
-			DESTDIR="$stage/root" >>"$log" 2>&1; then
-		# Where and how compressed is the kernel's choice (Debian 6.12:
-		# updates/kstats.ko.xz), but it must be kstats.ko and its
-		# trampolines' kstats_tramp.ko alone.
-		got=$(cd "$stage/root" && find . -name '*.ko*' -o -path './usr/*' -type f |
-			sed 's|^\./lib/modules/[^/]*/.*/\(kstats\(_tramp\)\{0,1\}\.ko\).*|\1|' | sort)
-		want=$(printf '%s\n' kstats.ko kstats_tramp.ko ./usr/local/bin/kstats \
-			./usr/local/share/man/man1/kstats.1 \
-			./usr/local/share/bash-completion/completions/kstats \
-			./usr/local/share/zsh/site-functions/_kstats \
-			./usr/local/lib/systemd/system/kstats-export.service \
-			./usr/local/lib/systemd/system/kstats-export.timer | sort)
-		# modprobe kstats loads kstats_tramp first: depmod says so.
-		if [ "$got" = "$want" ] &&
-			grep -q '/kstats\.ko[.a-z]*:.*/kstats_tramp\.ko' \
-				"$stage/root/lib/modules/$rel/modules.dep"; then
-			pass "$t make install (kstats.ko, kstats_tramp.ko, depmod, the command, its man page, completions, units)"
-		else
-			fail "$t make install: installed $(tr '\n' ' ' <<<"$got")"
-		fi
-		# make uninstall: no file of ours left, and depmod forgot them.
-		left=
-		if make -C "$stage/src" uninstall KDIR="$(target_kdir "$t")" \
-			DESTDIR="$stage/root" >>"$log" 2>&1 &&
-			left=$(cd "$stage/root" && find . -name '*.ko*' -o -path './usr/*' -type f) &&
-			[ -z "$left" ] &&
-			! grep -q kstats "$stage/root/lib/modules/$rel/modules.dep"; then
-			pass "$t make uninstall"
-		else
-			fail "$t make uninstall ($log): left ${left:-?}"
-		fi
-	else
-		fail "$t make install ($log)"
-		show "$log"
-	fi
-done
-
-phase "host demo"
-# "make demo" as README gives it (deb61), with its own build: what a new
-# user runs first must not break unseen.
-if grep -qx deb61 <<<"$targets"; then
-	log=$hostdir/demo.log
-	echo "check: host: make demo"
-	if KSTATS_BUILD=$hostdir "$KSTATS_SCRIPTS/demo.sh" >"$log" 2>&1 &&
-		grep -qx '# demo exited 0' "$log" &&
-		grep -q '^count 20000 ' "$log" &&
-		grep -q "refused: trace: no symbol no_such_function" "$log" &&
-		grep -qx '/sys/kernel/debug/kstats is gone' "$log"; then
-		pass "host make demo runs to its end"
-	else
-		fail "host make demo ($log)"
-		show "$log"
-	fi
-fi
 
 finish
