@@ -587,13 +587,73 @@ demo_job() {
 	fi
 }
 
+# shellcheck disable=SC2317 # run by pool_run
+# tool_job: the host side, the kstats command (tool/kstats) on a capture
+# that a guest records now (capture_job) and on the fixtures of
+# tests/fixtures, one check per pytest test.
+tool_job() {
+	local capture='' py collected results
+	capture_job
+	[ ! -e "$hostdir/capture.ok" ] || capture=$hostdir/capture
+	# Debian's python3 has python3-pytest (setup.sh); the tool itself needs
+	# nothing but the standard library.
+	py=/usr/bin/python3
+	[ -x "$py" ] || py=python3
+	echo "check: host: pytest tests/host"
+	PYTHONDONTWRITEBYTECODE=1 KSTATS_LIVE_CAPTURE=$capture \
+		"$py" -m pytest -p no:cacheprovider -q -rfE --junitxml="$hostdir/pytest.xml" \
+		"$KSTATS_REPO/tests/host" >"$hostdir/pytest.log" 2>&1 || true
+	# The floor: every test that pytest collects has a result.
+	collected=$(cd "$KSTATS_REPO" && PYTHONDONTWRITEBYTECODE=1 KSTATS_LIVE_CAPTURE=$capture \
+		"$py" -m pytest -p no:cacheprovider -q --collect-only tests/host 2>/dev/null |
+		sed -n 's/^\([0-9]*\) tests\{0,1\} collected.*/\1/p')
+	results=$(grep -o '<testcase ' "$hostdir/pytest.xml" 2>/dev/null | wc -l)
+	if [ -n "$collected" ] && [ "$collected" -gt 0 ] && [ "$results" -ge "$collected" ]; then
+		pass "host pytest: each of the $collected tests collected has a result"
+	else
+		fail "host pytest: ${collected:-no} tests collected, $results results"
+	fi
+	if [ ! -s "$hostdir/pytest.xml" ]; then
+		fail "host pytest (no results; $hostdir/pytest.log)"
+		show "$hostdir/pytest.log"
+	else
+		# One line per test: "ok<TAB>file::test" or "not ok<TAB>...(why)". A
+		# skipped test fails: setup.sh installs everything that they use.
+		while IFS=$'\t' read -r res what; do
+			if [ "$res" = ok ]; then
+				pass "host $what"
+			else
+				fail "host $what ($hostdir/pytest.log)"
+			fi
+		done < <("$py" - "$hostdir/pytest.xml" <<'PYEOF'
+import sys
+import xml.etree.ElementTree as ET
+
+n = 0
+for tc in ET.parse(sys.argv[1]).getroot().iter('testcase'):
+    n += 1
+    what = '%s.py::%s' % (tc.get('classname', '').split('.')[-1], tc.get('name'))
+    bad = [c for c in tc if c.tag in ('failure', 'error', 'skipped')]
+    if bad:
+        why = (bad[0].get('message') or bad[0].tag).strip().split('\n')[0][:100]
+        print('not ok\t%s (%s: %s)' % (what, bad[0].tag, why))
+    else:
+        print('ok\t%s' % what)
+if not n:
+    print('not ok\tpytest (no test ran)')
+PYEOF
+		)
+	fi
+}
+
 if [ "${KSTATS_BENCH:-1}" != 0 ]; then
 	for t in $host_stock; do
 		pool_run "bench-$t" bench_job "$t"
 	done
 fi
+# KSTATS_HOST=0: the guests only (to iterate faster; not for CI).
 if [ "${KSTATS_HOST:-1}" != 0 ]; then
-	pool_run host-capture capture_job
+	pool_run host-tool tool_job
 	pool_run host-builds host_builds_job
 	if grep -qx deb61 <<<"$targets"; then
 		pool_run host-demo demo_job
@@ -755,68 +815,8 @@ for t in $targets "${debug_boots[@]}" "${bpf_boots[@]}"; do
 	fi
 done
 
-phase "host jobs and pytest"
+phase "results of the host's jobs"
 for name in "${pooled[@]}"; do
 	replay "$name"
 done
-
-# KSTATS_HOST=0: the guests only (to iterate faster; not for CI).
-[ "${KSTATS_HOST:-1}" = 0 ] && finish
-
-# The host side: the kstats command (tool/kstats) on the capture that a
-# guest recorded (capture_job) and on the fixtures of tests/fixtures, one
-# check per pytest test.
-capture=
-[ -e "$hostdir/capture.ok" ] && capture=$hostdir/capture
-# Debian's python3 has python3-pytest (setup.sh); the tool itself needs
-# nothing but the standard library.
-py=/usr/bin/python3
-[ -x "$py" ] || py=python3
-echo "check: host: pytest tests/host"
-PYTHONDONTWRITEBYTECODE=1 KSTATS_LIVE_CAPTURE=$capture \
-	"$py" -m pytest -p no:cacheprovider -q -rfE --junitxml="$hostdir/pytest.xml" \
-	"$KSTATS_REPO/tests/host" >"$hostdir/pytest.log" 2>&1 || true
-# The floor: every test that pytest collects has a result.
-collected=$(cd "$KSTATS_REPO" && PYTHONDONTWRITEBYTECODE=1 KSTATS_LIVE_CAPTURE=$capture \
-	"$py" -m pytest -p no:cacheprovider -q --collect-only tests/host 2>/dev/null |
-	sed -n 's/^\([0-9]*\) tests\{0,1\} collected.*/\1/p')
-results=$(grep -o '<testcase ' "$hostdir/pytest.xml" 2>/dev/null | wc -l)
-if [ -n "$collected" ] && [ "$collected" -gt 0 ] && [ "$results" -ge "$collected" ]; then
-	pass "host pytest: each of the $collected tests collected has a result"
-else
-	fail "host pytest: ${collected:-no} tests collected, $results results"
-fi
-if [ ! -s "$hostdir/pytest.xml" ]; then
-	fail "host pytest (no results; $hostdir/pytest.log)"
-	show "$hostdir/pytest.log"
-else
-	# One line per test: "ok<TAB>file::test" or "not ok<TAB>...(why)". A
-	# skipped test fails: setup.sh installs everything that they use.
-	while IFS=$'\t' read -r res what; do
-		if [ "$res" = ok ]; then
-			pass "host $what"
-		else
-			fail "host $what ($hostdir/pytest.log)"
-		fi
-	done < <("$py" - "$hostdir/pytest.xml" <<'PYEOF'
-import sys
-import xml.etree.ElementTree as ET
-
-n = 0
-for tc in ET.parse(sys.argv[1]).getroot().iter('testcase'):
-    n += 1
-    what = '%s.py::%s' % (tc.get('classname', '').split('.')[-1], tc.get('name'))
-    bad = [c for c in tc if c.tag in ('failure', 'error', 'skipped')]
-    if bad:
-        why = (bad[0].get('message') or bad[0].tag).strip().split('\n')[0][:100]
-        print('not ok\t%s (%s: %s)' % (what, bad[0].tag, why))
-    else:
-        print('ok\t%s' % what)
-if not n:
-    print('not ok\tpytest (no test ran)')
-PYEOF
-	)
-fi
-
-
 finish
