@@ -236,14 +236,19 @@ boot() {
 }
 
 running=0
-launch() {
+# take_slot: waits until fewer than $jobs jobs of the pool run, and
+# counts one more.
+take_slot() {
 	if [ "$running" -ge "$jobs" ]; then
 		wait -n || true
 		running=$((running - 1))
 	fi
+	running=$((running + 1))
+}
+launch() {
+	take_slot
 	echo "check: $1: booting the guest (up to ${KSTATS_GUEST_TIMEOUT:-3600} s)${3:+ with $3}"
 	boot "$@" &
-	running=$((running + 1))
 }
 
 # selected SCRIPT: KSTATS_TESTS (if set) selects guest script SCRIPT.
@@ -393,10 +398,7 @@ pooled=()
 pool_run() {
 	local name=$1
 	shift
-	if [ "$running" -ge "$jobs" ]; then
-		wait -n || true
-		running=$((running - 1))
-	fi
+	take_slot
 	echo "check: $name: started in the guests' pool"
 	(
 		# shellcheck disable=SC2317 # called by the jobs
@@ -408,7 +410,6 @@ pool_run() {
 		echo "$((SECONDS - start))" >"$build/jobs/$name.secs"
 	) >"$build/jobs/$name.out" 2>&1 &
 	pooled+=("$name")
-	running=$((running + 1))
 }
 # replay NAME: job NAME's PASS and FAIL lines counted, the rest shown; a
 # job that printed neither failed.
@@ -587,10 +588,10 @@ demo_job() {
 	fi
 }
 
-# shellcheck disable=SC2317 # run by pool_run
 # tool_job: the host side, the kstats command (tool/kstats) on a capture
 # that a guest records now (capture_job) and on the fixtures of
 # tests/fixtures, one check per pytest test.
+# shellcheck disable=SC2317 # run by pool_run
 tool_job() {
 	local capture='' py collected results
 	capture_job

@@ -28,8 +28,9 @@ KSTATS_ALL_TARGETS="deb61 deb612 deb618 deb7x arm612 arm7x debug"
 # about 25 minutes of guest time per arm64 kernel under TCG), and deb618,
 # whose row of the mechanism table (tests/guest/lib.sh) is deb7x's: deb7x
 # runs every script on the same mechanisms, deb618 the subset on its own
-# kernel (about 6 of its 12 minutes saved). Core (load, mechanisms, output, control,
-# errors, trace, pairs, calibrate, direct, values, clock, counters), safety
+# kernel (about 6 of its 12 minutes saved). Core (load, mechanisms,
+# output, control, errors, trace, pairs, calibrate, direct, values, clock,
+# counters), safety
 # (torture, hotplug, safety, the trampoline's exits and pending returns,
 # permissions, kstats' own code refused, BTF read from sysfs only), a
 # sample of the sweep, the tool, and outliers. The environment may

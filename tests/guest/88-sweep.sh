@@ -112,10 +112,11 @@ put() {
 
 # Every form is first tried on a function that every kernel lets each
 # form trace: vfs_read(), and for a value or key of its first argument
-# (vfs_read's is a pointer) an integer's, close_fd()'s or ksys_read()'s. A form must
-# be taken there where lib.sh's MECH_TABLE says this kernel serves it, and
-# refused with EOPNOTSUPP where it says not (the fprobe and direct forms;
-# the cgroup filter without cgroups), then left out of the sweep.
+# (vfs_read's is a pointer) an integer's, close_fd()'s or ksys_read()'s.
+# A form must be taken there where lib.sh's MECH_TABLE says this kernel
+# serves it, and refused with EOPNOTSUPP where it says not (the fprobe
+# and direct forms; the cgroup filter without cgroups), then left out of
+# the sweep.
 CTRL_ARG1=
 for f in close_fd ksys_read; do
 	grep -q " $f\$" /proc/kallsyms && CTRL_ARG1=$f && break

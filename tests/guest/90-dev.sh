@@ -85,13 +85,12 @@ helper delete dv >/dev/null
 is "$(cat $DEV)" "" "$DEV: nothing listed"
 check "rmmod kstats_helper" rmmod kstats_helper
 # An open $DEV is then kstats' one user, and alone keeps it loaded.
-users() { awk '$1 == "kstats" { print $3 }' /proc/modules; }
-is "$(users)" 0 "kstats has no user left"
+is "$(refs)" 0 "kstats has no user left"
 exec 5<$DEV
-is "$(users)" 1 "an open $DEV holds kstats"
+is "$(refs)" 1 "an open $DEV holds kstats"
 is "$(rmmod kstats 2>/dev/null && echo unloaded)" "" "rmmod kstats fails while $DEV is open"
 exec 5<&-
-is "$(users)" 0 "closed, it holds it no more"
+is "$(refs)" 0 "closed, it holds it no more"
 check "rmmod kstats" rmmod kstats
 is "$(ls $DEV 2>&1 | sed 's/.*: //')" "$ENOENT" "$DEV goes with kstats"
 load_modules

@@ -120,10 +120,15 @@ is "$(keys kpid)" "$(printf '%s\n' $A:4 $B:3 $C:2 $D:1 | sort | tr '\n' ' ' | se
 is "$(keys ktid)" "$(keys kpid)" "by tid: the same (one thread each)"
 # pcpu: measures only calls undisturbed on one CPU: a call preempted (the
 # debug kernel preempts fully) is skipped, and counted so.
-s=$(field kpcpu skipped)
-is "$(($(samples kpcpu) + s)) $([ "$(samples kpcpu)" -gt 0 ] && echo keyed)" "10 keyed" \
-	"pcpu: by tid: every call keyed or skipped, some keyed ($s skipped)"
-if [ "$s" = 0 ]; then
+# pcpu_keyed NAME N DESC: each of NAME's N calls keyed or skipped, some
+# keyed; S is how many were skipped.
+pcpu_keyed() {
+	S=$(field "$1" skipped)
+	is "$(($(samples "$1") + S)) $([ "$(samples "$1")" -gt 0 ] && echo keyed)" "$2 keyed" \
+		"$3: every call keyed or skipped, some keyed ($S skipped)"
+}
+pcpu_keyed kpcpu 10 "pcpu: by tid"
+if [ "$S" = 0 ]; then
 	is "$(keys kpcpu)" "$(keys kpid)" "pcpu: by tid: the same"
 else
 	is "$( (keys kpid | tr ' ' '\n' | sed 's/^/a /'; keys kpcpu | tr ' ' '\n' | sed 's/^/b /') |
@@ -147,10 +152,8 @@ for c in "-22 2" "7 1" "-1 3"; do
 done
 is "$(keys kiret)" "-1:3 -22:2 7:1" "by retval of an int: negative values as such (kretprobe)"
 # pcpu, as for kpcpu above: a call preempted is skipped, and counted so.
-s=$(field kipcpu skipped)
-is "$(($(samples kipcpu) + s)) $([ "$(samples kipcpu)" -gt 0 ] && echo keyed)" "6 keyed" \
-	"pcpu: by retval of an int: every call keyed or skipped, some keyed ($s skipped)"
-if [ "$s" = 0 ]; then
+pcpu_keyed kipcpu 6 "pcpu: by retval of an int"
+if [ "$S" = 0 ]; then
 	is "$(keys kipcpu)" "-1:3 -22:2 7:1" "pcpu: by retval of an int"
 else
 	is "$(keys kipcpu | tr ' ' '\n' | awk -F: '{ w["-1"] = 3; w["-22"] = 2; w["7"] = 1 }
