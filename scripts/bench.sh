@@ -67,7 +67,7 @@ bench_mark() {
 qemu_run() {
 	local target=$1 initrd=$2 log=$3 mem=$4
 	guest_machine "$target" "$log/console.log" "$log/results.txt"
-	local cmd=("${GUEST_QEMU[@]}" -nodefaults -no-user-config
+	local cmd=("${GUEST_PIN[@]}" "${GUEST_QEMU[@]}" -nodefaults -no-user-config
 		-accel "tcg,thread=single" -cpu max -m "$mem" -smp 1 -display none
 		-no-reboot -kernel "$(target_kernel "$target")" -initrd "$initrd"
 		-append "console=$GUEST_CONSOLE${GUEST_ARGS:+ $GUEST_ARGS} loglevel=7 panic=-1 mitigations=off"

@@ -236,19 +236,35 @@ boot() {
 }
 
 running=0
+declare -A slot_of=()
 # take_slot: waits until fewer than $jobs jobs of the pool run, and
-# counts one more.
+# gives the next job a free slot, KSTATS_HOST_CPU: the host CPU that its
+# guests' QEMU runs on (targets.sh). QEMU's TCG reads the guest's TSC
+# from the host CPU it runs on; moving between host CPUs whose TSCs
+# differ, it would step the guest's clock forward at each move.
 take_slot() {
+	local done_pid='' s
 	if [ "$running" -ge "$jobs" ]; then
-		wait -n || true
+		wait -n -p done_pid || true
 		running=$((running - 1))
+		[ -n "$done_pid" ] && unset "slot_of[$done_pid]"
 	fi
 	running=$((running + 1))
+	for ((s = 0; ; s++)); do
+		[[ " ${slot_of[*]} " == *" $s "* ]] || break
+	done
+	if [ "$s" -lt "$(nproc)" ]; then
+		export KSTATS_HOST_CPU=$s
+	else
+		unset KSTATS_HOST_CPU
+	fi
+	next_slot=$s
 }
 launch() {
 	take_slot
 	echo "check: $1: booting the guest (up to ${KSTATS_GUEST_TIMEOUT:-3600} s)${3:+ with $3}"
 	boot "$@" &
+	slot_of[$!]=$next_slot
 }
 
 # selected SCRIPT: KSTATS_TESTS (if set) selects guest script SCRIPT.
@@ -409,6 +425,7 @@ pool_run() {
 		"$@"
 		echo "$((SECONDS - start))" >"$build/jobs/$name.secs"
 	) >"$build/jobs/$name.out" 2>&1 &
+	slot_of[$!]=$next_slot
 	pooled+=("$name")
 }
 # replay NAME: job NAME's PASS and FAIL lines counted, the rest shown; a
@@ -726,6 +743,18 @@ for t in $targets "${debug_boots[@]}" "${bpf_boots[@]}"; do
 	else
 		fail "$t guest finished (${secs} s; $log/console.log)"
 		show "$out/guest.err"
+	fi
+	# The guest's clock kept the host's time: its uptime at the last line
+	# of its log is at most the host's time for the boot (and 20% more,
+	# for rounding). A clock that ran fast expires the scripts' time
+	# limits and every sleep early.
+	up=$(tr -d '\r' <"$log/console.log" | sed -n 's/^\[ *\([0-9]*\)\.[0-9]*\].*/\1/p' | tail -n 1)
+	if [ -z "$up" ] || [ "$secs" = '?' ]; then
+		fail "$t guest clock: no uptime in $log/console.log"
+	elif [ "$up" -le $((secs + secs / 5 + 2)) ]; then
+		pass "$t guest clock kept the host's time"
+	else
+		fail "$t guest clock ran fast: $up s of uptime in $secs s on the host"
 	fi
 
 	while IFS=$'\t' read -r res what; do

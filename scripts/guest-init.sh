@@ -133,12 +133,13 @@ run_tests() {
 		limit=$(sed -n 's/^# *timeout: *\([0-9][0-9]*\).*/\1/p' "$t" | head -n 1)
 		res "# BEGIN $name"
 		kmsg "BEGIN $name"
+		began=$(cut -d' ' -f1 /proc/uptime)
 		run_limited "${limit:-$DEFAULT_TIMEOUT}" sh "$t" </dev/null >&3 2>&3
 		rc=$?
 		kmsg "END $name rc=$rc"
 		res "# END $name rc=$rc"
 		if [ "$rc" = 124 ]; then
-			res "not ok - $name timed out after ${limit:-$DEFAULT_TIMEOUT} s"
+			res "not ok - $name timed out after ${limit:-$DEFAULT_TIMEOUT} s (uptime $began s to $(cut -d' ' -f1 /proc/uptime) s)"
 		elif [ "$rc" != 0 ]; then
 			res "not ok - $name exited $rc"
 		fi

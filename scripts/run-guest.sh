@@ -57,7 +57,7 @@ boot() {
 	local kernel=$1
 	: >"$logdir/console.log"
 	: >"$logdir/results.tap"
-	local cmd=("${GUEST_QEMU[@]}" -nodefaults -no-user-config
+	local cmd=("${GUEST_PIN[@]}" "${GUEST_QEMU[@]}" -nodefaults -no-user-config
 		"${accel[@]}" -m "${KSTATS_GUEST_MEM:-1G}" -smp 2 -display none -no-reboot
 		-kernel "$kernel" -initrd "$initramfs" -append "$append"
 		"${GUEST_PORTS[@]}"

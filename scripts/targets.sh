@@ -81,6 +81,7 @@ fetch_pinned() {
 
 # The QEMU of target $1's guest and its two output ports, the kernel's
 # console into file $2 and what the guest init reports into file $3:
+# GUEST_PIN (taskset, when KSTATS_HOST_CPU names a host CPU),
 # GUEST_QEMU (the command and its machine), GUEST_CONSOLE (the console's
 # device in the guest), GUEST_ARGS (kernel arguments the machine needs)
 # and GUEST_PORTS. x86-64: two serial ports, and tsc=nowatchdog: under
@@ -100,6 +101,12 @@ fetch_pinned() {
 # lost. run-guest.sh and bench.sh boot their guests so.
 # shellcheck disable=SC2034 # set for the scripts that source this file
 guest_machine() {
+	# KSTATS_HOST_CPU (check.sh's pool slot): QEMU runs on that host CPU
+	# only, so that the guest's TSC is read from one host CPU.
+	GUEST_PIN=()
+	if [ -n "${KSTATS_HOST_CPU:-}" ]; then
+		GUEST_PIN=(taskset -c "$KSTATS_HOST_CPU")
+	fi
 	if [ "$(target_arch "$1")" = x86_64 ]; then
 		GUEST_QEMU=(qemu-system-x86_64)
 		GUEST_CONSOLE=ttyS0
