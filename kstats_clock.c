@@ -19,6 +19,10 @@
 
 #include "kstats_cycles.h"
 
+#if defined(KSTATS_HAVE_CYCLES) && defined(CONFIG_X86_TSC)
+bool kstats_tsc_marked __read_mostly;
+#endif
+
 /*
  * Whether raw cycle counter readings of two CPUs may be subtracted
  * (kstats_cycles.h). The handlers check each sample again.
@@ -26,6 +30,7 @@
 bool kstats_tsc_usable(void)
 {
 #ifdef KSTATS_HAVE_CYCLES
+	kstats_cycles_refresh();
 	return kstats_cycles_usable();
 #else
 	return false;

@@ -11,6 +11,9 @@
  *   kstats_cycles_usable()     whether readings of two CPUs may be
  *                              subtracted; checked when an entry picks it
  *   kstats_cycles_unstable()   whether this sample may not be used
+ *   kstats_cycles_refresh()    takes a mark of the counter as unstable
+ *                              from the kernel, where the handlers read
+ *                              a copy of it
  *   kstats_cycles_khz()        its rate
  */
 #ifndef _KSTATS_CYCLES_H

@@ -32,6 +32,11 @@ static __always_inline bool kstats_cycles_unstable(void)
 #endif
 }
 
+/* The workaround is read per sample, inline: nothing to refresh. */
+static inline void kstats_cycles_refresh(void)
+{
+}
+
 static inline bool kstats_cycles_usable(void)
 {
 #ifdef CONFIG_ARM_ARCH_TIMER_OOL_WORKAROUND

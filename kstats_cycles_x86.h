@@ -26,10 +26,23 @@ static inline bool kstats_cycles_usable(void)
 	return boot_cpu_has(X86_FEATURE_TSC) && tsc_khz && !check_tsc_unstable();
 }
 
-/* Once marked unstable, TSCs of two CPUs may disagree. */
+/*
+ * Once marked unstable, TSCs of two CPUs may disagree. The handlers read
+ * kstats' copy of the mark, which calls nothing: kstats_cycles_refresh()
+ * takes it from the kernel when an entry picks its clock and on each
+ * call that kstats_timed_due() picks, one in 64 per CPU.
+ */
+extern bool kstats_tsc_marked;
+
 static __always_inline bool kstats_cycles_unstable(void)
 {
-	return check_tsc_unstable();
+	return READ_ONCE(kstats_tsc_marked);
+}
+
+static inline void kstats_cycles_refresh(void)
+{
+	if (unlikely(check_tsc_unstable()))
+		WRITE_ONCE(kstats_tsc_marked, true);
 }
 
 static inline unsigned int kstats_cycles_khz(void)

@@ -116,7 +116,7 @@ kstats_direct_end_timed(struct kstats_probe *p,
  * inline clock comes here only for a timed call (kstats_direct_begin()
  * has counted it in kstats_timed_due() already).
  */
-static __always_inline u64
+static noinline notrace u64
 kstats_direct_begin_guarded(struct kstats_probe *p)
 {
 	unsigned int saved;
@@ -138,53 +138,191 @@ out:
 }
 
 /*
+ * @c->key of a lean entry's call (which has no by argN key): whether its
+ * end goes the lean way (0), or the other one, timed or in the idle task.
+ */
+#define KSTATS_DIRECT_TIMED	1UL	/* timed for overhead_ns */
+#define KSTATS_DIRECT_IDLE	2UL	/* the idle task's, counted apart */
+
+/*
+ * The start of a call that is not a lean entry's untimed one in a task:
+ * the guard where a clock calls out or the call is timed for overhead_ns;
+ * by argN reads its key.
+ */
+static noinline notrace u64 kstats_direct_begin_other(struct kstats_probe *p,
+						      unsigned int slot,
+						      struct kstats_tramp_call *c,
+						      bool timed)
+{
+	u64 t0;
+
+	BUILD_BUG_ON(KSTATS_REG_ARGS > KSTATS_TRAMP_REGS);
+	if (kstats_stopped(p))
+		return 0;
+	if (p->shape != KSTATS_SHAPE_FULL) {
+		c->key = (timed ? KSTATS_DIRECT_TIMED : 0) |
+			 (is_idle_task(current) ? KSTATS_DIRECT_IDLE : 0);
+		t0 = timed ? kstats_direct_begin_guarded(p) :
+			kstats_cycles_lean();
+	} else {
+		c->key = p->by_arg ?
+			kstats_keys_arg_key(p, c->regs[p->by_arg - 1]) : 0;
+		if (likely(kstats_clock_inline(p)) && likely(!kstats_timed_due(p)))
+			t0 = kstats_clock(p);
+		else
+			t0 = kstats_direct_begin_guarded(p);
+	}
+	if (likely(t0))
+		kstats_tramp_count_in(slot);
+	return t0;
+}
+
+/*
  * 0: FUNC's body runs unmeasured, and no kstats_direct_end() follows.
  * A start time of 0 cannot happen once modules load (see kstats_now());
  * a TSC reading of 0 would only lose that one sample.
  *
  * With an inline clock (the TSC), a start that is not timed calls
  * nothing: nothing can re-enter it, so it takes no guard, and no
- * preemption off (each per-CPU update is one instruction).
- * kstats_direct_end() is guarded: it calls out on every clock.
+ * preemption off (each per-CPU update is one instruction). The untimed
+ * start of an entry of a lean shape (enum kstats_shape) in a task reads
+ * the cycle counter, tests nothing else and calls nothing: the others are
+ * a tail call away. Its state it leaves to the trampoline, which has just
+ * read it, and to the end, which reads it again.
  */
 static notrace u64 kstats_direct_begin(unsigned int slot,
 				       struct kstats_tramp_call *c)
 {
 	struct kstats_probe *p = READ_ONCE(kstats_direct_probes[slot]);
+	bool timed;
+	u64 t0;
 
-	if (!p || kstats_stopped(p))
+	if (!p)
 		return 0;
-	BUILD_BUG_ON(KSTATS_REG_ARGS > KSTATS_TRAMP_REGS);
-	if (unlikely(p->by_arg))
-		c->key = kstats_keys_arg_key(p, c->regs[p->by_arg - 1]);
-	if (likely(kstats_clock_inline(p))) {
-		u64 t0 = kstats_clock(p);
-
-		if (likely(!kstats_timed_due(p)))
-			return t0;
-	}
-	return kstats_direct_begin_guarded(p);
+	if (unlikely(p->shape == KSTATS_SHAPE_FULL))
+		return kstats_direct_begin_other(p, slot, c, false);
+	timed = kstats_timed_due(p);
+	if (unlikely(timed || is_idle_task(current)))
+		return kstats_direct_begin_other(p, slot, c, timed);
+	c->key = 0;
+	t0 = kstats_cycles_lean();
+	if (likely(t0))
+		kstats_tramp_count_in_task(slot);
+	return t0;
 }
 
-static notrace void kstats_direct_end(unsigned int slot,
-				      const struct kstats_tramp_call *c,
-				      unsigned long ret)
+/*
+ * The end of every call but a lean entry's untimed ones: guarded, as
+ * what it calls (a clock, the keys, the outliers' stack walk) may be
+ * traced and re-enter here.
+ */
+static noinline notrace void
+kstats_direct_end_other(struct kstats_probe *p, unsigned int slot,
+			const struct kstats_tramp_call *c, unsigned long ret)
 {
-	struct kstats_probe *p = READ_ONCE(kstats_direct_probes[slot]);
 	unsigned int saved;
+	bool timed;
 
-	preempt_disable_notrace();
 	/* NULL: the entry was removed while the call ran. */
 	if (p) {
+		timed = p->shape != KSTATS_SHAPE_FULL ?
+			c->key & KSTATS_DIRECT_TIMED : kstats_timed_due(p);
+		preempt_disable_notrace();
 		if (likely(kstats_guard_enter(p, &saved))) {
-			if (kstats_timed_due(p))
+			if (timed)
 				kstats_direct_end_timed(p, c, ret);
 			else
 				kstats_direct_call_end(p, c, ret);
 			kstats_guard_exit(saved);
 		}
+		preempt_enable_notrace();
+	}
+	kstats_tramp_count_out(slot);
+}
+
+/* A sample of an outliers entry above its CPU's floor, guarded. */
+static noinline notrace void kstats_direct_outlier(struct kstats_probe *p,
+						   u64 d, unsigned long ret)
+{
+	unsigned int saved;
+
+	preempt_disable_notrace();
+	if (likely(kstats_guard_enter(p, &saved))) {
+		kstats_outliers_add(p, d, ret);
+		kstats_guard_exit(saved);
 	}
 	preempt_enable_notrace();
+}
+
+/*
+ * A sample of an entry with keys that the end reads: preemption off from
+ * the check of a reset to the sample (kstats_keys_record()).
+ */
+static noinline notrace void kstats_direct_keyed(struct kstats_probe *p, u64 d,
+						 unsigned long ret)
+{
+	preempt_disable_notrace();
+	kstats_keys_record(p, d, kstats_pos_of(d, p->ks->frac_bits), ret);
+	preempt_enable_notrace();
+}
+
+/*
+ * The untimed end of a lean shape but the plain one: the sample, and what
+ * the shape adds to it a tail call away. The call is counted out first:
+ * what follows runs in this module, which its unhook waits for.
+ */
+static noinline notrace void
+kstats_direct_end_shaped(struct kstats_probe *p, unsigned int slot,
+			 const struct kstats_tramp_call *c, unsigned long ret)
+{
+	u64 d;
+
+	if (p->shape == KSTATS_SHAPE_OUTLIERS) {
+		if (kstats_call_end_lean(p, c->t0, &d))
+			__kstats_add_at(p->ks, d,
+					kstats_pos_of(d, p->ks->frac_bits));
+		else
+			d = 0;
+		kstats_tramp_count_out_task(slot);
+		if (kstats_outliers_due(p, d))
+			kstats_direct_outlier(p, d, ret);
+	} else if (p->shape == KSTATS_SHAPE_KEYS) {
+		bool taken = kstats_call_end_lean(p, c->t0, &d);
+
+		kstats_tramp_count_out_task(slot);
+		if (taken)
+			kstats_direct_keyed(p, d, ret);
+	} else {
+		kstats_direct_end_other(p, slot, c, ret);
+	}
+}
+
+/*
+ * An untimed call of a lean entry in a task ends calling nothing, so, as
+ * its start, without a guard. The plain shape's end is here, the others a tail call
+ * away. Preemption stays on: each update of the sample is one irq-safe
+ * instruction, and a task moved between them leaves its sum and its count
+ * on two CPUs, which kstats_slot_mean() clamps (the sums of all CPUs stay
+ * exact).
+ */
+static notrace void kstats_direct_end(unsigned int slot,
+				      const struct kstats_tramp_call *c,
+				      unsigned long ret)
+{
+	struct kstats_probe *p = READ_ONCE(kstats_direct_probes[slot]);
+	u64 d;
+
+	if (unlikely(!p || c->key)) {
+		kstats_direct_end_other(p, slot, c, ret);
+		return;
+	}
+	if (unlikely(p->shape != KSTATS_SHAPE_LEAN)) {
+		kstats_direct_end_shaped(p, slot, c, ret);
+		return;
+	}
+	if (kstats_call_end_lean(p, c->t0, &d))
+		__kstats_add_at(p->ks, d, kstats_pos_of(d, p->ks->frac_bits));
+	kstats_tramp_count_out_task(slot);
 }
 
 static const struct kstats_tramp_hooks kstats_direct_hooks = {

@@ -130,9 +130,15 @@ static __always_inline bool kstats_timed_due(struct kstats_probe *p)
 			  KSTATS_TIMED_EVERY));
 }
 
-/* Starts timing a handler call that kstats_timed_due() picked. */
+/*
+ * Starts timing a handler call that kstats_timed_due() picked; such a
+ * call also takes the cycle counter's mark from the kernel.
+ */
 static __always_inline void kstats_timed_arm(struct kstats_timed *tm)
 {
+#ifdef KSTATS_HAVE_CYCLES
+	kstats_cycles_refresh();
+#endif
 	local_irq_save(tm->flags);
 	tm->t = local_clock();
 }
@@ -184,6 +190,54 @@ static __always_inline void kstats_call_end(struct kstats_probe *p, u64 t0,
 	if (unlikely(t0 < READ_ONCE(p->resumed)))
 		return;
 	kstats_record_since(p, kstats_clock(p), t0, ret);
+}
+
+/* The clock of a lean entry: the cycle counter (0 where there is none). */
+static __always_inline u64 kstats_cycles_lean(void)
+{
+#ifdef KSTATS_HAVE_CYCLES
+	return kstats_cycles();
+#else
+	return 0;
+#endif
+}
+
+/*
+ * A cycle count in ns. kstats_tsc_scale() gives shifts below 64: said so,
+ * the product's shift is one instruction.
+ */
+static __always_inline u64 kstats_cycles_ns(const struct kstats_probe *p,
+					    u64 d)
+{
+	return mul_u64_u32_shr(d, p->tsc_mult, p->tsc_shift & 63);
+}
+
+/*
+ * kstats_call_end() of an entry of a lean shape (enum kstats_shape), up
+ * to the sample: false if none is taken, else its value in @d. It calls
+ * nothing, so that the caller may be a leaf (whose code that a traced
+ * function runs cannot re-enter) or call out only in tail calls: GCC
+ * realigns the stack of any function that keeps kstats_cycles_ns()'s
+ * product and makes another call.
+ */
+static __always_inline bool kstats_call_end_lean(struct kstats_probe *p,
+						 u64 t0, u64 *d)
+{
+#ifdef KSTATS_HAVE_CYCLES
+	u64 now = kstats_cycles();
+
+	/* A stop moves @resumed past every start (kstats_state.c). */
+	if (unlikely(t0 < READ_ONCE(p->resumed)))
+		return false;
+	if (unlikely(kstats_cycles_unstable())) {
+		this_cpu_inc(p->stats->unstable);
+		return false;
+	}
+	*d = kstats_cycles_ns(p, kstats_since(now, t0));
+	return true;
+#else
+	return false;
+#endif
 }
 
 /*

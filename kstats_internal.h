@@ -122,15 +122,22 @@ struct kstats_pos {
 	u64 offset;
 };
 
+/*
+ * kstats_bucket_slot() and the offset in one pass, for the hot path: with
+ * @s the bits that the slot drops below the msb (0 in buckets 0 and 1;
+ * else bucket - 1), the slot is (s << frac_bits) + (val >> s), and its
+ * lower edge (val >> s) << s.
+ */
 static __always_inline struct kstats_pos kstats_pos_of(u64 val,
 						       unsigned int frac_bits)
 {
-	unsigned int bucket = kstats_bucket(val, frac_bits);
+	int s = max_t(int, (int)fls64(val) - 1 - (int)frac_bits, 0);
+	u64 q = val >> s;
 	struct kstats_pos pos;
 
-	pos.slot = kstats_bucket_slot(val, bucket, frac_bits);
-	pos.offset = bucket ? (val & (BIT_ULL(bucket - 1) - 1)) >>
-			      kstats_sum_shift(bucket) : 0;
+	pos.slot = ((unsigned int)s << frac_bits) + (unsigned int)q;
+	/* kstats_sum_shift(s + 1) */
+	pos.offset = (val - (q << s)) >> max_t(int, s - KSTATS_SUM_BITS, 0);
 	return pos;
 }
 
@@ -149,10 +156,14 @@ static __always_inline struct kstats_pos kstats_pos_of(u64 val,
 static __always_inline void __kstats_add_at(struct kstats *ks, u64 val,
 					    struct kstats_pos pos)
 {
-	this_cpu_add(ks->slots[pos.slot].sum, pos.offset);
-	this_cpu_add(ks->slots[pos.slot].count, 1);
-	kstats_raise(&ks->ext->max, val);
-	kstats_raise(&ks->ext->not_min, ~val);
+	/* Loaded once: the per-CPU updates below may alias any memory. */
+	struct kstats_slot __percpu *slot = ks->slots + pos.slot;
+	struct kstats_extremes __percpu *ext = ks->ext;
+
+	this_cpu_add(slot->sum, pos.offset);
+	this_cpu_add(slot->count, 1);
+	kstats_raise(&ext->max, val);
+	kstats_raise(&ext->not_min, ~val);
 }
 
 static __always_inline void kstats_add_at(struct kstats *ks, u64 val,

@@ -19,6 +19,7 @@
 #include <linux/slab.h>
 #include "kstats_counter.h"
 #include "kstats_filter.h"
+#include "kstats_handler.h"
 #include "kstats_internal.h"
 #include "kstats_mech.h"
 #include "kstats_keys.h"
@@ -144,6 +145,31 @@ fail:
 	return NULL;
 }
 
+/* The shape of @p (enum kstats_shape), once its options are set up. */
+static enum kstats_shape kstats_shape_of(const struct kstats_probe *p,
+					 const struct kstats_cmd *cmd)
+{
+	if (!kstats_clock_inline(p) || p->value != KSTATS_VALUE_TIME ||
+	    p->filter.flags || cmd->counter || kstats_keys_at_start(p) ||
+	    (p->keys && p->outliers))
+		return KSTATS_SHAPE_FULL;
+	if (p->outliers)
+		return KSTATS_SHAPE_OUTLIERS;
+	if (!p->keys)
+		return KSTATS_SHAPE_LEAN;
+	/* The keys that kstats_key_quick() reads, calling nothing. */
+	switch (p->keys->src) {
+	case KSTATS_BY_COMM:
+	case KSTATS_BY_PID:
+	case KSTATS_BY_TID:
+	case KSTATS_BY_CPU:
+	case KSTATS_BY_RETVAL:
+		return KSTATS_SHAPE_KEYS;
+	default:
+		return KSTATS_SHAPE_FULL;
+	}
+}
+
 /*
  * Register the probes of @p, disabled, with the first mechanism of the
  * table that serves the command and takes it; kstats_detach() undoes a
@@ -157,6 +183,7 @@ int kstats_attach(struct kstats_probe *p, struct kstats_cmd *cmd)
 
 	if (ret)
 		return ret;
+	p->shape = kstats_shape_of(p, cmd);
 	for (i = 0; i < ARRAY_SIZE(kstats_mechs); i++) {
 		ops = kstats_mechs[i];
 		if (!kstats_mech_may_take(ops, cmd))

@@ -65,14 +65,21 @@ struct kstats_outliers {
 
 void kstats_outliers_add(struct kstats_probe *p, u64 val, unsigned long ret);
 
-/* A sample of @p: kept if its CPU keeps fewer or smaller ones. */
-static __always_inline void kstats_outliers_record(struct kstats_probe *p,
-						   u64 val, unsigned long ret)
+/* Whether a sample @val of @p is kept: its CPU keeps fewer or smaller. */
+static __always_inline bool kstats_outliers_due(const struct kstats_probe *p,
+						u64 val)
 {
 	const struct kstats_outliers_cpu *c =
 		p->outliers->cpu[raw_smp_processor_id()];
 
-	if (unlikely(val > READ_ONCE(c->floor)))
+	return unlikely(val > READ_ONCE(c->floor));
+}
+
+/* A sample of @p: kept if its CPU keeps fewer or smaller ones. */
+static __always_inline void kstats_outliers_record(struct kstats_probe *p,
+						   u64 val, unsigned long ret)
+{
+	if (kstats_outliers_due(p, val))
 		kstats_outliers_add(p, val, ret);
 }
 

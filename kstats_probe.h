@@ -131,6 +131,19 @@ struct kstats_site {
  * of kstats_mech_ops.size, and its handlers reach that struct by
  * container_of: no load more than before.
  */
+/*
+ * The shapes of an entry that handlers specialise on, as ftrace picks a
+ * trampoline per ops: the lean ones read the cycle counter, sample time,
+ * and have no filter, counter or by argN; each pays for what it has, and
+ * a lean entry's handlers test the shape once instead of every option.
+ */
+enum kstats_shape {
+	KSTATS_SHAPE_FULL,	/* any other: each option tested per hit */
+	KSTATS_SHAPE_LEAN,	/* none of the options */
+	KSTATS_SHAPE_OUTLIERS,	/* outliers N */
+	KSTATS_SHAPE_KEYS,	/* by comm|pid|tid|cpu|retval, read at the end */
+};
+
 struct kstats_probe {
 	struct list_head node;		/* in the list of control entries */
 	struct kstats *ks;
@@ -164,6 +177,7 @@ struct kstats_probe {
 	bool pinned;			/* stuck registered: holds kstats */
 	unsigned long addr;		/* FUNC's address */
 	u64 resumed;			/* trace FUNC: clock at the last start */
+	u8 shape;			/* enum kstats_shape, set at attach */
 	bool own_code;			/* calibrate's: no BTF needed */
 	bool raw;			/* values or keys that may be addresses */
 	struct kstats_site start;	/* FUNC, or X of a pair or gap */

@@ -35,6 +35,18 @@ static void kstats_state_resume(struct kstats *ks)
 	smp_wmb();
 }
 
+/*
+ * A traced entry stops: the end of a call in flight measures nothing
+ * (kstats_call_end_lean() reads this, not the state), until a start
+ * moves @resumed again.
+ */
+static void kstats_state_halt(struct kstats *ks)
+{
+	if (ks->origin == KSTATS_ORIGIN_CONTROL)
+		WRITE_ONCE(ks->probe->resumed, U64_MAX);
+	kstats_stop(ks);
+}
+
 static void kstats_state_apply(struct kstats *ks, enum kstats_cmd_op op)
 {
 	switch (op) {
@@ -44,7 +56,7 @@ static void kstats_state_apply(struct kstats *ks, enum kstats_cmd_op op)
 		kstats_start(ks);
 		break;
 	case KSTATS_CMD_STOP:
-		kstats_stop(ks);
+		kstats_state_halt(ks);
 		break;
 	default:
 		/*
@@ -84,7 +96,7 @@ static int kstats_state_follow(struct kstats_probe *p)
 		ret = kstats_enable(p);
 	/* Not armed again: say so by the state and the error. */
 	if (!p->armed)
-		kstats_stop(p->ks);
+		kstats_state_halt(p->ks);
 	return ret;
 }
 

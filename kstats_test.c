@@ -122,10 +122,23 @@ static unsigned int kt_slot(u64 v, unsigned int f)
 	return ((m - f) << f) + (unsigned int)(v >> (m - f));
 }
 
+/*
+ * The slot of @v, and what the hot path's kstats_pos_of() makes of it:
+ * the same slot, and the offset from the slot's lower edge scaled down by
+ * the slot's sum shift.
+ */
 static void kt_check_slot(struct kunit *test, u64 v, unsigned int f)
 {
-	KUNIT_EXPECT_EQ_MSG(test, kstats_slot(v, f), kt_slot(v, f),
+	unsigned int s = kt_slot(v, f);
+	struct kstats_pos pos = kstats_pos_of(v, f);
+
+	KUNIT_EXPECT_EQ_MSG(test, kstats_slot(v, f), s,
 			    "slot of %llu (0x%llx), frac_bits %u", v, v, f);
+	KUNIT_EXPECT_EQ_MSG(test, pos.slot, s,
+			    "kstats_pos_of() slot of %llu, frac_bits %u", v, f);
+	KUNIT_EXPECT_EQ_MSG(test, pos.offset,
+			    (v - kstats_slot_lo(s, f)) >> kstats_sum_shift(s >> f),
+			    "kstats_pos_of() offset of %llu, frac_bits %u", v, f);
 }
 
 static void kt_slot_exact(struct kunit *test)

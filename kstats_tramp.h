@@ -42,6 +42,8 @@
 #endif
 
 #ifndef __ASSEMBLY__
+#include <linux/percpu.h>
+#include <linux/sched.h>
 #include <linux/types.h>
 
 /**
@@ -61,9 +63,14 @@ struct kstats_tramp_call {
  * struct kstats_tramp_hooks - what a trampoline calls in kstats.ko
  * @begin: at FUNC's entry: the start time, or 0 to run FUNC unmeasured
  *	(and no @end follows). May run in any context, preemptible too.
- *	It may write @c->key.
+ *	It may write @c->key. A call it measures it counts in, with
+ *	kstats_tramp_count_in().
  * @end: when a measured call returns @ret, with @c as @begin left it
- *	and @c->t0 its start time.
+ *	and @c->t0 its start time. It counts the call out, with
+ *	kstats_tramp_count_out(), last.
+ *
+ * The trampolines reach the hooks through a tail call each: counting in
+ * the hooks spares each call a frame of this module.
  */
 struct kstats_tramp_hooks {
 	u64 (*begin)(unsigned int slot, struct kstats_tramp_call *c);
@@ -111,7 +118,42 @@ static inline bool kstats_tramp_unwinder_exact(void)
 	       IS_ENABLED(CONFIG_UNWINDER_FRAME_POINTER);
 }
 
-/* Called by the trampolines: the hooks, and the count of calls in flight. */
+/*
+ * The calls in flight in each slot, per CPU (a call may end on another
+ * CPU than it began; only the sum means something); those of a CPU's
+ * idle task apart, on its own CPU, as it never migrates.
+ */
+DECLARE_PER_CPU(long[KSTATS_DIRECT_MAX], kstats_tramp_inflight);
+DECLARE_PER_CPU(long[KSTATS_DIRECT_MAX], kstats_tramp_idle_inflight);
+
+static __always_inline void kstats_tramp_count_in(unsigned int slot)
+{
+	if (unlikely(is_idle_task(current)))
+		this_cpu_inc(kstats_tramp_idle_inflight[slot]);
+	else
+		this_cpu_inc(kstats_tramp_inflight[slot]);
+}
+
+/* kstats_tramp_count_in() of a call known not to be the idle task's. */
+static __always_inline void kstats_tramp_count_in_task(unsigned int slot)
+{
+	this_cpu_inc(kstats_tramp_inflight[slot]);
+}
+
+static __always_inline void kstats_tramp_count_out_task(unsigned int slot)
+{
+	this_cpu_dec(kstats_tramp_inflight[slot]);
+}
+
+static __always_inline void kstats_tramp_count_out(unsigned int slot)
+{
+	if (unlikely(is_idle_task(current)))
+		this_cpu_dec(kstats_tramp_idle_inflight[slot]);
+	else
+		this_cpu_dec(kstats_tramp_inflight[slot]);
+}
+
+/* Called by the trampolines: the hooks. */
 u64 kstats_tramp_begin(unsigned int slot, struct kstats_tramp_call *c);
 void kstats_tramp_end(unsigned int slot, const struct kstats_tramp_call *c,
 		      unsigned long ret);

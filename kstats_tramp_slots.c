@@ -4,11 +4,11 @@
  *
  * Each trampoline (kstats_tramp_ARCH.S) calls kstats_tramp_begin() at
  * FUNC's entry and kstats_tramp_end() when a measured call returns; they
- * call kstats.ko's hooks and count the calls in flight per slot, per CPU
- * (a call may end on another CPU than it began; only the sum means
- * something). Once kstats.ko has unhooked (module exit), they call stubs
- * of this module: a call asleep in FUNC then returns through its
- * trampoline and calls nothing outside this module.
+ * call kstats.ko's hooks, which count the calls in flight per slot, per
+ * CPU, in this module's counters (kstats_tramp.h). Once kstats.ko has
+ * unhooked (module exit), they call stubs of this module: a call asleep
+ * in FUNC then returns through its trampoline, is counted out there and
+ * calls nothing outside this module.
  *
  * A slot is free, used by a direct entry, or draining: its entry is gone
  * and calls are still in flight. A draining slot is free again once the
@@ -62,9 +62,10 @@ static DEFINE_MUTEX(kstats_tramp_mutex);
 static enum kstats_tramp_state kstats_tramp_state[KSTATS_DIRECT_MAX];
 /* Slots not free; read without the mutex by the exit probe. */
 static unsigned int kstats_tramp_busy;
-static DEFINE_PER_CPU(long[KSTATS_DIRECT_MAX], kstats_tramp_inflight);
-/* Those of the CPU's idle task. */
-static DEFINE_PER_CPU(long[KSTATS_DIRECT_MAX], kstats_tramp_idle_inflight);
+DEFINE_PER_CPU(long[KSTATS_DIRECT_MAX], kstats_tramp_inflight);
+EXPORT_PER_CPU_SYMBOL_GPL(kstats_tramp_inflight);
+DEFINE_PER_CPU(long[KSTATS_DIRECT_MAX], kstats_tramp_idle_inflight);
+EXPORT_PER_CPU_SYMBOL_GPL(kstats_tramp_idle_inflight);
 
 static const bool kstats_tramp_off;
 const bool *kstats_direct_active[KSTATS_DIRECT_MAX] = {
@@ -96,10 +97,12 @@ static notrace u64 kstats_tramp_no_begin(unsigned int slot,
 	return 0;
 }
 
+/* A call that kstats.ko's hooks counted in, returning after the unhook. */
 static notrace void kstats_tramp_no_end(unsigned int slot,
 					const struct kstats_tramp_call *c,
 					unsigned long ret)
 {
+	kstats_tramp_count_out(slot);
 }
 
 static const struct kstats_tramp_hooks kstats_tramp_no_hooks = {
@@ -116,15 +119,7 @@ static const struct kstats_tramp_hooks *kstats_tramp_hooks =
  */
 notrace u64 kstats_tramp_begin(unsigned int slot, struct kstats_tramp_call *c)
 {
-	u64 t0 = READ_ONCE(kstats_tramp_hooks)->begin(slot, c);
-
-	if (!t0)
-		return 0;
-	if (unlikely(is_idle_task(current)))
-		this_cpu_inc(kstats_tramp_idle_inflight[slot]);
-	else
-		this_cpu_inc(kstats_tramp_inflight[slot]);
-	return t0;
+	return READ_ONCE(kstats_tramp_hooks)->begin(slot, c);
 }
 NOKPROBE_SYMBOL(kstats_tramp_begin);
 
@@ -133,10 +128,6 @@ notrace void kstats_tramp_end(unsigned int slot,
 			      unsigned long ret)
 {
 	READ_ONCE(kstats_tramp_hooks)->end(slot, c, ret);
-	if (unlikely(is_idle_task(current)))
-		this_cpu_dec(kstats_tramp_idle_inflight[slot]);
-	else
-		this_cpu_dec(kstats_tramp_inflight[slot]);
 }
 NOKPROBE_SYMBOL(kstats_tramp_end);
 

@@ -443,16 +443,28 @@ replay() {
 	[ "$n" -gt 0 ] || fail "$1: the job reported nothing ($build/jobs/$1.out)"
 }
 
-# bench_job TARGET: the bench (scripts/bench.sh) with tiny sizes on a
-# stock target, as a smoke test: it must boot, count, and print its
-# tables. Its figures are not checked (no timing is ever a test).
+# bench_job TARGET: the bench (scripts/bench.sh) on a stock target, as
+# a smoke test: it must boot, count, and print its tables. With tiny
+# sizes, and every configuration, its timings and counts unchecked (no
+# timing is ever a test); on a target that tests/bench/budgets.conf names,
+# the cost gate instead: that file's configurations, counted at a size
+# where a boot's counts agree to an instruction, each against its budget
+# (tests/bench/gate.py).
 # shellcheck disable=SC2317 # run by pool_run
 bench_job() {
-	local t=$1 log=$build/bench-$1.log
-	echo "check: $t: bench smoke test (tiny sizes)"
-	if KSTATS_TARGETS=$t KSTATS_BUILD=$build/bench-smoke \
-		KSTATS_BENCH_BPF=0 KSTATS_BENCH_SIZE=200 KSTATS_BENCH_ROUNDS=1 \
+	local t=$1 log=$build/bench-$1.log gate size=200 configs=
+	gate=$(awk -v t="$t" '!/^#/ && $1 == t { print $2 }' \
+		"$src/tests/bench/budgets.conf" | tr '\n' ' ')
+	if [ -n "$gate" ]; then
+		size=20000 configs="untraced $gate"
+		echo "check: $t: bench cost gate ($gate)"
+	else
+		echo "check: $t: bench smoke test (tiny sizes)"
+	fi
+	if KSTATS_TARGETS=$t KSTATS_BUILD=$build/bench-smoke-$t \
+		KSTATS_BENCH_BPF=0 KSTATS_BENCH_SIZE=$size KSTATS_BENCH_ROUNDS=1 \
 		KSTATS_BENCH_CLOCKS=50 KSTATS_GUEST_TIMEOUT=600 \
+		KSTATS_BENCH_CONFIGS=$configs \
 		"$KSTATS_SCRIPTS/bench.sh" >"$log" 2>&1 &&
 		grep -Eq '^untraced \(bench-mark dd loop\) +\| +[0-9]' "$log" &&
 		grep -q '^kstats trace vfs_read via kretprobe  *| *[0-9]' "$log" &&
@@ -461,6 +473,11 @@ bench_job() {
 	else
 		fail "$t bench runs and prints its tables ($log)"
 		tail -n 20 "$log" | sed 's/^/    /'
+	fi
+	if [ -n "$gate" ]; then
+		python3 "$src/tests/bench/gate.py" "$src/tests/bench/budgets.conf" \
+			"$build/bench-smoke-$t/bench" "$t" ||
+			fail "$t cost gate (tests/bench/gate.py)"
 	fi
 }
 
@@ -665,7 +682,11 @@ PYEOF
 }
 
 if [ "${KSTATS_BENCH:-1}" != 0 ]; then
-	for t in $host_stock; do
+	# The smoke test on the stock kernels, the cost gate where
+	# tests/bench/budgets.conf names a target (arm612 too).
+	benched=$(awk '!/^#/ && NF { print $1 }' "$src/tests/bench/budgets.conf" |
+		grep -xF "$targets" | sort -u - <(echo "$host_stock") || true)
+	for t in $benched; do
 		pool_run "bench-$t" bench_job "$t"
 	done
 fi

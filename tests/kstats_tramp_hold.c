@@ -84,19 +84,15 @@ static unsigned long kstats_hold_find(void)
 }
 #else
 /*
- * The instruction after the trampoline's direct call of the callee (or
- * of its call thunk, in the padding just before it, where call depth
- * tracking patched the call; the trampoline's other callee may end
- * closer than 64 bytes before this one).
+ * The instruction after the first call in the trampoline whose target is
+ * within @pad bytes before the callee.
  */
-static unsigned long kstats_hold_find(void)
+static unsigned long kstats_hold_scan(const u8 *text, size_t len,
+				      unsigned long pad)
 {
-	static u8 text[KSTATS_HOLD_SCAN];
 	unsigned int off;
 
-	if (copy_from_kernel_nofault(text, (void *)tramp, sizeof(text)))
-		return 0;
-	for (off = 0; off + KSTATS_HOLD_CALL_LEN <= sizeof(text); off++) {
+	for (off = 0; off + KSTATS_HOLD_CALL_LEN <= len; off++) {
 		unsigned long next = tramp + off + KSTATS_HOLD_CALL_LEN, to;
 		s32 rel;
 
@@ -104,10 +100,27 @@ static unsigned long kstats_hold_find(void)
 			continue;
 		memcpy(&rel, &text[off + 1], sizeof(rel));
 		to = next + rel;
-		if (to <= callee && callee - to <= KSTATS_HOLD_PADDING)
+		if (to <= callee && callee - to <= pad)
 			return next;
 	}
 	return 0;
+}
+
+/*
+ * The instruction after the trampoline's direct call of the callee, or,
+ * where call depth tracking patched the call, of its call thunk in the
+ * padding just before it. The exact call first: without that padding,
+ * the trampoline's other callee, called before, may end closer than the
+ * padding's size before this one.
+ */
+static unsigned long kstats_hold_find(void)
+{
+	static u8 text[KSTATS_HOLD_SCAN];
+
+	if (copy_from_kernel_nofault(text, (void *)tramp, sizeof(text)))
+		return 0;
+	return kstats_hold_scan(text, sizeof(text), 0) ?:
+	       kstats_hold_scan(text, sizeof(text), KSTATS_HOLD_PADDING);
 }
 #endif
 

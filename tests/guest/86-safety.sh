@@ -113,9 +113,11 @@ if insmod "$MODDIR/tests/kstats_clocksource.ko" 2>/dev/null ||
 	check "the guard skipped recursions (missed of gap > 0)" \
 		test "$(field g missed)" -gt 0
 	for e in $R g p q; do is "$(ctl remove $e)" OK "remove $e"; done
-	# A direct entry on the cycle counter starts without the guard (that
-	# start calls nothing); its hits inside another handler, one that
-	# reads the test clocksource, are skipped at their end and counted.
+	# A direct entry on the cycle counter (a lean shape) starts and ends
+	# without the guard: neither calls anything. Its hits inside another
+	# handler, one that reads the test clocksource, are measured, but for
+	# the calls timed for overhead_ns (one in 64 per CPU), which take the
+	# guard and are skipped there.
 	r=$(ctl "trace $R clock $CYC")
 	if [ "$r" = OK ]; then
 		is "$(field $R clock)" $CYC "trace $R clock $CYC"
@@ -123,9 +125,11 @@ if insmod "$MODDIR/tests/kstats_clocksource.ko" 2>/dev/null ||
 		is "$(ctl "trace m gap vfs_read clock mono")" OK \
 			"gap vfs_read clock mono (its handler reads $R)"
 		dd if=/dev/zero of=/dev/null bs=1 count=500 2>/dev/null
-		check "$R on the cycle counter counted samples" test "$(samples $R)" -gt 0
-		check "its hits inside the gap's handler were skipped (missed > 0)" \
-			test "$(field $R missed)" -gt 0
+		n=$(samples m)
+		echo "# gap m: $n samples; $R: $(samples $R) samples, missed $(field $R missed)"
+		check "the gap's handler ran for each of dd's 500 reads" test "$n" -ge 500
+		check "$R's hits inside it were measured (63 in 64 at least)" \
+			test "$(samples $R)" -ge $((n - n / 64 - 2))
 		for e in $R m; do is "$(ctl remove $e)" OK "remove $e"; done
 	else
 		skip_part "clock $CYC refused here: $r"
