@@ -147,7 +147,9 @@ static __always_inline struct kstats_pos kstats_pos_of(u64 val,
  * against inlining, the benchmark: sample @val at @pos (kstats_pos_of()
  * for @ks's frac_bits; a histogram of the same bits, such as a key's,
  * takes the same @pos).
- * __kstats_add_at() is for callers that keep preemption off around it.
+ * __kstats_add_at() is for callers that keep preemption off around it,
+ * or that accept a sample split over two CPUs if the task moves between
+ * its updates (a lean direct entry's end, kstats_direct.c).
  * The sum is updated before the count, and kstats_reset() clears a CPU's
  * slots from that CPU with interrupts off: a sample cut in two by a reset
  * leaves at worst a count without its offset, which keeps the mean inside

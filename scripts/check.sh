@@ -448,21 +448,21 @@ replay() {
 # sizes, and every configuration, its timings and counts unchecked (no
 # timing is ever a test); on a target that tests/bench/budgets.conf names,
 # the cost gate instead: that file's configurations, counted at a size
-# where a boot's counts agree to an instruction, each against its budget
-# (tests/bench/gate.py).
+# where a boot's counts agree to an instruction, the median of three
+# rounds, each against its budget (tests/bench/gate.py).
 # shellcheck disable=SC2317 # run by pool_run
 bench_job() {
-	local t=$1 log=$build/bench-$1.log gate size=200 configs=
+	local t=$1 log=$build/bench-$1.log gate size=200 rounds=1 configs=
 	gate=$(awk -v t="$t" '!/^#/ && $1 == t { print $2 }' \
 		"$src/tests/bench/budgets.conf" | tr '\n' ' ')
 	if [ -n "$gate" ]; then
-		size=20000 configs="untraced $gate"
+		size=20000 rounds=3 configs="untraced $gate"
 		echo "check: $t: bench cost gate ($gate)"
 	else
 		echo "check: $t: bench smoke test (tiny sizes)"
 	fi
 	if KSTATS_TARGETS=$t KSTATS_BUILD=$build/bench-smoke-$t \
-		KSTATS_BENCH_BPF=0 KSTATS_BENCH_SIZE=$size KSTATS_BENCH_ROUNDS=1 \
+		KSTATS_BENCH_BPF=0 KSTATS_BENCH_SIZE=$size KSTATS_BENCH_ROUNDS=$rounds \
 		KSTATS_BENCH_CLOCKS=50 KSTATS_GUEST_TIMEOUT=600 \
 		KSTATS_BENCH_CONFIGS=$configs \
 		"$KSTATS_SCRIPTS/bench.sh" >"$log" 2>&1 &&
