@@ -279,8 +279,7 @@ kstats_direct_end_shaped(struct kstats_probe *p, unsigned int slot,
 
 	if (p->shape == KSTATS_SHAPE_OUTLIERS) {
 		if (kstats_call_end_lean(p, c->t0, &d))
-			__kstats_add_at(p->ks, d,
-					kstats_pos_of(d, p->ks->frac_bits));
+			__kstats_add_sample(p->ks, d);
 		else
 			d = 0;
 		kstats_tramp_count_out_task(slot);
@@ -321,7 +320,7 @@ static notrace void kstats_direct_end(unsigned int slot,
 		return;
 	}
 	if (kstats_call_end_lean(p, c->t0, &d))
-		__kstats_add_at(p->ks, d, kstats_pos_of(d, p->ks->frac_bits));
+		__kstats_add_sample(p->ks, d);
 	kstats_tramp_count_out_task(slot);
 }
 

@@ -84,6 +84,24 @@ static __always_inline u64 kstats_since(u64 now, u64 t0)
 	return now > t0 ? now - t0 : 0;
 }
 
+#ifdef KSTATS_HAVE_CYCLES
+/*
+ * @d, a difference of two cycle counter readings of @p, into ns; false,
+ * and counted apart, once the kernel has marked the counter unstable
+ * (TSCs of two CPUs may then disagree). kstats_tsc_scale() gives shifts
+ * below 64: said so, the product's shift is one instruction.
+ */
+static __always_inline bool kstats_cycles_ns(struct kstats_probe *p, u64 *d)
+{
+	if (unlikely(kstats_cycles_unstable())) {
+		this_cpu_inc(p->stats->unstable);
+		return false;
+	}
+	*d = mul_u64_u32_shr(*d, p->tsc_mult, p->tsc_shift & 63);
+	return true;
+}
+#endif
+
 /*
  * Records @d, a difference of two readings of @p's clock, in ns, with
  * @ret, FUNC's return value where there is one (by retval). A TSC
@@ -94,13 +112,8 @@ static __always_inline void kstats_record_delta(struct kstats_probe *p, u64 d,
 						unsigned long ret)
 {
 #ifdef KSTATS_HAVE_CYCLES
-	if (p->clock == KSTATS_CLOCK_TSC) {
-		if (unlikely(kstats_cycles_unstable())) {
-			this_cpu_inc(p->stats->unstable);
-			return;
-		}
-		d = mul_u64_u32_shr(d, p->tsc_mult, p->tsc_shift);
-	}
+	if (p->clock == KSTATS_CLOCK_TSC && !kstats_cycles_ns(p, &d))
+		return;
 #endif
 	kstats_probe_record_ret(p, d, ret);
 }
@@ -203,16 +216,6 @@ static __always_inline u64 kstats_cycles_lean(void)
 }
 
 /*
- * A cycle count in ns. kstats_tsc_scale() gives shifts below 64: said so,
- * the product's shift is one instruction.
- */
-static __always_inline u64 kstats_cycles_ns(const struct kstats_probe *p,
-					    u64 d)
-{
-	return mul_u64_u32_shr(d, p->tsc_mult, p->tsc_shift & 63);
-}
-
-/*
  * kstats_call_end() of an entry of a lean shape (enum kstats_shape), up
  * to the sample: false if none is taken, else its value in @d. It calls
  * nothing, so that the caller may be a leaf (whose code that a traced
@@ -229,12 +232,8 @@ static __always_inline bool kstats_call_end_lean(struct kstats_probe *p,
 	/* A stop moves @resumed past every start (kstats_state.c). */
 	if (unlikely(t0 < READ_ONCE(p->resumed)))
 		return false;
-	if (unlikely(kstats_cycles_unstable())) {
-		this_cpu_inc(p->stats->unstable);
-		return false;
-	}
-	*d = kstats_cycles_ns(p, kstats_since(now, t0));
-	return true;
+	*d = kstats_since(now, t0);
+	return kstats_cycles_ns(p, d);
 #else
 	return false;
 #endif

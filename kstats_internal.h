@@ -177,6 +177,12 @@ static __always_inline void kstats_add_at(struct kstats *ks, u64 val,
 	preempt_enable_notrace();
 }
 
+/* Sample @val into @ks at its own position; as __kstats_add_at(). */
+static __always_inline void __kstats_add_sample(struct kstats *ks, u64 val)
+{
+	__kstats_add_at(ks, val, kstats_pos_of(val, ks->frac_bits));
+}
+
 static __always_inline void kstats_add_sample(struct kstats *ks, u64 val)
 {
 	kstats_add_at(ks, val, kstats_pos_of(val, ks->frac_bits));

@@ -159,7 +159,7 @@ notrace void kstats_keys_record_miss(struct kstats_keys *t, u64 val, u64 k0,
 		h = t->other;
 		this_cpu_inc(*t->dropped);
 	}
-	__kstats_add_at(h, val, kstats_pos_of(val, h->frac_bits));
+	__kstats_add_sample(h, val);
 }
 EXPORT_SYMBOL_IF_KUNIT(kstats_keys_record_miss);
 
@@ -173,8 +173,7 @@ notrace void kstats_keys_record_slow(struct kstats_probe *p, u64 val,
 
 	if (unlikely(!kstats_key_readable(t, t->src, ret))) {
 		this_cpu_inc(*t->dropped);
-		__kstats_add_at(t->other, val,
-				kstats_pos_of(val, t->other->frac_bits));
+		__kstats_add_sample(t->other, val);
 		return;
 	}
 	hash = kstats_key_of(t, t->src, ret, &k0, &k1);

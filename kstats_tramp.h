@@ -126,15 +126,7 @@ static inline bool kstats_tramp_unwinder_exact(void)
 DECLARE_PER_CPU(long[KSTATS_DIRECT_MAX], kstats_tramp_inflight);
 DECLARE_PER_CPU(long[KSTATS_DIRECT_MAX], kstats_tramp_idle_inflight);
 
-static __always_inline void kstats_tramp_count_in(unsigned int slot)
-{
-	if (unlikely(is_idle_task(current)))
-		this_cpu_inc(kstats_tramp_idle_inflight[slot]);
-	else
-		this_cpu_inc(kstats_tramp_inflight[slot]);
-}
-
-/* kstats_tramp_count_in() of a call known not to be the idle task's. */
+/* The count of a call known not to be the idle task's, in and out. */
 static __always_inline void kstats_tramp_count_in_task(unsigned int slot)
 {
 	this_cpu_inc(kstats_tramp_inflight[slot]);
@@ -145,12 +137,20 @@ static __always_inline void kstats_tramp_count_out_task(unsigned int slot)
 	this_cpu_dec(kstats_tramp_inflight[slot]);
 }
 
+static __always_inline void kstats_tramp_count_in(unsigned int slot)
+{
+	if (unlikely(is_idle_task(current)))
+		this_cpu_inc(kstats_tramp_idle_inflight[slot]);
+	else
+		kstats_tramp_count_in_task(slot);
+}
+
 static __always_inline void kstats_tramp_count_out(unsigned int slot)
 {
 	if (unlikely(is_idle_task(current)))
 		this_cpu_dec(kstats_tramp_idle_inflight[slot]);
 	else
-		this_cpu_dec(kstats_tramp_inflight[slot]);
+		kstats_tramp_count_out_task(slot);
 }
 
 /* Called by the trampolines: the hooks. */
