@@ -11,9 +11,12 @@
 #include <linux/capability.h>
 #include <linux/err.h>
 #include <linux/fs.h>
+#include <linux/moduleparam.h>
+#include <linux/ratelimit.h>
 #include <linux/security.h>
 #include <linux/slab.h>
 #include <linux/string.h>
+#include <linux/sysfs.h>
 #include <linux/uaccess.h>
 #include <linux/user_namespace.h>
 #include "kstats_compat.h"
@@ -98,6 +101,43 @@ static int kstats_command_allowed(struct kstats_cmd *cmd)
 	return ret;
 }
 
+/*
+ * The refusals share one rate limit, the kernel's default (10 lines per
+ * 5 s) unless log_burst says otherwise: a script that writes many
+ * commands, or a glob of functions, may need every reason, as
+ * net.core.message_burst serves net_ratelimit(). A new value starts a
+ * new window.
+ */
+static struct ratelimit_state kstats_refusal_rs =
+	RATELIMIT_STATE_INIT(kstats_refusal_rs, DEFAULT_RATELIMIT_INTERVAL,
+			     DEFAULT_RATELIMIT_BURST);
+
+static int kstats_log_burst_set(const char *val, const struct kernel_param *kp)
+{
+	unsigned int burst;
+	int ret;
+
+	ret = kstrtouint(val, 0, &burst);
+	if (ret)
+		return ret;
+	if (!burst || burst > INT_MAX)
+		return -EINVAL;
+	kstats_ratelimit_restart(&kstats_refusal_rs, burst);
+	return 0;
+}
+
+static int kstats_log_burst_get(char *buf, const struct kernel_param *kp)
+{
+	return sysfs_emit(buf, "%d\n", READ_ONCE(kstats_refusal_rs.burst));
+}
+
+static const struct kernel_param_ops kstats_log_burst_ops = {
+	.set = kstats_log_burst_set,
+	.get = kstats_log_burst_get,
+};
+module_param_cb(log_burst, &kstats_log_burst_ops, NULL, 0644);
+MODULE_PARM_DESC(log_burst, "refusals logged per 5 s (default 10)");
+
 ssize_t kstats_command_write(const char __user *ubuf, size_t count,
 			     const char *via)
 {
@@ -106,8 +146,9 @@ ssize_t kstats_command_write(const char __user *ubuf, size_t count,
 	int len, ret;
 
 	if (count > KSTATS_CMD_LEN) {
-		pr_warn_ratelimited("%s: command refused: longer than %d bytes (%zu)\n",
-				    via, KSTATS_CMD_LEN, count);
+		if (__ratelimit(&kstats_refusal_rs))
+			pr_warn("%s: command refused: longer than %d bytes (%zu)\n",
+				via, KSTATS_CMD_LEN, count);
 		return -EINVAL;
 	}
 	buf = memdup_user(ubuf, count);
@@ -127,8 +168,9 @@ ssize_t kstats_command_write(const char __user *ubuf, size_t count,
 		len = count;
 		if (len && buf[len - 1] == '\n')
 			len--;
-		pr_warn_ratelimited("%s: '%*pE' refused: %s\n", via, len, buf,
-				    cmd->why[0] ? cmd->why : "error");
+		if (__ratelimit(&kstats_refusal_rs))
+			pr_warn("%s: '%*pE' refused: %s\n", via, len, buf,
+				cmd->why[0] ? cmd->why : "error");
 	}
 	kfree(cmd);
 	kfree(buf);

@@ -13,6 +13,7 @@
 
 #include <linux/ftrace.h>
 #include <linux/ptrace.h>
+#include <linux/ratelimit.h>
 #include <linux/slab.h>
 #include <linux/stddef.h>
 #include <linux/tracepoint.h>
@@ -31,6 +32,30 @@
 #define KSTATS_DECLARE_TRACE(name, proto, args) \
 	DECLARE_TRACE(name, PARAMS(proto), PARAMS(args))
 #endif
+
+/*
+ * kstats_ratelimit_restart() gives @rs a new burst and a new window,
+ * from its next line on. The ratelimit rework (in 6.18's headers, not in
+ * 6.12's; Kbuild tests for it) counts a window's lines down in rs_n_left,
+ * set from burst while RATELIMIT_INITIALIZED is clear; before, ->printed
+ * counted them up and a ->begin of 0 began a window.
+ */
+static inline void kstats_ratelimit_restart(struct ratelimit_state *rs,
+					    int burst)
+{
+	unsigned long flags;
+
+	raw_spin_lock_irqsave(&rs->lock, flags);
+	WRITE_ONCE(rs->burst, burst);
+#ifdef KSTATS_RATELIMIT_N_LEFT
+	rs->flags &= ~RATELIMIT_INITIALIZED;
+	atomic_set(&rs->rs_n_left, burst);
+#else
+	rs->begin = 0;
+	rs->printed = 0;
+#endif
+	raw_spin_unlock_irqrestore(&rs->lock, flags);
+}
 
 /*
  * The kmalloc_obj() family sizes an allocation by the type of what it is

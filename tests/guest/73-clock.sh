@@ -26,9 +26,6 @@ is "$(ctl remove cmono)" OK "remove cmono"
 is "$(ctl trace $FN clock cycles as cbad)" "Invalid argument" "clock cycles: EINVAL"
 
 if [ $CLK != $CYC ]; then
-	# A fresh window of the rate-limited refusal log (62-control-errors,
-	# run just before in a subset, spends the burst of 10).
-	sleep 5
 	log_mark
 	is "$(ctl trace $FN clock tsc as ctsc)" "Operation not supported" \
 		"clock tsc with the TSC marked unstable: EOPNOTSUPP"

@@ -20,8 +20,7 @@ slots() { grep CPUS "$KS/$1" | awk '{ printf "%s%s:%s", s, $2, $6; s = " " }'; }
 # minmax NAME: "count min max"
 minmax() { echo "$(samples "$1") $(field "$1" min) $(field "$1" max)"; }
 
-# Refusals; the log is rate-limited (10 lines per 5 s): a new window.
-sleep 6
+# Refusals.
 # refuse ERRNO COMMAND DESC WHY: the errno, and WHY in the log line
 refuse() {
 	log_mark
@@ -55,7 +54,6 @@ if [ -n "$PMU" ]; then
 	ctl remove hw >/dev/null
 	# The other events where this PMU has them (QEMU's emulated arm64
 	# PMU counts no instructions without icount), else refused so.
-	sleep 6
 	for ev in instructions cache-misses branch-misses; do
 		log_mark
 		r=$(ctl "trace $F counter $ev as hw")
@@ -69,7 +67,6 @@ if [ -n "$PMU" ]; then
 		fi
 	done
 else
-	sleep 6
 	for ev in cycles instructions cache-misses branch-misses; do
 		refuse "$ENOTSUP" "trace $F counter $ev as hw" "no PMU: $ev" \
 			"counter $ev: no PMU counts it"

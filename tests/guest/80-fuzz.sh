@@ -2,7 +2,7 @@
 # Fuzz: 100,000 writes into _control and entry files (the fuzzer is
 # tests/user/kstats_fuzz.c); entries that existed before, stopped, must
 # read byte-identical afterwards and _control must list the same entries.
-# Then 4,000 more beside concurrent resets (file and /dev/kstats) and
+# Then 2,000 more beside concurrent resets (file and /dev/kstats) and
 # reads of _keys and _outliers.
 # KSTATS_FUZZ_SEED on the kernel command line replays a run.
 # timeout: 500
@@ -76,8 +76,8 @@ side reset_file & p1=$!
 side reset_dev & p2=$!
 side read_conc80 & p3=$!
 seed2=$((seed + 1))
-kstats-fuzz fuzz "$KS" "$seed2" 4000 conc80
-is "$?" 0 "the fuzzer ran 4000 writes beside concurrent resets and reads"
+kstats-fuzz fuzz "$KS" "$seed2" 2000 conc80
+is "$?" 0 "the fuzzer ran 2000 writes beside concurrent resets and reads"
 touch /tmp/kst80.stop
 wait $p1 $p2 $p3
 for w in reset_file reset_dev read_conc80; do

@@ -35,6 +35,7 @@ locked_boot() {
 	is "$(level)" "$mode" "lockdown is $mode"
 	log_mark
 	check "$mode: signed kstats.ko loads" insmod "$MODDIR/kstats.ko"
+	raise_log_burst
 	is "$(log_new | grep -c 'kstats: kernel is locked down: debugfs files are read-only; write commands into /dev/kstats')" 1 \
 		"$mode: one line in the log says so at load"
 	check "$mode: signed example module loads" insmod "$MODDIR/kstats_example.ko"
@@ -70,7 +71,6 @@ locked_boot() {
 			"1 1" "$mode: kstats trace with bad input: exit 1, the kernel's reason"
 		is "$(kstats remove ld_t 2>&1)" "removed ld_t" "$mode: kstats remove"
 	else
-		sleep 6 # a fresh window of the rate-limited refusal log
 		log_mark
 		is "$(dev "trace vfs_read as ld_d")" "$EPERM" "$mode: trace through /dev/kstats: EPERM"
 		is "$(log_new | grep -c "kstats: /dev/kstats: 'trace vfs_read as ld_d' refused: kernel locked down (confidentiality)")" 1 \
@@ -114,7 +114,6 @@ is "$(samples $FN) $(samples ld_p) $(samples ld)" "5 5 5" "integrity: entries co
 
 is "$(write_err "$SECFS/lockdown" confidentiality)" OK "lockdown raised to confidentiality"
 before=$(cat "$KS/_control")
-sleep 6 # a fresh window of the rate-limited refusal log
 for c in "trace vfs_read" "trace pcpu:vfs_read" "trace vfs_read via kretprobe" \
 	"trace p start vfs_read end vfs_write" \
 	"trace p start __tracepoint_sys_enter end __tracepoint_sys_exit key task"; do

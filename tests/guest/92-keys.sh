@@ -55,8 +55,6 @@ if [ -e /sys/kernel/btf/kstats_helper ]; then
 	is "$(ctl trace $IV by retval via kretprobe as kiret)" OK "by retval via kretprobe (an int)"
 	BTF=1
 else
-	# The refusal log is rate-limited (10 lines per 5 s): a new window.
-	sleep 6
 	log_mark
 	is "$(ctl trace $V by retval as kret)" "$EINVAL" "by retval without BTF or type: EINVAL"
 	is "$(log_new | grep -c "refused: $V has no BTF .*type u8 to s64")" 1 "no BTF: reason logged"
@@ -265,8 +263,7 @@ is "$(samples kmany) $(field kmany keys)" "36 8" "36 calls by 12 processes: 8 ke
 is "$(grep CPUS $K/kmany | awk '{ n += $(NF - 4) } END { print n }') $(field kmany keys_dropped)" \
 	"36 12" "every sample in a key or other; 12 dropped (4 processes)"
 
-# Bad input: errno, one log line, the entries left as they were. The
-# refusal log is rate-limited (10 lines per 5 s): two windows.
+# Bad input: errno, one log line, the entries left as they were.
 before=$(cat $KS/_control)
 # logs WHY N...: each WHY logged N times since log_mark
 logs() {
@@ -276,7 +273,6 @@ logs() {
 		shift 2
 	done
 }
-sleep 6
 log_mark
 is "$(ctl trace $V by comm by pid as bad1)" "$EINVAL" "by twice: EINVAL"
 is "$(ctl trace $V by name as bad2)" "$EINVAL" "by an unknown key: EINVAL"
@@ -289,7 +285,6 @@ is "$(ctl trace $V by pid type s64 as bad9)" "$EINVAL" "type without value or by
 logs "by given twice" 1 "by: KEY is comm, pid, tid, cpu, cgroup, retval, syscall or arg1 to arg$NARGS" 1 \
 	"keys must be 1 to 1024" 3 "keys is only for by KEY" 1 "keys given twice" 1 \
 	"type is only for value argN|retval, by retval|argN and key argN" 1
-sleep 6
 log_mark
 is "$(ctl trace kgap gap $MS by comm)" "$ENOTSUP" "a gap by comm: EOPNOTSUPP"
 is "$(ctl trace kpc start $MS end $ME by comm)" "$ENOTSUP" "a key cpu pair by comm: EOPNOTSUPP"
@@ -309,7 +304,6 @@ logs "by: a gap spans two hits of any tasks; no key" 1 \
 	"by retval: only trace FUNC and pcpu:FUNC, of time or value retval, see a return" 2 \
 	"by syscall: only for a key task pair that ends at __tracepoint_sys_exit" 1 \
 	"by syscall: a pair keyed by cpu may end in another task; use key task" 1
-sleep 6
 log_mark
 is "$(ctl trace pcpu:$V by arg2 $TL as bad12)" "$ENOTSUP" "pcpu: by arg2: EOPNOTSUPP"
 is "$(ctl trace $V value arg2 type s64 by arg1 as bad13)" "$ENOTSUP" "value arg2 by arg1: EOPNOTSUPP"

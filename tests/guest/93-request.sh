@@ -133,7 +133,6 @@ refuse() {
 	is "$(ctl "$@")" "$want" "$desc"
 	is "$(log_new | grep -c "refused: $why")" 1 "$desc: reason logged"
 }
-sleep 6
 log_mark
 refuse "$EINVAL" "key argN: start is SYMBOL+OFFSET, where the argument registers may hold anything" \
 	"key argN at SYMBOL+OFFSET: EINVAL" trace bad start $RS+4 end $RE key arg1 $T
@@ -145,7 +144,6 @@ refuse "$EINVAL" "expire must be 1 to 3600 seconds" "expire 0: EINVAL" \
 	trace bad start $RS end $RE key arg1 expire 0 $T
 refuse "$ENOTSUP" "by syscall: only for a key task pair that ends at __tracepoint_sys_exit" \
 	"by syscall with key argN: EOPNOTSUPP" trace bad start $RS end $RE key arg1 by syscall $T
-sleep 6
 log_mark
 refuse "$EINVAL" "clock local is only for pcpu: and key cpu" "clock local with key argN: EINVAL" \
 	trace bad start $RS end $RE key arg1 clock local $T

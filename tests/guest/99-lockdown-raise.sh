@@ -68,7 +68,6 @@ is "$(kstats show vfs_read 2>/dev/null | grep -c '^count [1-9]')" 1 "integrity: 
 is "$(kstats remove vfs_read 2>&1)" "removed vfs_read" "integrity: kstats remove vfs_read"
 
 is "$(write_err "$SECFS/lockdown" confidentiality)" OK "lockdown raised to confidentiality"
-sleep 6 # a fresh window of the rate-limited refusal log
 before=$(cat $DEV)
 log_mark
 is "$(dev "trace vfs_read")" "$EPERM" "confidentiality: trace through $DEV: EPERM"
