@@ -349,6 +349,7 @@ debug_boot() {
 	if KSTATS_TESTS=$tests "$KSTATS_SCRIPTS/mkinitramfs.sh" debug \
 		"$out/modules" "$out/initramfs.cpio.gz" 2>"$out/initramfs.err"; then
 		debug_boots+=("$name")
+		boot_scripts[$name]=$(cd "$src/tests/guest" && echo "$tests"*.sh)
 		launch "$name" debug "$args"
 	else
 		fail "$name initramfs"
@@ -362,6 +363,8 @@ debug_boot() {
 # And on an emulated Intel Skylake with call depth tracking on
 # (retbleed=stuff), running tests/guest/94-call-depth.sh only.
 debug_boots=()
+# The guest scripts of each extra boot, which must all run there.
+declare -A boot_scripts=()
 if [[ " ${guests[*]} " == *" debug "* ]]; then
 	if selected 89-lockdown.sh; then
 		debug_boot debug-lockdown-integrity 89 lockdown=integrity
@@ -392,6 +395,7 @@ for t in ${KSTATS_BPF-deb612}; do
 			--tests "$src/tests/bpf" "$t" "$out/modules" \
 			"$out/initramfs.cpio" 2>"$out/initramfs.err"; then
 		bpf_boots+=("$name")
+		boot_scripts[$name]=87-bpf-coexist.sh
 		KSTATS_GUEST_MEM=2G launch "$name" "$t"
 	else
 		fail "$name initramfs"
@@ -792,13 +796,33 @@ for t in $targets "${debug_boots[@]}" "${bpf_boots[@]}"; do
 
 	# Every script that ran printed results; on a target's main boot,
 	# every selected script ran.
+	# A script with a plan (lib.sh's plan) printed as many results as it
+	# counts: fewer means that a part of it did not run.
 	counts=$(script_counts "$log/results.tap")
-	while read -r name n; do
-		[ "$n" -gt 0 ] || fail "$t $name: ran, but printed no ok or not ok line"
+	planned=0 off=0
+	while read -r name n p; do
+		if [ "$n" -eq 0 ]; then
+			fail "$t $name: ran, but printed no ok or not ok line"
+			off=$((off + 1))
+		elif [ "$p" = many ]; then
+			fail "$t $name: printed more than one plan"
+			off=$((off + 1))
+		elif [ "$p" != none ] && [ "$n" != "$p" ]; then
+			fail "$t $name: $n results, its plan counts $p"
+			off=$((off + 1))
+		elif [ "$p" != none ]; then
+			planned=$((planned + 1))
+		fi
 	done <<<"$counts"
-	if grep -qx "$t" <<<"$targets" && [ "$rc" = 0 ]; then
-		missing=$(comm -23 <(expected_scripts "$t" | sort) \
-			<(awk '{ print $1 }' <<<"$counts" | sort))
+	if [ "$planned" != 0 ] && [ "$off" = 0 ]; then
+		pass "$t each of its $planned scripts with a plan printed the results it counts"
+	fi
+	if { grep -qx "$t" <<<"$targets" || [ -n "${boot_scripts[$t]:-}" ]; } && [ "$rc" = 0 ]; then
+		missing=$(comm -23 <(if [ -n "${boot_scripts[$t]:-}" ]; then
+			tr ' ' '\n' <<<"${boot_scripts[$t]}"
+		else
+			expected_scripts "$t"
+		fi | sort) <(awk '{ print $1 }' <<<"$counts" | sort))
 		if [ -z "$missing" ]; then
 			pass "$t every selected guest script ran"
 		else
@@ -842,27 +866,21 @@ for t in $targets "${debug_boots[@]}" "${bpf_boots[@]}"; do
 		fi
 	fi
 
-	# A full run: each script, and KUnit, printed at least its number of
-	# results in tests/guest/min-results.conf; fewer means that part of
-	# it did not run.
+	# A full run: each script without a plan (lib.sh's plan) printed at
+	# least its number of results in tests/guest/min-results.conf (fewer
+	# means that part of it did not run), and has a line there.
 	if [ -z "${KSTATS_TESTS:-}" ]; then
-		short=0
-		while read -r name want; do
-			if [ "$name" = kunit ]; then
-				got=$(grep -cE '^(not )?ok - ' "$out/kunit.tap" 2>/dev/null) || got=0
+		while read -r name n p; do
+			[ "$p" = none ] || continue
+			want=$(min_results "$t" | awk -v s="$name" '$1 == s { print $2 }')
+			if [ -z "$want" ]; then
+				fail "$t $name: no plan, and no line in tests/guest/min-results.conf"
+			elif [ "$n" -lt "$want" ]; then
+				fail "$t $name: $n results, fewer than the $want of tests/guest/min-results.conf"
 			else
-				got=$(awk -v s="$name" '$1 == s { print $2 }' <<<"$counts")
+				pass "$t $name: at least the $want results of tests/guest/min-results.conf"
 			fi
-			if [ "${got:-0}" -lt "$want" ]; then
-				fail "$t $name: ${got:-0} results, fewer than the $want of tests/guest/min-results.conf"
-				short=$((short + 1))
-			fi
-		done < <(min_results "$t")
-		if [ -z "$(min_results "$t")" ]; then
-			fail "$t has no line in tests/guest/min-results.conf"
-		elif [ "$short" = 0 ]; then
-			pass "$t each script printed at least its number of results (tests/guest/min-results.conf)"
-		fi
+		done <<<"$counts"
 	fi
 done
 

@@ -17,16 +17,18 @@ die() {
 	exit 1
 }
 
-# Per guest script of a results file: "NAME N", N its TAP lines (ok or
-# not ok). A script that printed none proved nothing. (KUnit's block has
+# Per guest script of a results file: "NAME N PLAN", N its TAP lines (ok
+# or not ok), PLAN the N of its plan line "1..N" (lib.sh's plan), "none"
+# or "many". A script that printed none proved nothing. (KUnit's block has
 # none: its results are in the kernel log, read by kunit-results.sh.)
 script_counts() {
 	tr -d '\r' <"$1" | awk '
 		/^# DMESG BEGIN$/ { dmesg = 1 }
 		dmesg { next }
 		/^# BEGIN kunit$/ { s = ""; next }
-		/^# BEGIN / { s = $3; n[s] = 0; order[++k] = s; next }
+		/^# BEGIN / { s = $3; n[s] = 0; p[s] = "none"; order[++k] = s; next }
 		/^# END / { s = ""; next }
 		s != "" && /^(not )?ok( |$)/ { n[s]++ }
-		END { for (i = 1; i <= k; i++) print order[i], n[order[i]] }'
+		s != "" && /^1\.\.[0-9]+$/ { p[s] = (p[s] == "none") ? substr($0, 4) : "many" }
+		END { for (i = 1; i <= k; i++) print order[i], n[order[i]], p[order[i]] }'
 }

@@ -1,6 +1,7 @@
 #!/bin/sh
 # Loading kstats creates the debugfs directory and an empty _control.
 . /tests/lib.sh
+plan 8
 
 check "kstats.ko loads" insmod "$MODDIR/kstats.ko"
 check "debugfs directory exists" test -d "$KS"

@@ -8,8 +8,11 @@ load_modules
 
 row=$(mech_row)
 echo "# kernel $(uname -r) ($KVER): ${row:-no row in MECH_TABLE}"
+plan 1
 check "MECH_TABLE has a row for kernel $KVER" test -n "$row"
 [ -n "$row" ] || exit 0
+# trace and pcpu:, and "nothing left"; each mechanism below as it serves.
+plan 7
 # shellcheck disable=SC2086
 set -- $row
 DEFAULT=$2 PCPU=$3
@@ -31,11 +34,13 @@ ctl remove mpcpu >/dev/null
 
 for m in direct fprobe kretprobe; do
 	if kernel_has $m; then
+		plan 3
 		is "$(ctl trace vfs_read via $m as m$m)" OK "via $m serves"
 		is "$(field m$m mechanism)" $m "via $m gets $m"
 		check "via $m counts" hits m$m
 		ctl remove m$m >/dev/null
 	else
+		plan 1
 		is "$(ctl trace vfs_read via $m as m$m)" "Operation not supported" \
 			"via $m: EOPNOTSUPP"
 	fi
@@ -43,6 +48,7 @@ done
 
 # A kprobe pair: past the patched entry (lib.sh's KP_OFFSETS).
 if kernel_has kprobe-pair; then
+	plan 3
 	for o in $KP_OFFSETS; do
 		r=$(ctl trace mkp start ksys_read+$o end vfs_read+$o)
 		[ "$r" = OK ] && break
@@ -53,6 +59,7 @@ if kernel_has kprobe-pair; then
 	ctl remove mkp >/dev/null
 fi
 if kernel_has tracepoint-pair; then
+	plan 3
 	is "$(ctl trace mtp start __tracepoint_sys_enter end __tracepoint_sys_exit key task)" \
 		OK "a tracepoint pair serves"
 	is "$(field mtp hooks)" tracepoint,tracepoint "the pair hooks tracepoints"
@@ -60,6 +67,7 @@ if kernel_has tracepoint-pair; then
 	ctl remove mtp >/dev/null
 fi
 if kernel_has gap; then
+	plan 3
 	is "$(ctl trace mgap gap vfs_read)" OK "a gap serves"
 	is "$(field mgap hooks)" ftrace "the gap hooks ftrace"
 	check "the gap counts" hits mgap

@@ -1,6 +1,7 @@
 #!/bin/sh
 # Exact output lines, per-CPU splitting, the CDF, and a large output.
 . /tests/lib.sh
+plan 23
 load_modules
 
 is "$(helper new out3 3)" OK "new entry with 3 bits"

@@ -1,6 +1,7 @@
 #!/bin/sh
 # start/stop/reset through the file and the API, _control, permissions.
 . /tests/lib.sh
+plan 21
 load_modules
 
 # What an entry takes of max_memory: its slots ((65 - bits) << bits of 16

@@ -1,6 +1,7 @@
 #!/bin/sh
 # Bad input: exact errno, a reason in the log, and nothing changed.
 . /tests/lib.sh
+plan 38
 load_modules
 
 helper new err 3 >/dev/null

@@ -1,6 +1,7 @@
 #!/bin/sh
 # Deleting entries under open readers, reads during recording, rmmod.
 . /tests/lib.sh
+plan 13
 load_modules
 
 # A reader holds the file open while the entry is deleted.

@@ -2,6 +2,7 @@
 # _control: trace FUNC (fprobe or kretprobe) and trace pcpu:FUNC, with exact
 # call counts from the helper's kstats_helper_work().
 . /tests/lib.sh
+plan 51
 load_modules
 
 K=200		# calls per run
@@ -73,12 +74,14 @@ is "$(write_err "$KS/_control" "remove $FN")" OK "remove the kretprobe trace"
 
 # via fprobe: where kstats has it (Debian's 6.1 has no CONFIG_FPROBE).
 if ! kernel_has fprobe; then
+	plan 3
 	log_mark
 	is "$(write_err "$KS/_control" "trace $FN via fprobe")" "Operation not supported" \
 		"no fprobe: via fprobe gets EOPNOTSUPP"
 	check "no fprobe: via fprobe logs why" logged 'no fprobe'
 	is "$(line $FN)" "" "no fprobe: no entry was created"
 else
+	plan 5
 	is "$(write_err "$KS/_control" "trace $FN via fprobe bits 5")" OK "$TARGET: trace via fprobe"
 	is "$(field $FN mechanism)" fprobe "$TARGET: mechanism fprobe"
 	helper work $K $D >/dev/null

@@ -2,6 +2,7 @@
 # _control: trace NAME start X end Y, with kprobes and tracepoints, keyed
 # by CPU and by task; syscall latency.
 . /tests/lib.sh
+plan 71
 load_modules
 
 K=200

@@ -3,6 +3,8 @@
 # log, and every existing entry unchanged.
 # timeout: 600
 . /tests/lib.sh
+# 53 refusals of three results each, and 10 more.
+plan 169
 load_modules
 
 FN=kstats_helper_work
@@ -101,6 +103,7 @@ refuse "$EINVAL" "trace p start $FN end kstats_probe_show+0" "end in kstats"
 
 # Mechanisms.
 if ! kernel_has fprobe; then
+	plan 3
 	refuse "Operation not supported" "trace vfs_read via fprobe" "fprobe on a kernel without it"
 fi
 

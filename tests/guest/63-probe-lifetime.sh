@@ -3,6 +3,7 @@
 # holds the traced code, rmmod kstats with traces attached.
 # timeout: 600
 . /tests/lib.sh
+plan 35
 
 # Loops on both CPUs call the traced code while probes come and go. The
 # guests run under TCG with thread=single: multi-threaded TCG executes

@@ -3,6 +3,9 @@
 # empty functions; bias_ns and overhead_ns on the lines of trace entries.
 # timeout: 240
 . /tests/lib.sh
+# And three per calibrated mechanism, one per probed function, three
+# with the cycle counter.
+plan 26
 load_modules
 
 FN=kstats_helper_work
@@ -46,6 +49,7 @@ grep '^calibration ' "$KS/_control" | sed 's/^/# /'
 is "$(grep '^calibration ' "$KS/_control" | awk '{ print $3 }' | tr '\n' ' ')" "$MECHS " \
 	"one calibration line per mechanism of this kernel, in order"
 for m in $MECHS; do
+	plan 3
 	l=$(grep "^calibration mechanism $m " "$KS/_control")
 	check "$m: line format" sh -c "echo '$l' | grep -qE '^calibration mechanism $m bias_ns [0-9]+ bias_p99_ns [0-9]+ cost_ns [0-9]+ samples 1000\$'"
 	# local_clock() may stand still between two reads (see 61-pairs.sh).
@@ -68,6 +72,7 @@ for m in $MECHS; do
 	echo "# $m adds $(added $m) ns to two back-to-back clock reads"
 done
 for f in $FUNCS; do
+	plan 1
 	check "$f: a probed empty call costs its caller something ($(cal $f cost_ns) ns)" \
 		test "$(cal $f cost_ns)" -gt 0
 done
@@ -95,6 +100,7 @@ is "$(field rd mechanism) $(field rd bias_ns) $(field rd bias_p99_ns)" \
 is "$(ctl remove rd)" OK "remove rd"
 # The calibration ran with the default clock: another clock, another bias.
 if [ "$CLK" = "$CYC" ]; then
+	plan 3
 	is "$(ctl trace $FN via kretprobe clock mono as kmono)" OK "an entry with clock mono"
 	is "$(field kmono bias_ns) $(field kmono bias_p99_ns)" "- -" \
 		"clock mono where the calibration ran on the TSC: no bias shown"

@@ -5,6 +5,7 @@
 # offsets. Each case failed before its fix.
 # timeout: 290
 . /tests/lib.sh
+plan 36
 load_modules
 
 HDIR=/sys/kernel/debug/kstats_helper

@@ -5,6 +5,8 @@
 # remove and rmmod while a task sleeps inside the traced function.
 # timeout: 900
 . /tests/lib.sh
+# And the branches below, by whether the helper has BTF.
+plan 49
 
 load_modules
 BTF_HELPER=no
@@ -42,6 +44,7 @@ is "$(ctl "trace vfs_read via direct pid 1")" "Operation not supported" \
 is "$(log_new | grep -c 'via direct samples runtimes only, without filters')" 2 \
 	"their reason is logged"
 if [ $BTF_HELPER = yes ]; then
+	plan 4
 	is "$(ctl "trace kstats_helper_args7 via direct")" "Operation not supported" \
 		"7 arguments: refused"
 	is "$(log_new | grep -c 'kstats_helper_args7 takes 7 argument registers')" 1 \
@@ -51,6 +54,7 @@ if [ $BTF_HELPER = yes ]; then
 	is "$(log_new | grep -c 'kstats_helper_byval: argument 1 is not passed in registers')" 1 \
 		"its reason is logged"
 else
+	plan 2
 	is "$(ctl "trace kstats_helper_args6 via direct")" "Operation not supported" \
 		"a module without BTF: refused"
 	is "$(log_new | grep -c 'no BTF for kstats_helper_args6')" 1 \
@@ -79,6 +83,7 @@ is "$(ctl "trace vfs_read")" OK "once the direct entry is removed"
 is "$(field vfs_read mechanism)" direct "the next plain trace is direct again"
 ctl remove vfs_read >/dev/null
 if [ $BTF_HELPER = yes ]; then
+	plan 5
 	log_mark
 	is "$(ctl "trace kstats_helper_args7")" OK "a 7-argument function without via"
 	is "$(field kstats_helper_args7 mechanism)" $PROBE "takes $PROBE"
@@ -88,6 +93,7 @@ if [ $BTF_HELPER = yes ]; then
 	is "$(samples kstats_helper_args7)" 1 "and measured"
 	ctl remove kstats_helper_args7 >/dev/null
 else
+	plan 3
 	log_mark
 	is "$(ctl "trace kstats_helper_args6")" OK "a module without BTF, without via"
 	is "$(field kstats_helper_args6 mechanism)" $PROBE "takes $PROBE"
@@ -102,6 +108,7 @@ is "$(log_new | grep -c 'not direct')" 0 "not a fallback"
 is "$(cat "$KS/_control")" "" "nothing left"
 
 if [ $BTF_HELPER = yes ]; then
+	plan 23
 	# Six arguments and a checksum; a struct of two words in rax:rdx.
 	is "$(ctl "trace kstats_helper_args6 via direct")" OK "trace a 6-argument function"
 	is "$(ctl "trace kstats_helper_pair via direct")" OK "trace a function returning rax:rdx"
@@ -176,6 +183,7 @@ fi
 # A task asleep inside the traced function returns into the trampoline
 # after remove: the trampoline must stay, and kstats_tramp with it.
 if [ $BTF_HELPER = yes ]; then
+	plan 5
 	is "$(ctl "trace kstats_helper_block via direct")" OK "trace a function that sleeps"
 	echo block > "$HELPER" &
 	spid=$!
@@ -191,6 +199,7 @@ fi
 
 # The module of the traced function goes: the entry is detached (gone).
 if [ $BTF_HELPER = yes ]; then
+	plan 7
 	ctl "trace kstats_helper_args6 via direct" >/dev/null
 	helper args 5 >/dev/null
 	log_mark

@@ -4,6 +4,7 @@
 # called from known processes, with known names, on known CPUs.
 # timeout: 300
 . /tests/lib.sh
+plan 67
 load_modules
 
 V=kstats_helper_value

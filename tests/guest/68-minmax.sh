@@ -2,6 +2,7 @@
 # Exact min and max: every entry keeps its smallest and largest sample per
 # CPU; _control lists them over all CPUs once there is a sample.
 . /tests/lib.sh
+plan 18
 load_modules
 
 U64_MAX=18446744073709551615

@@ -5,6 +5,7 @@
 # by ftrace leaves enabled_functions, as soon as the write returns.
 # timeout: 200
 . /tests/lib.sh
+plan 35
 load_modules
 
 TS=__tracepoint_kstats_helper_start
@@ -50,6 +51,7 @@ check "kr's kretprobe is gone" sh -c "! grep -qw kstats_helper_work $KPL"
 # fprobe (6.5 to 6.13): a stop sets fprobe's own disabled flag, which
 # nothing outside shows; the counts must be right.
 if kernel_has fprobe; then
+	plan 4
 	is "$(ctl trace kstats_helper_work via fprobe as fpt)" OK "trace via fprobe"
 	cycle fpt
 	is "$(ctl remove fpt)" OK "remove fpt"

@@ -4,6 +4,7 @@
 # diff, export and remove, and how it reports a command the kernel refuses.
 # timeout: 900
 . /tests/lib.sh
+plan 32
 load_modules
 
 FN=kstats_helper_work

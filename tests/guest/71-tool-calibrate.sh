@@ -3,6 +3,7 @@
 # (issue 9 section 2, the tool).
 # timeout: 900
 . /tests/lib.sh
+plan 16
 load_modules
 
 FN=kstats_helper_work

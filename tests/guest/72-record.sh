@@ -5,6 +5,7 @@
 # recording reads back (show, heatmap --json). Polls, no timing limits.
 # timeout: 600
 . /tests/lib.sh
+plan 17
 load_modules
 
 FN=kstats_helper_work

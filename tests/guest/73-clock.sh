@@ -6,6 +6,7 @@
 # samples are ns, placed against a busy wait and a manual hook around it,
 # both on ktime_get_mono_fast_ns().
 . /tests/lib.sh
+plan 7
 load_modules
 
 FN=kstats_helper_work
@@ -26,6 +27,7 @@ is "$(ctl remove cmono)" OK "remove cmono"
 is "$(ctl trace $FN clock cycles as cbad)" "Invalid argument" "clock cycles: EINVAL"
 
 if [ $CLK != $CYC ]; then
+	plan 3
 	log_mark
 	is "$(ctl trace $FN clock tsc as ctsc)" "Operation not supported" \
 		"clock tsc with the TSC marked unstable: EOPNOTSUPP"
@@ -42,6 +44,7 @@ fi
 # least the hook's, and below 1.5 times it. Cycles for ns (2.3 GHz here)
 # or a scale off by more than 0.1% fail either way.
 tsc_check() {
+	plan 5
 	helper new ref 5 >/dev/null
 	helper work $N $WAIT ref >/dev/null
 	is "$(samples $1)" $N "$2: $N samples"
@@ -66,7 +69,10 @@ tsc_check() {
 
 MECHS=kretprobe
 kernel_has fprobe && MECHS="kretprobe fprobe"
+# Each tsc_check counts its own; pcpu:, the pairs and the end five more.
+plan 5
 for m in $MECHS; do
+	plan 2
 	is "$(ctl trace $FN via $m clock $CYC as t$m)" OK "trace via $m, clock $CYC"
 	is "$(field t$m clock)" $CYC "clock $CYC is listed"
 	tsc_check t$m "via $m" IN
@@ -80,6 +86,7 @@ is "$(field ttask clock)" $CYC "the default clock of a task pair is $CYC too"
 tsc_check ttask "key task" OUT
 # via direct needs the helper module's BTF.
 if [ -e /sys/kernel/btf/kstats_helper ]; then
+	plan 2
 	is "$(ctl trace $FN via direct as tdirect)" OK "trace via direct, default clock"
 	is "$(field tdirect clock)" $CYC "direct: clock $CYC"
 	tsc_check tdirect "via direct" IN

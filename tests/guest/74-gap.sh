@@ -5,6 +5,7 @@
 # CPU, and its first after a start, record nothing.
 # timeout: 300
 . /tests/lib.sh
+plan 75
 load_modules
 
 D=20000

@@ -7,6 +7,7 @@
 # given must agree with it.
 # timeout: 200
 . /tests/lib.sh
+plan 28
 load_modules
 
 N=kstats_helper_narrow
@@ -18,6 +19,7 @@ NT="s32 u16 s8 u8 u32"
 
 if [ -e /sys/kernel/btf/kstats_helper ]; then
 	# BTF gives each type; a type that contradicts it is refused.
+	plan 9
 	for i in 1 2 3 4 5; do
 		is "$(ctl trace $N value arg$i as n$i)" OK "trace $N value arg$i"
 	done
@@ -28,6 +30,7 @@ if [ -e /sys/kernel/btf/kstats_helper ]; then
 	is "$(ctl trace $N value arg2 type u16 as nok) $(ctl remove nok)" "OK OK" "arg2 u16 as type u16: OK"
 else
 	# No BTF (Debian 6.1): refused without a type, and taken with one.
+	plan 9
 	log_mark
 	is "$(ctl trace $N value arg1 as nbad)" "$EINVAL" "value arg1 without BTF or type: EINVAL"
 	is "$(log_new | grep -c "refused: $N has no BTF .*type u8 to s64")" 1 "no BTF: reason logged"
@@ -59,6 +62,7 @@ is "$(ext ir) $(field ir errors)" "s32 7 18446744071562067968 1" \
 	"retval int: 7 and INT_MIN, -22 counted as an error"
 if [ -e /sys/kernel/btf/kstats_helper ]; then
 	# The prototype is checked too.
+	plan 4
 	log_mark
 	is "$(ctl trace $N value arg6 as nbad)" "$EOPNOTSUPP" "arg6 of a 5-argument function: EOPNOTSUPP"
 	is "$(log_new | grep -c "refused: .*has no argument 6")" 1 "arg6: reason logged"

@@ -7,6 +7,7 @@
 # CPU 0 does, while this shell runs on CPU 1.
 # timeout: 300
 . /tests/lib.sh
+plan 10
 load_modules
 
 B=kstats_helper_block
@@ -45,6 +46,7 @@ blocked() {
 # spans ENTRY CMD...: trace $B by CMD, then a call that does not span a
 # stop (measured) and one that does (not measured).
 spans() {
+	plan 6
 	e=$1
 	shift
 	r=$(ctl "$@" as "$e")
@@ -63,6 +65,7 @@ spans() {
 if [ -e /sys/kernel/btf/kstats_helper ]; then
 	spans bd trace $B via direct
 else
+	plan 1
 	skip_part "direct: $B has no BTF here (kstats_helper.ko without BTF)"
 fi
 kernel_has fprobe && spans bf trace $B via fprobe

@@ -4,6 +4,7 @@
 # mechanism still gets its line.
 # timeout: 240
 . /tests/lib.sh
+plan 18
 load_modules
 
 ENOSPC="No space left on device"

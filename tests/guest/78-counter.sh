@@ -7,6 +7,7 @@
 # are refused with EOPNOTSUPP there; it emulates arm64's.
 # timeout: 300
 . /tests/lib.sh
+plan 58
 load_modules
 
 F=kstats_helper_fault
@@ -47,6 +48,7 @@ for d in /sys/bus/event_source/devices/cpu /sys/bus/event_source/devices/armv8_p
 done
 if [ -n "$PMU" ]; then
 	echo "# this machine has a PMU ($PMU): cycles are counted"
+	plan 3
 	is "$(ctl "trace $F counter cycles as hw")" OK "counter cycles with a PMU"
 	helper_on 1 fault 4
 	is "$(samples hw)" 1 "counter cycles counts the call"
@@ -61,6 +63,7 @@ if [ -n "$PMU" ]; then
 		if [ "$r" = OK ]; then
 			ctl remove hw >/dev/null
 		else
+			plan 2
 			is "$r" "$ENOTSUP" "counter $ev: OK or EOPNOTSUPP"
 			check "counter $ev: logged 'no PMU counts it'" \
 				logged "_control: .* refused: .*counter $ev: no PMU counts it"
@@ -68,6 +71,7 @@ if [ -n "$PMU" ]; then
 	done
 else
 	for ev in cycles instructions cache-misses branch-misses; do
+		plan 2
 		refuse "$ENOTSUP" "trace $F counter $ev as hw" "no PMU: $ev" \
 			"counter $ev: no PMU counts it"
 	done
@@ -126,6 +130,7 @@ is "$(minmax $F)" "7 3 100" "started again: 3 page faults"
 # counted in uncounted (a pair's start and end both).
 ONLINE=/sys/devices/system/cpu/cpu1/online
 if [ -w "$ONLINE" ]; then
+	plan 3
 	echo 0 > "$ONLINE"
 	echo 1 > "$ONLINE"
 	pmin=$(field pf_pcpu min)

@@ -11,6 +11,7 @@ FS=/sys/kernel/debug/failslab
 if [ ! -d $FS ] || [ ! -e /proc/self/fail-nth ]; then
 	skip "no failslab or fail-nth here"
 fi
+plan 13
 TS=__tracepoint_kstats_helper_start
 ENOMEM="Cannot allocate memory"
 

@@ -4,6 +4,7 @@
 # clears an offline CPU too.
 # timeout: 300
 . /tests/lib.sh
+plan 23
 load_modules
 
 FN=kstats_helper_work

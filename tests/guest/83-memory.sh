@@ -7,6 +7,7 @@
 # and so does the memory budget (max_memory).
 # timeout: 400
 . /tests/lib.sh
+plan 30
 load_modules
 
 FN=kstats_helper_work
@@ -56,6 +57,7 @@ if [ "$kasan" = 1 ]; then
 	echo "# KASAN kernel: its quarantine holds freed slab objects; kmemleak checks instead"
 else
 	# A leak of 64 bytes per cycle would show as 62 kB.
+	plan 1
 	check "$CYCLES cycles: unreclaimable slab grew less than 64 bytes per cycle" \
 		test $((slab1 - slab0)) -lt $((CYCLES * 64 / 1024))
 fi

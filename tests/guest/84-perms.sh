@@ -3,6 +3,7 @@
 # lockdown), root still writes them, a non-root user cannot, even where
 # the mode would let it; _outliers and _keys are root's only.
 . /tests/lib.sh
+plan 24
 load_modules
 
 FN=kstats_helper_work

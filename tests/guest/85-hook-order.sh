@@ -6,6 +6,8 @@
 # The trampolines' module, kstats_tramp, is refused the same way.
 # timeout: 120
 . /tests/lib.sh
+# Six refusals of two results, "no entry left", and the branches below.
+plan 13
 load_modules
 
 TF=/sys/kernel/debug/tracing/touched_functions
@@ -30,16 +32,19 @@ refused "trace $F as kt"
 # probe on its text would recurse as one on kstats.ko's would.
 T=kstats_direct_tramp_0
 if grep -q "^kstats_tramp " /proc/modules; then
+	plan 6
 	why="part of kstats itself (kstats_tramp, its trampolines)"
 	refused "trace $T via kretprobe as kr" "$why"
 	refused "trace kx start $T end vfs_read" "$why"
 	refused "trace kz gap $T" "$why"
 else
+	plan 1
 	not_ok "kstats_tramp is loaded (kstats.ko needs it)"
 fi
 is "$(grep -cE '^name k[gpqfdtrxz] ' "$KS/_control")" 0 "no entry left"
 
 if [ -r $TF ]; then
+	plan 1
 	is "$(grep -cwE "$F|$G" $TF)" 0 "neither $F nor $G was ever hooked by ftrace"
 else
 	echo "# no $TF on this kernel"

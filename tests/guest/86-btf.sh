@@ -5,6 +5,7 @@
 # /sys/kernel/btf is hidden under a tmpfs to see when kstats reads it.
 # timeout: 200
 . /tests/lib.sh
+plan 21
 load_modules
 
 BTF=/sys/kernel/btf
@@ -13,6 +14,7 @@ EOPNOTSUPP="Operation not supported"
 # The helper's BTF read, then the helper loaded again: its cached BTF
 # goes with the old module.
 if [ "$TARGET" != deb61 ]; then
+	plan 2
 	is "$(ctl trace kstats_helper_fn4 via direct as b4)" OK "direct on a helper function"
 	is "$(ctl remove b4)" OK "remove b4"
 fi
@@ -26,6 +28,7 @@ is "$(ctl trace vfs_read via direct as br)" OK "direct on vfs_read while hidden:
 is "$(ctl trace vfs_read value arg3 as bv) $(field bv type)" "OK u64" \
 	"value of vfs_read while hidden: typed from the cache"
 if [ "$TARGET" != deb61 ]; then
+	plan 2
 	log_mark
 	is "$(ctl trace kstats_helper_fn5 via direct as b5)" "$EOPNOTSUPP" \
 		"direct on a helper function while hidden: the reloaded helper's BTF is not cached"
@@ -35,6 +38,7 @@ umount $BTF
 is "$(nglob "$BTF/vmlinux")" 1 "/sys/kernel/btf visible again"
 
 if [ "$TARGET" != deb61 ]; then
+	plan 4
 	# Hidden in the writer's mount namespace only: read from init's.
 	exec 3>"$KS/_control"
 	unshare -m sh -c "mount -t tmpfs none $BTF; ls $BTF | grep -c . >/dev/null; printf 'trace kstats_helper_fn5 via direct as b5' >&3"

@@ -6,6 +6,7 @@
 # a direct trampoline keeps kstats loaded: rmmod fails at once.
 # timeout: 900
 . /tests/lib.sh
+plan 10
 
 EOPNOTSUPP="Operation not supported"
 CS=/sys/devices/system/clocksource/clocksource0
@@ -44,13 +45,16 @@ present() {
 CLOCKS=$(present read_hpet acpi_pm_read read_tsc arch_counter_read)
 NORETURN=$(present do_exit do_group_exit make_task_dead)
 for f in $CLOCKS; do
+	plan 6
 	refuse "trace $f" "trace $f" "on kstats' record path"
 	refuse "trace g gap $f" "gap $f" "on kstats' record path"
 done
 for f in $NORETURN; do
+	plan 3
 	refuse "trace $f" "trace $f" "never returns"
 done
 for f in $CLOCKS; do
+	plan 8
 	refuse "trace $f via kretprobe" "trace $f via kretprobe"
 	refuse "trace pcpu:$f" "trace pcpu:$f"
 	refuse "trace p start $f end vfs_read" "pair start $f"
@@ -58,6 +62,7 @@ for f in $CLOCKS; do
 done
 # Refused where their return is awaited.
 for f in $NORETURN; do
+	plan 6
 	refuse "trace $f via kretprobe" "trace $f via kretprobe"
 	refuse "trace pcpu:$f" "trace pcpu:$f"
 	refuse "trace $f value retval" "trace $f value retval"
@@ -67,6 +72,7 @@ done
 # record path (a handler's preempt_enable); sanitizer hooks too, where
 # kstats is instrumented (the debug kernel's KASAN).
 if [ -n "$(present __switch_to)" ]; then
+	plan 7
 	refuse "trace __switch_to as sw via kretprobe" "trace __switch_to via kretprobe" \
 		"never returns to its caller"
 	refuse "trace __switch_to as sw" "trace __switch_to"
@@ -74,6 +80,7 @@ if [ -n "$(present __switch_to)" ]; then
 	is "$(ctl remove sw)" OK "remove it"
 fi
 for f in $(present preempt_schedule_notrace kasan_check_range); do
+	plan 4
 	refuse "trace $f via kretprobe" "trace $f via kretprobe"
 	refuse "trace g gap $f" "gap $f"
 done
@@ -92,6 +99,7 @@ is "$(ctl remove ex)" OK "remove the pair"
 TCS=kstats_test
 if insmod "$MODDIR/tests/kstats_clocksource.ko" 2>/dev/null ||
 	insmod "$MODDIR/kstats_clocksource.ko"; then
+	plan 15
 	old=$(cat $CS/current_clocksource)
 	echo $TCS > $CS/current_clocksource
 	is "$(cat $CS/current_clocksource)" $TCS "the test clocksource is current"
@@ -123,6 +131,7 @@ if insmod "$MODDIR/tests/kstats_clocksource.ko" 2>/dev/null ||
 	# guard and are skipped there.
 	r=$(ctl "trace $R clock $CYC")
 	if [ "$r" = OK ]; then
+		plan 6
 		is "$(field $R clock)" $CYC "trace $R clock $CYC"
 		echo "# $R clock $CYC: $(field $R mechanism)"
 		is "$(ctl "trace m gap vfs_read clock mono")" OK \
@@ -135,12 +144,14 @@ if insmod "$MODDIR/tests/kstats_clocksource.ko" 2>/dev/null ||
 			test "$(samples $R)" -ge $((n - n / 64 - 2))
 		for e in $R m; do is "$(ctl remove $e)" OK "remove $e"; done
 	else
+		plan 1
 		skip_part "clock $CYC refused here: $r"
 	fi
 	echo "$old" > $CS/current_clocksource
 	is "$(cat $CS/current_clocksource)" "$old" "the clocksource is back to $old"
 	check "rmmod the test clocksource" rmmod kstats_clocksource
 else
+	plan 1
 	skip_part "no test clocksource on this target"
 fi
 is "$(ctl remove keep)" OK "remove keep"

@@ -7,6 +7,7 @@
 # counting the calls, of the patched function too.
 # timeout: 600
 . /tests/lib.sh
+plan 14
 load_modules
 
 KPP=/sys/module/kstats_kprobe_post/parameters/hits
@@ -71,8 +72,10 @@ lp_unload() {
 }
 CMDLINE=$(cat /proc/cmdline)
 if ! ko kstats_livepatch >/dev/null || [ ! -d /sys/kernel/livepatch ]; then
+	plan 1
 	skip_part "no livepatch on this kernel"
 else
+	plan 16
 	is "$(ctl "trace cmdline_proc_show")" OK "trace cmdline_proc_show"
 	M=$(field cmdline_proc_show mechanism)
 	echo "# cmdline_proc_show: $M"

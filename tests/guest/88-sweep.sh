@@ -42,6 +42,8 @@
 #   KSTATS_SWEEP_LOAD=0    no load
 # timeout: 3600
 . /tests/lib.sh
+# The forms (18), and 7 more.
+plan 25
 load_modules
 
 T0=$(date +%s)

@@ -32,6 +32,7 @@ fdw() {
 # What works at a lockdown level set at boot: loading, reading, and
 # refused write opens.
 locked_boot() {
+	plan 15
 	is "$(level)" "$mode" "lockdown is $mode"
 	log_mark
 	check "$mode: signed kstats.ko loads" insmod "$MODDIR/kstats.ko"
@@ -53,6 +54,7 @@ locked_boot() {
 	# /dev/kstats takes the commands that debugfs refuses.
 	dev() { write_err /dev/kstats "$*"; }
 	if [ "$mode" = integrity ]; then
+		plan 11
 		is "$(dev "trace vfs_read as ld_d")" OK "$mode: trace through /dev/kstats"
 		cat "$KS/_control" "$KS/_control" >/dev/null
 		is "$(samples ld_d | awk '{ print ($1 > 0) }')" 1 "$mode: the trace counts"
@@ -71,6 +73,7 @@ locked_boot() {
 			"1 1" "$mode: kstats trace with bad input: exit 1, the kernel's reason"
 		is "$(kstats remove ld_t 2>&1)" "removed ld_t" "$mode: kstats remove"
 	else
+		plan 3
 		log_mark
 		is "$(dev "trace vfs_read as ld_d")" "$EPERM" "$mode: trace through /dev/kstats: EPERM"
 		is "$(log_new | grep -c "kstats: /dev/kstats: 'trace vfs_read as ld_d' refused: kernel locked down (confidentiality)")" 1 \
@@ -89,6 +92,7 @@ integrity | confidentiality)
 	locked_boot
 	if [ "$mode" = integrity ]; then
 		mode=confidentiality
+		plan 1
 		is "$(write_err "$SECFS/lockdown" confidentiality)" OK "integrity: raised to confidentiality at run time"
 		locked_boot
 	fi
@@ -97,6 +101,7 @@ integrity | confidentiality)
 esac
 
 # Raised at run time, with files opened before.
+plan 22
 is "$(level)" none "booted without lockdown"
 load_modules
 helper new ld 3 >/dev/null
@@ -117,6 +122,7 @@ before=$(cat "$KS/_control")
 for c in "trace vfs_read" "trace pcpu:vfs_read" "trace vfs_read via kretprobe" \
 	"trace p start vfs_read end vfs_write" \
 	"trace p start __tracepoint_sys_enter end __tracepoint_sys_exit key task"; do
+	plan 2
 	log_mark
 	is "$(fdw 5 "$c")" "$EPERM" "confidentiality: '$c' refused through an fd opened before"
 	is "$(log_new | grep -c "kstats: _control: '$c' refused: kernel locked down (confidentiality)")" 1 \

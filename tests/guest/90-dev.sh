@@ -5,6 +5,7 @@
 # listing, and the writer's capabilities checked by kstats itself.
 # timeout: 200
 . /tests/lib.sh
+plan 53
 load_modules
 
 DEV=/dev/kstats

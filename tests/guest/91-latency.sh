@@ -6,6 +6,7 @@
 # cgroup are left, whichever way it ends.
 # timeout: 300
 . /tests/lib.sh
+plan 14
 load_modules
 
 FN=kstats_helper_work
@@ -31,6 +32,7 @@ counts() { awk '$1 == "count" && $3 == "min" { printf "%s ", $2 }' "$1"; }
 BG=$!
 
 if ! grep -q cgroup2 /proc/filesystems; then
+	plan 5
 	log_mark
 	is "$(ctl trace $FN cgroup / as nocg)" "Operation not supported" "cgroup without cgroups: EOPNOTSUPP"
 	is "$(log_new | grep -c "refused: cgroup: this kernel has no cgroups (CONFIG_CGROUPS)")" 1 \
@@ -41,6 +43,7 @@ if ! grep -q cgroup2 /proc/filesystems; then
 	is "$(left)" "0 0" "nothing left"
 	skip_part "-- COMMAND: this kernel has no cgroups"
 else
+plan 21
 kstats latency $FN -- sh -c "echo 'work 7 0' > $HELPER; echo 'work 5 0' > $HELPER; exit 3" \
 	>/tmp/out 2>/tmp/err
 is "$?" 3 "-- COMMAND: exits with COMMAND's status"
@@ -92,11 +95,13 @@ is "$(ctl trace $FN cgroup /kst91 as cg_p)" "No such file or directory" "a group
 # nothing that a pair's ftrace callbacks (which have no recursion flag)
 # may hook, such as __rcu_read_lock().
 if grep -q ' __rcu_read_lock$' /proc/kallsyms; then
+	plan 2
 	is "$(ctl trace rr start __rcu_read_lock end __rcu_read_unlock key cpu cgroup /)" OK \
 		"a pair on __rcu_read_lock with a cgroup filter"
 	cat /proc/self/status "$KS/_control" >/dev/null
 	is "$(samples rr | awk '{ print ($1 > 0) }') $(ctl remove rr)" "1 OK" "it counts, and goes"
 else
+	plan 1
 	skip_part "no __rcu_read_lock in this kernel (not a preemptible RCU)"
 fi
 kstats latency $FN -- /no/such/command >/tmp/out 2>&1

@@ -7,6 +7,8 @@
 # entries left as they were.
 # timeout: 400
 . /tests/lib.sh
+# And the branches below; logs counts its own.
+plan 95
 load_modules
 
 V=kstats_helper_value
@@ -37,6 +39,7 @@ ctl remove kplain > /dev/null
 is "$(ctl trace $V by comm as kcomm)" OK "by comm (the default mechanism)"
 is "$(ctl trace $V by comm via kretprobe as kcommk)" OK "by comm via kretprobe"
 if [ -n "$W" ]; then
+	plan 1
 	is "$(ctl trace $V by comm via fprobe as kcommf)" OK "by comm via fprobe"
 fi
 is "$(ctl trace $V by pid as kpid)" OK "by pid"
@@ -51,10 +54,12 @@ is "$(ctl trace kpair start __tracepoint_kstats_helper_start end __tracepoint_ks
 # by retval: the return value of its BTF type (an int's upper register
 # bits are undefined), or of the type given where there is no BTF.
 if [ -e /sys/kernel/btf/kstats_helper ]; then
+	plan 2
 	is "$(ctl trace $V by retval as kret)" OK "by retval (a long, from BTF)"
 	is "$(ctl trace $IV by retval via kretprobe as kiret)" OK "by retval via kretprobe (an int)"
 	BTF=1
 else
+	plan 4
 	log_mark
 	is "$(ctl trace $V by retval as kret)" "$EINVAL" "by retval without BTF or type: EINVAL"
 	is "$(log_new | grep -c "refused: $V has no BTF .*type u8 to s64")" 1 "no BTF: reason logged"
@@ -70,8 +75,10 @@ if grep -q cgroup2 /proc/filesystems; then
 	CG=/sys/fs/cgroup
 	grep -q " $CG cgroup2 " /proc/mounts || mount -t cgroup2 none $CG
 	mkdir -p $CG/kst92
+	plan 1
 	is "$(ctl trace $V by cgroup as kcg)" OK "by cgroup"
 else
+	plan 2
 	log_mark
 	is "$(ctl trace $V by cgroup as kcg)" "$ENOTSUP" "by cgroup without cgroups: EOPNOTSUPP"
 	is "$(log_new | grep -c "refused: by cgroup: this kernel has no cgroups")" 1 \
@@ -110,7 +117,10 @@ A=$(cat /tmp/kst92.kka) B=$(cat /tmp/kst92.kkb) C=$(cat "/tmp/kst92.kk c") D=$(c
 
 is "$(keys kcomm)" 'kk\040c:2 kka:4 kkb:3 kkd:1' "by comm: each comm's count (a space as \\040)"
 is "$(keys kcommk)" 'kk\040c:2 kka:4 kkb:3 kkd:1' "by comm via kretprobe: the same"
-[ -n "$W" ] && is "$(keys kcommf)" 'kk\040c:2 kka:4 kkb:3 kkd:1' "by comm via fprobe: the same"
+if [ -n "$W" ]; then
+	plan 1
+	is "$(keys kcommf)" 'kk\040c:2 kka:4 kkb:3 kkd:1' "by comm via fprobe: the same"
+fi
 is "$(samples kcomm) $(field kcomm keys) $(field kcomm keys_dropped)" "10 4 0" \
 	"the merged file has all 10; 4 keys, none dropped"
 is "$(keys kpid)" "$(printf '%s\n' $A:4 $B:3 $C:2 $D:1 | sort | tr '\n' ' ' | sed 's/ $//')" \
@@ -162,6 +172,7 @@ is "$(keys kivr) $(field kivr errors)" "7:1 5" "value retval by retval: errors c
 is "$(field kfew keys) $(field kfew keys_dropped)" "2 3" "keys 2: 2 keys, 3 samples dropped to other"
 is "$(grep -c '^other min ' $K/kfew)" 1 "other has its min and max line"
 if [ -n "$CG" ]; then
+	plan 2
 	CGID=$(stat -c %i $CG/kst92)
 	is "$(grep CPUS $K/kcg | awk -v c="$CGID" '$2 == c { n += $8 } END { print n + 0 }')" 4 \
 		"by cgroup: the 4 calls made in kst92, under its id"
@@ -180,6 +191,7 @@ is "$(ctl remove ksys)" OK "removed"
 
 # The tool on the live files: the key table and the JSON keys.
 if command -v python3 > /dev/null; then
+	plan 3
 	kstats show --json kcpu > /tmp/kst92.json
 	is "$(python3 -c "import json; d = json.load(open('/tmp/kst92.json'))
 d = d[0] if isinstance(d, list) else d
@@ -190,6 +202,7 @@ print(d['by'], ' '.join('%s:%d' % (k['key'], k['count']) for k in sorted(d['keys
 d = d[0] if isinstance(d, list) else d
 print(d['count'])")" 2 "kstats show --key 'kk c': its 2 calls"
 else
+	plan 1
 	not_ok "python3 for the tool"
 fi
 
@@ -230,7 +243,10 @@ for e in kcommk kcommf kpid ktid kcpu kpcpu kval ktwin kfew kret kcg; do
 done
 is "$(ctl trace $V by arg2 $TL as karg)" OK "by arg2"
 is "$(ctl trace $V by arg2 $TL via kretprobe as kargk)" OK "by arg2 via kretprobe"
-[ -n "$W" ] && is "$(ctl trace $V by arg2 $TL via fprobe as kargf)" OK "by arg2 via fprobe"
+if [ -n "$W" ]; then
+	plan 1
+	is "$(ctl trace $V by arg2 $TL via fprobe as kargf)" OK "by arg2 via fprobe"
+fi
 is "$(ctl trace kpat start $MS end $ME key task by arg1 $TU)" OK "a key task pair by arg1"
 is "$(ctl trace kpac start __tracepoint_kstats_helper_start end __tracepoint_kstats_helper_end by arg1 $TU)" \
 	OK "a key cpu pair of tracepoints by arg1"
@@ -243,7 +259,10 @@ run 1 kqc 2 -9
 run 0 kqd 1 7
 is "$(keys karg)" "-9:2 3:4 5:3 7:1" "by arg2: each value's count, a negative one signed"
 is "$(keys kargk)" "-9:2 3:4 5:3 7:1" "by arg2 via kretprobe: the same"
-[ -n "$W" ] && is "$(keys kargf)" "-9:2 3:4 5:3 7:1" "by arg2 via fprobe: the same"
+if [ -n "$W" ]; then
+	plan 1
+	is "$(keys kargf)" "-9:2 3:4 5:3 7:1" "by arg2 via fprobe: the same"
+fi
 is "$(samples karg) $(field karg keys) $(field karg keys_dropped)" "10 4 0" \
 	"by arg2: 10 samples in 4 keys, none dropped"
 is "$(helper work 4 1000)" OK "4 iterations of work: mark_start(i), the tracepoints, mark_end(i)"
@@ -269,6 +288,7 @@ before=$(cat $KS/_control)
 logs() {
 	new=$(log_new)
 	while [ $# -gt 1 ]; do
+		plan 1
 		is "$(echo "$new" | grep -c "refused: $1")" "$2" "logged: $1"
 		shift 2
 	done
@@ -296,6 +316,7 @@ is "$(ctl trace ks2 start __tracepoint_sys_enter end __tracepoint_sys_exit by sy
 is "$(ctl trace $V by syscall as bad10)" "$ENOTSUP" "trace FUNC by syscall: EOPNOTSUPP"
 is "$(ctl remove kpcc)" OK "removed"
 if [ -n "$BTF" ]; then
+	plan 1
 	is "$(ctl trace $WORK by retval as kvoid)" "$ENOTSUP" "by retval of a void function: EOPNOTSUPP"
 	logs "the return value of $WORK is void" 1
 fi
@@ -315,6 +336,7 @@ logs "by argN: only trace FUNC of time and pairs" 2 \
 	"by argN: start is SYMBOL+OFFSET, where the argument registers may hold anything" 1 \
 	"by: a gap spans two hits of any tasks; no key" 1
 if [ -n "$BTF" ]; then
+	plan 1
 	is "$(ctl trace kpp start kstats_helper_req_start end kstats_helper_req_end key arg2 by arg1)" \
 		"$ENOTSUP" "by arg1, a pointer: EOPNOTSUPP"
 	logs "argument 1 of kstats_helper_req_start is a pointer: its histogram would show addresses" 1

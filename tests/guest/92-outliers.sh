@@ -8,6 +8,7 @@
 # listing, refusals.
 # timeout: 300
 . /tests/lib.sh
+plan 34
 load_modules
 
 W=kstats_helper_work

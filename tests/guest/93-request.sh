@@ -9,6 +9,7 @@
 # reads, by comm of the reader.
 # timeout: 400
 . /tests/lib.sh
+plan 62
 load_modules
 
 RS=kstats_helper_req_start
@@ -21,6 +22,7 @@ ENOTSUP="Operation not supported"
 # type must be given.
 T='' T32=''
 if [ ! -e /sys/kernel/btf/kstats_helper ]; then
+	plan 2
 	log_mark
 	is "$(ctl trace rq start $RS end $RE key arg1)" "$EINVAL" "no BTF, no type: EINVAL"
 	is "$(log_new | grep -c "refused: key arg1: $RS has no BTF: give the argument's type")" 1 \
@@ -94,6 +96,7 @@ ctl remove rqu > /dev/null
 # start. Where the helper has no BTF, one type cannot serve both key and
 # by: there key arg1 type u64 alone was checked above.
 if [ -z "$T" ]; then
+	plan 3
 	is "$(ctl trace rqa start $RS end $RE key arg1 by arg2 keys 40)" OK "key arg1 by arg2"
 	is "$(helper req 32 1000)" OK "32 requests"
 	is "$(field rqa keys) $(field rqa keys_dropped) $(keys rqa | tr ' ' '\n' | grep -c -E '^([0-9]|[12][0-9]|3[01]):1$')" \
@@ -161,8 +164,10 @@ is "$(grep -c '^name bad ' "$KS/_control")" 0 "nothing created"
 # The block layer: biolatency's pair on a null_blk disk. Each completed
 # read is one request (direct I/O of one block each).
 if [ ! -e /modules/extra/null_blk.ko ]; then
+	plan 1
 	skip_part "block layer: no null_blk module for this kernel"
 else
+	plan 6
 	# configfs is a module on Debian's kernels, which null_blk needs.
 	grep -q configfs /proc/filesystems || insmod /modules/extra/configfs.ko
 	is "$(insmod /modules/extra/null_blk.ko nr_devices=1 queue_mode=2 2>&1)" "" "null_blk loaded"

@@ -21,6 +21,7 @@ if [ ! -r $CT ]; then
 	not_ok "the call thunk counters ($CT) are there"
 	exit 0
 fi
+plan 8
 load_modules
 FN=kstats_helper_work
 N=20000

@@ -15,6 +15,8 @@ FF=/sys/kernel/debug/fail_function
 if [ ! -d $FF ]; then
 	skip "no fail_function here (CONFIG_FAIL_FUNCTION)"
 fi
+# The rmmod after the second removes; try and at_exit count their own.
+plan 1
 EBUSY="Device or resource busy"
 
 # A function that does not sleep (but for a contended lock or a page
@@ -42,6 +44,7 @@ fail_once() {
 # try MECH UNREGISTER WHAT: the remove of a MECH entry of FN fails
 # when UNREGISTER fails, and succeeds when tried again.
 try() {
+	plan 15
 	mech=$1 fn=$2 what=$3 e=df_$1
 	rb=$(refs)
 	is "$(ctl "trace $FN as $e via $mech")" OK "trace $FN as $e via $mech"
@@ -84,6 +87,7 @@ check "rmmod kstats after the second removes" rmmod_drained kstats
 # and goes only once the probe is unregistered (before, it went with the
 # probe still registered, and the next call of FN ran freed code).
 at_exit() {
+	plan 6
 	mech=$1 e=dx_$1
 	insmod "$MODDIR/kstats.ko"
 	is "$(ctl "trace $FN as $e via $mech")" OK "exit: trace $FN as $e via $mech"

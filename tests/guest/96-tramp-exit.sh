@@ -18,6 +18,7 @@ grep -q '^kstats ' /proc/modules || insmod "$MODDIR/kstats.ko"
 if [ "$(cat /sys/devices/system/cpu/online)" = 0 ]; then
 	skip "one CPU (the held task takes CPU 1)"
 fi
+plan 16
 HOLD=/sys/module/kstats_tramp_hold/parameters/hold
 # The open of a FIFO for reading sleeps in FN until a writer opens it;
 # only this test opens FIFOs.

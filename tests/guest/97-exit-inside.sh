@@ -7,12 +7,15 @@
 # kernel thread that ends inside its function; then rmmod.
 # timeout: 300
 . /tests/lib.sh
+# drained counts its own two results.
+plan 12
 load_modules
 base=$(trefs)
 
 # drained FN: "remove FN" succeeds and kstats_tramp's reference count
 # comes back to what it was before the trace (the slot is free again).
 drained() {
+	plan 2
 	is "$(ctl "remove $1")" OK "remove $1"
 	check "$1: no call left in flight, the slot is free (references $base)" \
 		trefs_reach "$base"
@@ -37,6 +40,7 @@ for f in x64_sys_call invoke_syscall; do
 	grep -q " $f\$" /proc/kallsyms && SYSFN=$f && break
 done
 if [ -n "$SYSFN" ]; then
+	plan 1
 	is "$(ctl "trace $SYSFN")" OK "trace $SYSFN"
 	echo "# $SYSFN: mechanism $(field $SYSFN mechanism)"
 	for i in 1 2 3 4 5 6 7 8; do
@@ -44,6 +48,7 @@ if [ -n "$SYSFN" ]; then
 	done
 	drained $SYSFN
 else
+	plan 1
 	skip_part "no syscall dispatch function (x64_sys_call, invoke_syscall) in this kernel"
 fi
 
@@ -62,6 +67,7 @@ for i in 1 2 3; do
 	is "$(helper kthread)" OK "kernel thread $i ends inside kstats_helper_dies"
 done
 if [ $FN = kthread ]; then
+	plan 2
 	log_mark
 	is "$(ctl remove kthread)" OK "remove kthread"
 	# kstats logs the calls still in flight when there are any; with none
@@ -93,6 +99,7 @@ drained do_idle
 check "rmmod kstats_helper" rmmod kstats_helper
 check "rmmod kstats" rmmod kstats
 if [ $FN != kthread ]; then
+	plan 2
 	check "rmmod kstats_tramp: no slot is left" rmmod kstats_tramp
 	check "kstats_tramp loads again" insmod "$MODDIR/kstats_tramp.ko"
 fi

@@ -11,6 +11,8 @@
 # which takes no filter, on fifo_open(), which only this test calls.
 # timeout: 600
 . /tests/lib.sh
+# And three for each mechanism this kernel has.
+plan 3
 load_modules
 FIFO=/tmp/fifo98
 # The shell, and so the entries' allocations, on CPU 0.
@@ -87,6 +89,7 @@ for mech in fprobe kretprobe direct; do
 		echo "# no $mech on this kernel"
 		continue
 	}
+	plan 3
 	is "$(ctl 'trace pcpu:vfs_write as w98')" OK "pcpu:vfs_write beside them"
 	bad=0
 	for i in 1 2 3 4 5 6; do

@@ -16,6 +16,7 @@ if [ "$(cat /sys/devices/system/cpu/online)" = 0 ]; then
 fi
 [ "$TARGET" = debug ] ||
 	skip "no KASAN on this kernel: a use after free would go unseen"
+plan 14
 
 S=/sys/module/kstats_task_hold/parameters/state
 TS=__tracepoint_kstats_helper_start

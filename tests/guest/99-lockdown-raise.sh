@@ -15,6 +15,7 @@ EPERM="Operation not permitted"
 case $TARGET in
 debug) skip "the debug kernel's lockdown boots run 89-lockdown.sh" ;;
 esac
+plan 45
 grep -q " $SECFS " /proc/mounts || mount -t securityfs securityfs "$SECFS"
 level() { sed 's/.*\[\(.*\)\].*/\1/' "$SECFS/lockdown"; }
 dev() { write_err $DEV "$*"; }

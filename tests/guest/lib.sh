@@ -73,12 +73,25 @@ kernel_has() {
 	}'
 }
 
+# plan N: N more results (ok, not ok and SKIP lines) that this script
+# prints here. A script declares those of its unconditional part at its
+# start, and those of each branch, loop pass or call as it takes it; at
+# its exit the sum is printed as TAP's plan, "1..N", and check.sh fails a
+# script whose number of results differs from it, or that printed no plan
+# (it was killed). (The scripts without a plan yet have a floor in
+# min-results.conf instead.)
+PLAN=
+plan() { PLAN=$((${PLAN:-0} + $1)); }
+trap '[ -z "$PLAN" ] || echo "1..$PLAN"' EXIT
+
 ok() { echo "ok - $*"; }
 # skip WHY: this script does not apply to this boot. One TAP line, "ok -
-# SCRIPT # SKIP WHY", then the script ends; check.sh counts it skipped
-# where tests/guest/skips.conf allows it, and failed elsewhere.
+# SCRIPT # SKIP WHY", then the script ends, before any other result and
+# any plan: its plan is that line. check.sh counts it skipped where
+# tests/guest/skips.conf allows it, and failed elsewhere.
 skip() {
 	skip_part "$@"
+	PLAN=1
 	exit 0
 }
 # skip_part WHY: a part of this script does not apply; the script goes on.
