@@ -22,6 +22,8 @@
 # give the same objects and the same diagnostics, so a hit restores the
 # modules (build) or the pass (sparse) without compiling. A failure is
 # never cached; KSTATS_BUILD_CACHE=0 turns the cache off.
+# KSTATS_BUILD_DEFINES="NAME...": a test build with each NAME defined
+# (Kbuild's KSTATS_DEFINES; check.sh's variant boots).
 #
 # Usage: build-modules.sh TARGET OUTDIR [build|sparse|all]
 set -euo pipefail
@@ -101,7 +103,7 @@ cache_key() {
 	# The debug kernel's sparse pass sets ktree to kdir itself.
 	[ -e "$tree$kdir/.config" ] || tree=
 	{
-		echo "$step $target $kdir $ktree $root ${cross[*]:-} ${force[*]:-}"
+		echo "$step $target $kdir $ktree $root ${cross[*]:-} ${force[*]:-} ${KSTATS_BUILD_DEFINES:-}"
 		sha256sum "$0" "$tree$kdir/.config" "$tree$kdir/Module.symvers" | cut -d' ' -f1
 		(cd "$outdir/$step" && find . -type f ! -name '*.o' -print0 | sort -z |
 			xargs -0 sha256sum)
@@ -171,7 +173,8 @@ step_build() {
 		key=$(cache_key build "$root")
 		cache_get build "$key" && return 0
 	fi
-	if ! kmake "$root" M="$dir" -j"$(nproc)" W=1 "$which" modules >"$log" 2>&1; then
+	if ! kmake "$root" M="$dir" -j"$(nproc)" W=1 "$which" \
+		${KSTATS_BUILD_DEFINES:+KSTATS_DEFINES="$KSTATS_BUILD_DEFINES"} modules >"$log" 2>&1; then
 		echo "${0##*/}: $target: make failed; tail of $log:" >&2
 		tail -n 30 "$log" >&2
 		ok=1

@@ -175,7 +175,7 @@ fi
 # warnings and errors; each sources the guest's /tests/lib.sh, checked
 # with them.
 log=$build/shellcheck-guest.log
-if (cd "$src/tests/guest" && shellcheck -s dash -S warning -e SC1091 ./*.sh) \
+if (cd "$src/tests/guest" && shellcheck -s dash -S warning -e SC1091 ./*.sh ../variant/*.sh) \
 	>"$log" 2>&1; then
 	pass "all shellcheck of the guest scripts"
 else
@@ -403,6 +403,31 @@ for t in ${KSTATS_BPF-deb612}; do
 		show "$out/initramfs.err"
 	fi
 done
+
+# deb612 with kstats built as for a kernel whose unwinder guesses
+# (KSTATS_TEST_UNWINDER_GUESS, kstats_tramp.h: x86-64's UNWINDER_GUESS,
+# which no target's kernel has), running tests/variant/ only: direct
+# refused there, and a plain trace on the next mechanism.
+variant_boots=()
+if [[ " ${guests[*]} " == *" deb612 "* ]] && selected 95-unwinder-guess.sh; then
+	name=deb612-guess
+	out=$build/$name
+	rm -rf "$out"
+	mkdir -p "$out"
+	if KSTATS_BUILD_DEFINES=KSTATS_TEST_UNWINDER_GUESS \
+		"$KSTATS_SCRIPTS/build-modules.sh" deb612 "$out" build \
+		>"$out/modules.txt" 2>"$out/build.err" &&
+		KSTATS_TESTS=95 "$KSTATS_SCRIPTS/mkinitramfs.sh" --tests "$src/tests/variant" \
+			deb612 "$out/modules" "$out/initramfs.cpio.gz" 2>"$out/initramfs.err"; then
+		variant_boots+=("$name")
+		boot_scripts[$name]=95-unwinder-guess.sh
+		launch "$name" deb612
+	else
+		fail "$name build and initramfs ($out)"
+		show "$out/build.err"
+		show "$out/initramfs.err"
+	fi
+fi
 
 # The host side's jobs that boot guests of their own (the bench smoke
 # test, the capture, the demo) or compile (DKMS, make install) join the
@@ -757,8 +782,8 @@ expected_scripts() {
 	done
 }
 
-for t in $targets "${debug_boots[@]}" "${bpf_boots[@]}"; do
-	[[ " ${guests[*]} ${debug_boots[*]} ${bpf_boots[*]} " == *" $t "* ]] || continue
+for t in $targets "${debug_boots[@]}" "${bpf_boots[@]}" "${variant_boots[@]}"; do
+	[[ " ${guests[*]} ${debug_boots[*]} ${bpf_boots[*]} ${variant_boots[*]} " == *" $t "* ]] || continue
 	out=$build/$t
 	log=$out/log
 	rc=$(cat "$out/guest.rc" 2>/dev/null || echo 1)
