@@ -34,6 +34,18 @@
 #endif
 
 /*
+ * KUnit's static stubs (6.2 on; Kbuild tests for the header): kstats_test.c
+ * redirects a call that names itself with KUNIT_STATIC_STUB_REDIRECT(),
+ * to hold a reset inside its critical section. Without the header, and
+ * without KUnit, nothing.
+ */
+#ifdef KSTATS_HAVE_STATIC_STUB
+#include <kunit/static_stub.h>
+#else
+#define KUNIT_STATIC_STUB_REDIRECT(real_fn_name, args...) ((void)(real_fn_name))
+#endif
+
+/*
  * kstats_ratelimit_restart() gives @rs a new burst and a new window,
  * from its next line on. The ratelimit rework (in 6.18's headers, not in
  * 6.12's; Kbuild tests for it) counts a window's lines down in rs_n_left,

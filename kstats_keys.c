@@ -38,6 +38,7 @@
 #include <linux/string.h>
 #include <asm/syscall.h>
 #include "kstats_btf.h"
+#include "kstats_compat.h"
 #include "kstats_keys.h"
 #include "kstats_parse.h"
 #include "kstats_value.h"
@@ -375,19 +376,13 @@ void kstats_keys_free(struct kstats_probe *p)
 }
 EXPORT_SYMBOL_IF_KUNIT(kstats_keys_free);
 
-void kstats_keys_reset(struct kstats_keys *t)
+/* The table, its histograms and counts cleared; frozen, under resetting. */
+VISIBLE_IF_KUNIT void kstats_keys_clear(struct kstats_keys *t)
 {
 	unsigned int i;
 	int cpu;
 
-	/*
-	 * Another reset's thaw must not let hits insert keys while this one
-	 * clears the table: two keys would share a histogram.
-	 */
-	mutex_lock(&t->resetting);
-	WRITE_ONCE(t->frozen, true);
-	/* Each hit that saw it thawed has left kstats_keys_record(). */
-	synchronize_rcu();
+	KUNIT_STATIC_STUB_REDIRECT(kstats_keys_clear, t);
 	memset(t->pos, 0, (t->mask + 1) * sizeof(t->pos[0]));
 	for (i = 0; i < t->max; i++) {
 		kstats_clear(t->hists[i]);
@@ -397,6 +392,20 @@ void kstats_keys_reset(struct kstats_keys *t)
 	for_each_possible_cpu(cpu)
 		per_cpu(*t->dropped, cpu) = 0;
 	atomic_set(&t->nr, 0);
+}
+EXPORT_SYMBOL_IF_KUNIT(kstats_keys_clear);
+
+void kstats_keys_reset(struct kstats_keys *t)
+{
+	/*
+	 * Another reset's thaw must not let hits insert keys while this one
+	 * clears the table: two keys would share a histogram.
+	 */
+	mutex_lock(&t->resetting);
+	WRITE_ONCE(t->frozen, true);
+	/* Each hit that saw it thawed has left kstats_keys_record(). */
+	synchronize_rcu();
+	kstats_keys_clear(t);
 	/* The cleared table before the thaw: see kstats_keys_record(). */
 	smp_store_release(&t->frozen, false);
 	mutex_unlock(&t->resetting);

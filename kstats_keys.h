@@ -226,6 +226,9 @@ size_t kstats_keys_memory(const struct kstats_cmd *cmd);
 void kstats_keys_free(struct kstats_probe *p);
 /* Forget every key and clear their histograms; may sleep. */
 void kstats_keys_reset(struct kstats_keys *t);
+#if IS_ENABLED(CONFIG_KUNIT)
+void kstats_keys_clear(struct kstats_keys *t);
+#endif
 /* " by KEY keys N keys_max N keys_dropped N bytes N" for the listing. */
 void kstats_keys_show(struct seq_file *m, const struct kstats_probe *p);
 

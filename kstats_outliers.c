@@ -182,20 +182,13 @@ out:
 }
 EXPORT_SYMBOL_IF_KUNIT(kstats_outliers_add);
 
-void kstats_outliers_reset(struct kstats_outliers *t)
+/* Every CPU's store cleared; frozen, under resetting. */
+VISIBLE_IF_KUNIT void kstats_outliers_clear(struct kstats_outliers *t)
 {
 	struct kstats_outliers_cpu *c;
 	int cpu;
 
-	/*
-	 * Two resets at once would both write the seqcounts (an increment
-	 * lost leaves one odd, and its readers spinning for good), and the
-	 * first one's thaw would let samples in while the second clears.
-	 */
-	mutex_lock(&t->resetting);
-	WRITE_ONCE(t->frozen, true);
-	/* Each hit that saw it thawed has left kstats_outliers_add(). */
-	synchronize_rcu();
+	KUNIT_STATIC_STUB_REDIRECT(kstats_outliers_clear, t);
 	for_each_possible_cpu(cpu) {
 		c = t->cpu[cpu];
 		/* No reader may spin on a writer that was preempted. */
@@ -207,6 +200,21 @@ void kstats_outliers_reset(struct kstats_outliers *t)
 		raw_write_seqcount_end(&c->seq);
 		preempt_enable();
 	}
+}
+EXPORT_SYMBOL_IF_KUNIT(kstats_outliers_clear);
+
+void kstats_outliers_reset(struct kstats_outliers *t)
+{
+	/*
+	 * Two resets at once would both write the seqcounts (an increment
+	 * lost leaves one odd, and its readers spinning for good), and the
+	 * first one's thaw would let samples in while the second clears.
+	 */
+	mutex_lock(&t->resetting);
+	WRITE_ONCE(t->frozen, true);
+	/* Each hit that saw it thawed has left kstats_outliers_add(). */
+	synchronize_rcu();
+	kstats_outliers_clear(t);
 	/* The cleared stores before the thaw: see kstats_outliers_add(). */
 	smp_store_release(&t->frozen, false);
 	mutex_unlock(&t->resetting);

@@ -91,6 +91,9 @@ size_t kstats_outliers_memory(const struct kstats_cmd *cmd);
 void kstats_outliers_free(struct kstats_probe *p);
 /* Forget every sample; may sleep. */
 void kstats_outliers_reset(struct kstats_outliers *t);
+#if IS_ENABLED(CONFIG_KUNIT)
+void kstats_outliers_clear(struct kstats_outliers *t);
+#endif
 /* " outliers N outliers_missed M" for the listing. */
 void kstats_outliers_show(struct seq_file *m, const struct kstats_probe *p);
 /*

@@ -29,6 +29,7 @@
 #include <kunit/resource.h>
 #include <kunit/test.h>
 #include <linux/completion.h>
+#include <linux/delay.h>
 #include <linux/cpumask.h>
 #include <linux/ctype.h>
 #include <linux/err.h>
@@ -2219,6 +2220,126 @@ static void kt_reset_concurrent(struct kunit *test)
 	kstats_keys_free(p);
 }
 
+/*
+ * A reset held inside its critical section (a static stub in place of
+ * the clearing that kstats_keys_clear() or kstats_outliers_clear() does),
+ * and a second reset of the same store started: it must wait until the
+ * first is done. Without the store's resetting mutex it ran inside the
+ * first one, whose thaw then let samples in while it cleared (two keys
+ * on one histogram; an outliers seqcount left odd, its readers spinning
+ * for good). One interleaving, forced, where kt_reset_concurrent can only
+ * hope for it.
+ */
+struct kt_held_reset {
+	struct kunit *test;
+	void (*reset)(void *store);
+	void *store;
+	atomic_t inside;		/* resets that reached the clearing */
+	struct completion first_in, go, done[2];
+};
+
+static struct kt_held_reset *kt_held;
+
+/* The stub: count the reset in; hold the first until the test says go. */
+static void kt_hold_inside(void)
+{
+	if (atomic_inc_return(&kt_held->inside) == 1) {
+		complete(&kt_held->first_in);
+		wait_for_completion(&kt_held->go);
+	}
+}
+
+static void kt_keys_clear_held(struct kstats_keys *t)
+{
+	kt_hold_inside();
+}
+
+static void kt_outliers_clear_held(struct kstats_outliers *t)
+{
+	kt_hold_inside();
+}
+
+static int kt_held_reset_fn(void *arg)
+{
+	struct completion *done = arg;
+
+	/* Static stubs apply to the test's tasks: this is one. */
+	current->kunit_test = kt_held->test;
+	kt_held->reset(kt_held->store);
+	current->kunit_test = NULL;
+	complete(done);
+	return 0;
+}
+
+static void kt_reset_held(struct kunit *test, void (*reset)(void *store),
+			  void *store)
+{
+	struct kt_held_reset *h = kunit_kzalloc(test, sizeof(*h), GFP_KERNEL);
+	struct task_struct *task;
+	unsigned int i, ms;
+
+	KUNIT_ASSERT_NOT_NULL(test, h);
+	h->test = test;
+	h->reset = reset;
+	h->store = store;
+	atomic_set(&h->inside, 0);
+	init_completion(&h->first_in);
+	init_completion(&h->go);
+	for (i = 0; i < 2; i++)
+		init_completion(&h->done[i]);
+	kt_held = h;
+	task = kthread_run(kt_held_reset_fn, &h->done[0], "kstats_reset/a");
+	KUNIT_ASSERT_NOT_ERR_OR_NULL(test, task);
+	if (!wait_for_completion_timeout(&h->first_in, 30 * HZ)) {
+		complete(&h->go);
+		KUNIT_FAIL(test, "the first reset never reached the clearing");
+		wait_for_completion(&h->done[0]);
+		return;
+	}
+	task = kthread_run(kt_held_reset_fn, &h->done[1], "kstats_reset/b");
+	if (IS_ERR(task)) {
+		complete(&h->go);
+		wait_for_completion(&h->done[0]);
+		KUNIT_FAIL(test, "kthread_run(): %ld", PTR_ERR(task));
+		return;
+	}
+	/* Time for the second to get inside, were it let in (a grace period). */
+	for (ms = 0; ms < 2000 && atomic_read(&h->inside) < 2; ms += 20)
+		msleep(20);
+	KUNIT_EXPECT_EQ_MSG(test, atomic_read(&h->inside), 1,
+			    "a second reset cleared inside the first");
+	KUNIT_EXPECT_FALSE(test, completion_done(&h->done[1]));
+	complete(&h->go);
+	for (i = 0; i < 2; i++)
+		KUNIT_EXPECT_TRUE(test, wait_for_completion_timeout(&h->done[i], 30 * HZ));
+	KUNIT_EXPECT_EQ(test, atomic_read(&h->inside), 2);
+}
+
+static void kt_reset_exclusive(struct kunit *test)
+{
+	struct kstats_cmd *cmd = kunit_kzalloc(test, sizeof(*cmd), GFP_KERNEL);
+	struct kstats_probe *p;
+
+	KUNIT_ASSERT_NOT_NULL(test, cmd);
+	cmd->outliers = 4;
+	p = kt_retval_keys(test, cmd, "kt_excl", 8);
+	if (kstats_outliers_setup(p, cmd)) {
+		kt_delete(test, p->ks);
+		kstats_keys_free(p);
+		KUNIT_FAIL(test, "kstats_outliers_setup()");
+		return;
+	}
+	kunit_activate_static_stub(test, kstats_keys_clear, kt_keys_clear_held);
+	kt_reset_held(test, kt_reset_keys, p->keys);
+	kunit_deactivate_static_stub(test, kstats_keys_clear);
+	kunit_activate_static_stub(test, kstats_outliers_clear, kt_outliers_clear_held);
+	kt_reset_held(test, kt_reset_outliers, p->outliers);
+	kunit_deactivate_static_stub(test, kstats_outliers_clear);
+	kt_delete(test, p->ks);
+	kstats_outliers_free(p);
+	kstats_keys_free(p);
+}
+
 static struct kunit_case kstats_test_cases[] = {
 	KUNIT_CASE_PARAM(kt_slot_exact, kt_frac_gen_params),
 	KUNIT_CASE_PARAM(kt_slot_monotonic, kt_frac_gen_params),
@@ -2248,6 +2369,7 @@ static struct kunit_case kstats_test_cases[] = {
 	KUNIT_CASE(kt_outliers_store),
 	KUNIT_CASE(kt_keys_table),
 	KUNIT_CASE(kt_reset_concurrent),
+	KUNIT_CASE(kt_reset_exclusive),
 	KUNIT_CASE(kt_tramp_reap),
 	{}
 };
