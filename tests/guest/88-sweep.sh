@@ -27,12 +27,12 @@
 #                          the forms (default 19 + the target's slice
 #                          times KSTATS_SWEEP_FIRST)
 #   KSTATS_SWEEP_FIRST=N   forms per function of the first tier, in
-#                          rotation (default 6 of the 18; 4 on the debug
+#                          rotation (default 6 of the 18; 3 on the debug
 #                          kernel, 2 on arm64)
 #   KSTATS_SWEEP_MORE=N    functions of the second tier, chosen by the
-#                          seed (default 70, about half; 24 on debug, 12
+#                          seed (default 70, about half; 16 on debug, 12
 #                          on arm64)
-#   KSTATS_SWEEP_COUNT=N   functions sampled (default 30; 16 on debug, 8
+#   KSTATS_SWEEP_COUNT=N   functions sampled (default 30; 12 on debug, 8
 #                          on arm64)
 #   KSTATS_SWEEP_FORMS=N   forms per function of the rotation: the second
 #                          tier and the sample (default 1)
@@ -61,9 +61,9 @@ knob() {
 # The debug kernel, and the arm64 guests (a sample within their share of
 # make check's time), take the smaller defaults.
 if [ "$TARGET" = debug ]; then
-	FIRST=$(knob KSTATS_SWEEP_FIRST 4)
-	MORE=$(knob KSTATS_SWEEP_MORE 24)
-	COUNT=$(knob KSTATS_SWEEP_COUNT 16)
+	FIRST=$(knob KSTATS_SWEEP_FIRST 3)
+	MORE=$(knob KSTATS_SWEEP_MORE 16)
+	COUNT=$(knob KSTATS_SWEEP_COUNT 12)
 elif [ "$ARCH" = aarch64 ]; then
 	FIRST=$(knob KSTATS_SWEEP_FIRST 2)
 	MORE=$(knob KSTATS_SWEEP_MORE 12)
