@@ -2174,6 +2174,34 @@ static void kt_race_resets(struct kunit *test, struct kstats_probe *p,
 }
 
 /*
+ * An entry of kt_retval_keys() that also keeps its 4 slowest samples per
+ * CPU (cmd->outliers); NULL, the test failed, if the outliers are not.
+ */
+static struct kstats_probe *kt_keys_outliers(struct kunit *test,
+					     struct kstats_cmd *cmd,
+					     const char *name, unsigned int keys)
+{
+	struct kstats_probe *p;
+
+	cmd->outliers = 4;
+	p = kt_retval_keys(test, cmd, name, keys);
+	if (kstats_outliers_setup(p, cmd)) {
+		kt_delete(test, p->ks);
+		kstats_keys_free(p);
+		KUNIT_FAIL(test, "kstats_outliers_setup()");
+		return NULL;
+	}
+	return p;
+}
+
+static void kt_keys_outliers_free(struct kunit *test, struct kstats_probe *p)
+{
+	kt_delete(test, p->ks);
+	kstats_outliers_free(p);
+	kstats_keys_free(p);
+}
+
+/*
  * Two resets of one entry at once (its file's "reset" beside "reset
  * NAME") are one after the other: the keys table ends with no two keys
  * on one histogram, and every outliers store's seqcount even, with
@@ -2189,14 +2217,9 @@ static void kt_reset_concurrent(struct kunit *test)
 	int cpu;
 
 	KUNIT_ASSERT_NOT_NULL(test, cmd);
-	cmd->outliers = 4;
-	p = kt_retval_keys(test, cmd, "kt_reset", 64);
-	if (kstats_outliers_setup(p, cmd)) {
-		kt_delete(test, p->ks);
-		kstats_keys_free(p);
-		KUNIT_FAIL(test, "kstats_outliers_setup()");
+	p = kt_keys_outliers(test, cmd, "kt_reset", 64);
+	if (!p)
 		return;
-	}
 	t = p->keys;
 	kt_race_resets(test, p, kt_reset_keys, t);
 	for (i = 0; i < kstats_keys_size(t); i++)
@@ -2215,9 +2238,7 @@ static void kt_reset_concurrent(struct kunit *test)
 	o = kunit_kcalloc(test, room, sizeof(*o), GFP_KERNEL);
 	if (o)
 		KUNIT_EXPECT_EQ(test, kstats_outliers_copy(p->outliers, o, room), 0);
-	kt_delete(test, p->ks);
-	kstats_outliers_free(p);
-	kstats_keys_free(p);
+	kt_keys_outliers_free(test, p);
 }
 
 /*
@@ -2321,23 +2342,16 @@ static void kt_reset_exclusive(struct kunit *test)
 	struct kstats_probe *p;
 
 	KUNIT_ASSERT_NOT_NULL(test, cmd);
-	cmd->outliers = 4;
-	p = kt_retval_keys(test, cmd, "kt_excl", 8);
-	if (kstats_outliers_setup(p, cmd)) {
-		kt_delete(test, p->ks);
-		kstats_keys_free(p);
-		KUNIT_FAIL(test, "kstats_outliers_setup()");
+	p = kt_keys_outliers(test, cmd, "kt_excl", 8);
+	if (!p)
 		return;
-	}
 	kunit_activate_static_stub(test, kstats_keys_clear, kt_keys_clear_held);
 	kt_reset_held(test, kt_reset_keys, p->keys);
 	kunit_deactivate_static_stub(test, kstats_keys_clear);
 	kunit_activate_static_stub(test, kstats_outliers_clear, kt_outliers_clear_held);
 	kt_reset_held(test, kt_reset_outliers, p->outliers);
 	kunit_deactivate_static_stub(test, kstats_outliers_clear);
-	kt_delete(test, p->ks);
-	kstats_outliers_free(p);
-	kstats_keys_free(p);
+	kt_keys_outliers_free(test, p);
 }
 
 static struct kunit_case kstats_test_cases[] = {
