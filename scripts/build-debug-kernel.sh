@@ -83,6 +83,13 @@ echo "debug kernel: building bzImage and modules (log: $log)" >&2
 start=$SECONDS
 # "modules" also writes Module.symvers, which out-of-tree builds need.
 kmake -j"$(nproc)" bzImage modules
+# The extra modules of the guests (null_blk), signed by modules_install
+# as the kernel's own are, into target_extra_dir.
+rm -rf "$dir/kstats-modules"
+kmake INSTALL_MOD_PATH="$dir/kstats-modules" modules_install
+make_extra_modules "$(target_extra_dir debug)" \
+	"$dir/kstats-modules/lib/modules/$(make -s -C "$dir" kernelrelease)" ||
+	die "no extra modules in the debug kernel's build"
 echo "debug kernel: built in $((SECONDS - start)) s" >&2
 touch "$stamp"
 

@@ -762,14 +762,6 @@ skip_allowed() {
 	return 1
 }
 
-# min_results BOOT: "NAME MIN" per line of tests/guest/min-results.conf
-# for BOOT: the least number of results that NAME (a guest script, or
-# kunit) prints there in a full run.
-min_results() {
-	awk -v b="$1" '!/^#/ && NF == 3 && $1 == b { print $2, $3 }' \
-		"$src/tests/guest/min-results.conf"
-}
-
 # The guest scripts that a full boot of TARGET ($1) runs: all of
 # tests/guest (KSTATS_TESTS narrows them; KSTATS_ARM_SUITES on the subset
 # targets), on the main boot of each target.
@@ -821,26 +813,29 @@ for t in $targets "${debug_boots[@]}" "${bpf_boots[@]}" "${variant_boots[@]}"; d
 
 	# Every script that ran printed results; on a target's main boot,
 	# every selected script ran.
-	# A script with a plan (lib.sh's plan) printed as many results as it
-	# counts: fewer means that a part of it did not run.
+	# Every script printed its plan (lib.sh's plan), and as many results
+	# as it counts: fewer means that a part of it did not run.
 	counts=$(script_counts "$log/results.tap")
 	planned=0 off=0
 	while read -r name n p; do
 		if [ "$n" -eq 0 ]; then
 			fail "$t $name: ran, but printed no ok or not ok line"
 			off=$((off + 1))
+		elif [ "$p" = none ]; then
+			fail "$t $name: printed no plan (lib.sh's plan)"
+			off=$((off + 1))
 		elif [ "$p" = many ]; then
 			fail "$t $name: printed more than one plan"
 			off=$((off + 1))
-		elif [ "$p" != none ] && [ "$n" != "$p" ]; then
+		elif [ "$n" != "$p" ]; then
 			fail "$t $name: $n results, its plan counts $p"
 			off=$((off + 1))
-		elif [ "$p" != none ]; then
+		else
 			planned=$((planned + 1))
 		fi
 	done <<<"$counts"
 	if [ "$planned" != 0 ] && [ "$off" = 0 ]; then
-		pass "$t each of its $planned scripts with a plan printed the results it counts"
+		pass "$t each of its $planned scripts printed the results its plan counts"
 	fi
 	if { grep -qx "$t" <<<"$targets" || [ -n "${boot_scripts[$t]:-}" ]; } && [ "$rc" = 0 ]; then
 		missing=$(comm -23 <(if [ -n "${boot_scripts[$t]:-}" ]; then
@@ -889,23 +884,6 @@ for t in $targets "${debug_boots[@]}" "${bpf_boots[@]}" "${variant_boots[@]}"; d
 		else
 			fail "$t kunit: cases of kstats_test.c not run once: $(diff <(echo "$want") <(echo "$got") | sed -n 's/^[<>] //p' | tr '\n' ' ')"
 		fi
-	fi
-
-	# A full run: each script without a plan (lib.sh's plan) printed at
-	# least its number of results in tests/guest/min-results.conf (fewer
-	# means that part of it did not run), and has a line there.
-	if [ -z "${KSTATS_TESTS:-}" ]; then
-		while read -r name n p; do
-			[ "$p" = none ] || continue
-			want=$(min_results "$t" | awk -v s="$name" '$1 == s { print $2 }')
-			if [ -z "$want" ]; then
-				fail "$t $name: no plan, and no line in tests/guest/min-results.conf"
-			elif [ "$n" -lt "$want" ]; then
-				fail "$t $name: $n results, fewer than the $want of tests/guest/min-results.conf"
-			else
-				pass "$t $name: at least the $want results of tests/guest/min-results.conf"
-			fi
-		done <<<"$counts"
 	fi
 done
 

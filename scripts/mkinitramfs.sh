@@ -3,9 +3,9 @@
 #   /init                 scripts/guest-init.sh
 #   /bin/busybox + links  from busybox-static
 #   /modules/*.ko         the modules built for TARGET (from KODIR)
-#   /modules/extra/*.ko   Debian's null_blk for TARGET and the modules it
-#                         depends on, where setup.sh or debian-kernel.sh
-#                         cached them (target_extra_dir; none for debug)
+#   /modules/extra/*.ko   null_blk for TARGET and the modules it
+#                         depends on, where setup.sh, debian-kernel.sh or
+#                         build-debug-kernel.sh cached them (target_extra_dir)
 #   /tests/               a copy of the repo's tests/guest/ (may be absent)
 #   /usr/bin/kstats       the kstats command, with Debian's Python under /usr
 #                         and /lib (guest-python.sh)

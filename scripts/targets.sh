@@ -286,10 +286,10 @@ KSTATS_EXTRA_MODULES="null_blk"
 
 # Cache directory of the extra modules of stock target $1, plain .ko files:
 # setup.sh fills it for deb61 and deb612, debian-kernel.sh for the pinned
-# targets (arm64's too). None for the debug kernel, built without them.
+# targets (arm64's too), build-debug-kernel.sh the debug kernel's.
 target_extra_dir() {
 	case $1 in
-	debug) ;;
+	debug) echo "$(debug_kernel_dir)/kstats-extra" ;;
 	*) echo "$KSTATS_CACHE/boot/extra-$(target_release "$1")" ;;
 	esac
 }

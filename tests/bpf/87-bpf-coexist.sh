@@ -11,8 +11,10 @@
 # one dd.
 # timeout: 2400
 . /tests/lib.sh
+# The results outside the branches below; each branch plans its own.
+plan 17
 
-insmod "$MODDIR/kstats.ko" || not_ok "insmod kstats"
+check "insmod kstats" insmod "$MODDIR/kstats.ko"
 echo "# $(bpftrace --version 2>&1)"
 N=300
 
@@ -95,6 +97,7 @@ site_free() {
 
 # 1. BPF first: kstats takes another way, and says why.
 if bpf_start 2 0 "$KFUNC"; then
+	plan 10
 	ok "bpftrace kfunc+kretfunc attached"
 	log_mark
 	is "$(ctl "trace vfs_read")" OK "trace vfs_read beside BPF fentry/fexit"
@@ -104,6 +107,7 @@ if bpf_start 2 0 "$KFUNC"; then
 	same_reads
 	is "$(ctl remove vfs_read)" OK "remove vfs_read"
 else
+	plan 1
 	not_ok "bpftrace kfunc+kretfunc attached"
 	sed 's/^/# bpftrace: /' /tmp/bpf.out
 fi
@@ -129,10 +133,12 @@ check "kstats counts on: $N reads and more" \
 # 3. A BPF kprobe and kretprobe beside the direct trace: all count.
 if bpf_start 0 2 'kprobe:vfs_read /comm == "dd"/ { @in = count(); }
 kretprobe:vfs_read /comm == "dd"/ { @out = count(); }'; then
+	plan 7
 	ok "bpftrace kprobe+kretprobe attached beside the direct trace"
 	same_reads
 	is "$(field vfs_read mechanism)" direct "vfs_read is still direct"
 else
+	plan 1
 	not_ok "bpftrace kprobe+kretprobe attached beside the direct trace"
 	sed 's/^/# bpftrace: /' /tmp/bpf.out
 fi
@@ -153,10 +159,12 @@ else
 	ok "and logged no fallback"
 fi
 if bpf_start 2 0 "$KFUNC"; then
+	plan 7
 	ok "bpftrace kfunc+kretfunc attached after the trace"
 	same_reads
 	is "$(field vfs_read mechanism)" $OTHER "vfs_read is still $OTHER"
 else
+	plan 1
 	not_ok "bpftrace kfunc+kretfunc attached after the trace"
 	sed 's/^/# bpftrace: /' /tmp/bpf.out
 fi

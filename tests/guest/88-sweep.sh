@@ -151,7 +151,7 @@ for form in $FORMS_ALL; do
 	want=OK
 	case $form in
 	fprobe | direct) kernel_has "$form" || want="Operation not supported" ;;
-	# Without cgroups (the debug kernel) the cgroup filter is EOPNOTSUPP.
+	# Without cgroups the cgroup filter is EOPNOTSUPP.
 	cgroup) grep -q cgroup2 /proc/filesystems || want="Operation not supported" ;;
 	esac
 	cmd "$form" "$f" sweep_probe

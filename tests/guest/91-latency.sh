@@ -14,7 +14,7 @@ CG=/sys/fs/cgroup
 if grep -q cgroup2 /proc/filesystems; then
 	grep -q " $CG cgroup2 " /proc/mounts || mount -t cgroup2 none $CG
 else
-	# The debug kernel has no cgroups: the filter and -- COMMAND say so.
+	# A kernel without cgroups: the filter and -- COMMAND say so.
 	CG=/tmp/no-cgroup
 	mkdir -p $CG
 fi

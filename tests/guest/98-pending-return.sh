@@ -9,6 +9,11 @@
 # and kretprobe, with B timing the reader's calls (exactly one: its
 # second read, ended by SIGKILL) and C sampling an argument; for direct,
 # which takes no filter, on fifo_open(), which only this test calls.
+# That B did take A's memory is seen, not assumed: kprobe events record
+# the address of each probe that kstats attaches (its fprobe or kretprobe
+# is inside it; C's fprobe lives apart, kstats_fprobe.c), and in some
+# round of each mechanism B's is A's (not under KASAN, whose quarantine
+# keeps freed memory from new allocations).
 # timeout: 600
 . /tests/lib.sh
 # And three for each mechanism this kernel has.
@@ -17,6 +22,15 @@ load_modules
 FIFO=/tmp/fifo98
 # The shell, and so the entries' allocations, on CPU 0.
 taskset -p 1 $$ >/dev/null
+T=/sys/kernel/tracing
+grep -q " $T tracefs " /proc/mounts || mount -t tracefs nodev $T
+kasan=0
+zcat /proc/config.gz 2>/dev/null | grep -q '^CONFIG_KASAN=y' && kasan=1
+# registered: the addresses of the probes attached since the last call.
+registered() {
+	sed -n 's/.* probe=0x\([0-9a-f]*\).*/\1/p' $T/trace | tr '\n' ' '
+	echo > $T/trace
+}
 
 # waits_in PID FN...: PID sleeps in one of the FNs (its wchan), within
 # 30 s. A pipe's reader sleeps in pipe_read(), anon_pipe_read() on 7.x.
@@ -61,6 +75,15 @@ round() {
 	wait $cpid
 	exec 3>&-
 	got="$r $(samples b98)"
+	# A's probe, then FIRST's and SECOND's.
+	order="$2 $3"
+	# shellcheck disable=SC2046
+	set -- $(registered)
+	case $order in
+	"b98 c98") b=$2 ;;
+	*) b=$3 ;;
+	esac
+	[ -n "$1" ] && [ "$1" = "$b" ] && reused=$((reused + 1))
 	ctl remove b98 >/dev/null
 	ctl remove c98 >/dev/null
 }
@@ -90,8 +113,16 @@ for mech in fprobe kretprobe direct; do
 		continue
 	}
 	plan 3
+	case $mech in
+	fprobe | kretprobe)
+		plan 1
+		check "a kprobe event on kstats_${mech}_attach" sh -c \
+			"echo 'p:kst98/$mech kstats:kstats_${mech}_attach probe=\$arg1:x64' >> $T/kprobe_events &&
+			echo 1 > $T/events/kst98/$mech/enable" ;;
+	esac
 	is "$(ctl 'trace pcpu:vfs_write as w98')" OK "pcpu:vfs_write beside them"
-	bad=0
+	bad=0 reused=0
+	registered >/dev/null
 	for i in 1 2 3 4 5 6; do
 		if [ $mech = direct ]; then
 			direct_round
@@ -109,6 +140,17 @@ for mech in fprobe kretprobe direct; do
 		}
 	done
 	is "$bad" 0 "$mech: 6 rounds, the new entries see only their own calls of the reader"
+	if [ $mech != direct ]; then
+		echo 0 > $T/events/kst98/$mech/enable
+		echo "-:kst98/$mech" >> $T/kprobe_events
+		echo "# $mech: B's probe at A's address in $reused of 6 rounds"
+		plan 1
+		if [ "$kasan" = 1 ]; then
+			skip_part "memory reuse: KASAN's quarantine keeps freed memory from new allocations"
+		else
+			check "$mech: in some round B took A's memory ($reused of 6)" test "$reused" -gt 0
+		fi
+	fi
 	is "$(ctl remove w98)" OK "remove w98"
 done
 rm -f $FIFO

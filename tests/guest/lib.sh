@@ -78,8 +78,7 @@ kernel_has() {
 # start, and those of each branch, loop pass or call as it takes it; at
 # its exit the sum is printed as TAP's plan, "1..N", and check.sh fails a
 # script whose number of results differs from it, or that printed no plan
-# (it was killed). (The scripts without a plan yet have a floor in
-# min-results.conf instead.)
+# (it was killed, or never declared one).
 PLAN=
 plan() { PLAN=$((${PLAN:-0} + $1)); }
 trap '[ -z "$PLAN" ] || echo "1..$PLAN"' EXIT
