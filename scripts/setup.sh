@@ -11,6 +11,7 @@
 # (from prometheus), prometheus and prometheus-node-exporter (started only
 # by the end-to-end test, on 127.0.0.1), rst2man (python3-docutils, for the
 # man page) and man-db (to render it), zsh (its completion is tested),
+# systemd (systemd-analyze checks the export units),
 # and dkms; and ruff, the linter of
 # the tool's Python (not in Debian 12: from PyPI into a venv of the cache).
 #
@@ -45,7 +46,7 @@ else
 		build-essential bc bison flex libelf-dev libssl-dev
 		sparse shellcheck gnuplot-nox dwarves
 		debootstrap curl
-		python3-pytest prometheus prometheus-node-exporter python3-docutils man-db zsh dkms
+		python3-pytest prometheus prometheus-node-exporter python3-docutils man-db zsh systemd dkms
 		python3-venv
 		qemu-system-arm gcc-12-aarch64-linux-gnu libc6-dev-arm64-cross
 	)

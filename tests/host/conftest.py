@@ -29,6 +29,15 @@ U64_MAX = (1 << 64) - 1
 PYTHON = os.environ.get('KSTATS_TEST_PYTHON') or sys.executable
 
 
+def program(name, package=None):
+    """The path of program NAME; a test that needs it fails without it,
+    naming it and the Debian package that scripts/setup.sh installs."""
+    path = shutil.which(name)
+    if not path:
+        pytest.fail('%s not installed: scripts/setup.sh installs %s' % (name, package or name))
+    return path
+
+
 def captures():
     """(id, helper capture directory) pairs: the kept fixture, and the
     live capture of this make check run if there is one."""

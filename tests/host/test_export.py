@@ -6,12 +6,11 @@ edge of the entry; one le layout for every series whatever the entry's
 bits; merging to fewer bits gives what the kernel records at those bits."""
 import os
 import re
-import shutil
 import subprocess
 
 import pytest
 
-from conftest import FIXTURES, NONEMPTY, Samples, run
+from conftest import FIXTURES, NONEMPTY, Samples, program, run
 from kstats import model
 from kstats.export import EXPORT_BITS
 
@@ -20,10 +19,7 @@ LABEL_RE = re.compile(r'([a-zA-Z_][a-zA-Z0-9_]*)="((?:[^"\\]|\\.)*)"')
 
 
 def promtool():
-    tool = shutil.which('promtool')
-    if not tool:
-        pytest.skip('promtool not installed (Debian: prometheus)')
-    return tool
+    return program('promtool', 'prometheus')
 
 
 def parse(text):

@@ -7,22 +7,18 @@ nearest-rank quantile of all the samples (linear interpolation inside
 one bucket: between the previous slot's edge and this slot's)."""
 import fractions
 import json
-import shutil
 import subprocess
 
 import pytest
 
-from conftest import nearest_rank, run, write_capture
+from conftest import nearest_rank, program, run, write_capture
 from kstats import model
 
 BITS = 4
 
 
 def promtool():
-    tool = shutil.which('promtool')
-    if not tool:
-        pytest.skip('promtool not installed (Debian: prometheus)')
-    return tool
+    return program('promtool', 'prometheus')
 
 
 def series(text, extra_labels=''):

@@ -15,7 +15,7 @@ import sys
 
 import pytest
 
-from conftest import FIXTURES, REPO
+from conftest import FIXTURES, REPO, program
 from kstats import cli
 from kstats import VERSION
 
@@ -114,12 +114,10 @@ def test_systemd_units(prefix, tmp_path):
     assert 'kstats_duration_seconds_count{entry="lat_base",host="h1"} 5000' in text
     timer = open(os.path.join(unitdir, 'kstats-export.timer')).read()
     assert 'OnUnitActiveSec=15s' in timer and 'WantedBy=timers.target' in timer
-    analyze = shutil.which('systemd-analyze')
-    if analyze:
-        r = subprocess.run([analyze, 'verify', '--man=no', 'kstats-export.service',
-                            'kstats-export.timer'], cwd=unitdir, stdout=subprocess.PIPE,
-                           stderr=subprocess.STDOUT, universal_newlines=True)
-        assert r.returncode == 0 and r.stdout == '', r.stdout
+    r = subprocess.run([program('systemd-analyze', 'systemd'), 'verify', '--man=no',
+                        'kstats-export.service', 'kstats-export.timer'], cwd=unitdir,
+                       stdout=subprocess.PIPE, stderr=subprocess.STDOUT, universal_newlines=True)
+    assert r.returncode == 0 and r.stdout == '', r.stdout
 
 
 INSTALLED = ['usr/bin/kstats', 'usr/lib/systemd/system/kstats-export.service',
@@ -225,10 +223,9 @@ def test_completion_output():
         text = cli_output(['completion', shell])
         assert text.splitlines()[:2] == ['#compdef kstats', '# source <(kstats completion zsh)'] \
             if shell == 'zsh' else text.splitlines()[0] == '# source <(kstats completion bash)'
-        if shutil.which(shell):
-            r = subprocess.run([shell, '-n'], input=text, stdout=subprocess.PIPE,
-                               stderr=subprocess.PIPE, universal_newlines=True)
-            assert r.returncode == 0 and r.stderr == '', r.stderr
+        r = subprocess.run([program(shell), '-n'], input=text, stdout=subprocess.PIPE,
+                           stderr=subprocess.PIPE, universal_newlines=True)
+        assert r.returncode == 0 and r.stderr == '', r.stderr
     usage = cli_output(['completion', '-h'])
     assert 'source <(kstats completion bash)' in usage
     assert 'source <(kstats completion zsh)' in usage
@@ -288,8 +285,8 @@ true
 '''
 
 
-@pytest.mark.skipif(not shutil.which('zsh'), reason='no zsh here')
 def test_zsh_completion(prefix, tmp_path):
+    program('zsh')
     script = os.path.join(prefix, 'share/zsh/site-functions/_kstats')
     tfs = tmp_path / 'tracefs'
     tfs.mkdir()

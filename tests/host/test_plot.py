@@ -4,20 +4,16 @@ dumb terminal, --live, --script; and the raw files still work with the
 one-line gnuplot recipes of the documentation."""
 import math
 import os
-import shutil
 import struct
 import subprocess
 
 import pytest
 
-from conftest import NONEMPTY, Samples, run
+from conftest import NONEMPTY, Samples, program, run
 
 
 def gnuplot():
-    gp = shutil.which('gnuplot')
-    if not gp:
-        pytest.skip('gnuplot not installed (Debian: gnuplot-nox)')
-    return gp
+    return program('gnuplot', 'gnuplot-nox')
 
 
 def png_size(path):

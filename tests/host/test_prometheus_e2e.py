@@ -27,7 +27,7 @@ import urllib.request
 
 import pytest
 
-from conftest import FIXTURES, Samples, entry_text, nearest_rank, run
+from conftest import FIXTURES, Samples, entry_text, nearest_rank, program, run
 from kstats import export, model, stats
 from kstats.capture import Source
 
@@ -47,10 +47,7 @@ KINDS = {'rd': ('value retval errors 4 filtered 7', [(0, 100 + 3 * i) for i in r
 
 
 def binary(name):
-    path = shutil.which(name)
-    if not path:
-        pytest.fail('%s not installed: scripts/setup.sh installs it' % name)
-    return path
+    return program(name)
 
 
 def free_port():

@@ -13,9 +13,8 @@ import shutil
 import subprocess
 import textwrap
 
-import pytest
 
-from conftest import FIXTURES, REPO, Samples, nearest_rank, run
+from conftest import FIXTURES, REPO, Samples, nearest_rank, program, run
 from kstats import model
 
 MANUAL = os.path.join(REPO, 'Documentation', 'kstats-tool.rst')
@@ -35,10 +34,7 @@ def manual_rules():
 
 
 def promtool():
-    tool = shutil.which('promtool')
-    if not tool:
-        pytest.fail('promtool not installed: scripts/setup.sh installs prometheus')
-    return tool
+    return program('promtool', 'prometheus')
 
 
 def series(text, host):

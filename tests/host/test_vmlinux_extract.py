@@ -4,13 +4,12 @@ demo" and the guests boot it, on synthetic images with known contents and
 on the Debian kernels installed on the host."""
 import glob
 import lzma
-import shutil
 import struct
 import subprocess
 
 import pytest
 
-from conftest import PYTHON, REPO
+from conftest import PYTHON, REPO, program
 
 TOOL = REPO + '/scripts/vmlinux-extract.py'
 ELF = b'\x7fELF' + bytes(range(256)) * 64
@@ -46,8 +45,8 @@ def test_xz_payload(tmp_path):
     assert res.stdout == ELF
 
 
-@pytest.mark.skipif(not shutil.which('zstd'), reason='no zstd command')
 def test_zstd_payload(tmp_path):
+    program('zstd')
     zst = subprocess.run(['zstd', '-q', '-c'], input=ELF, check=True,
                          capture_output=True).stdout
     res = run(tmp_path, bzimage(with_size(zst), setup_sects=0))

@@ -8,9 +8,8 @@ import subprocess
 import threading
 import time
 
-import pytest
 
-from conftest import FIXTURES, PYTHON, TOOL, run
+from conftest import FIXTURES, PYTHON, TOOL, program, run
 from kstats import model
 from kstats.capture import load_path
 
@@ -101,8 +100,7 @@ def test_ctrl_c_exits_cleanly(capture):
 
 
 def test_ctrl_c_live_plot(capture):
-    if not shutil.which('gnuplot'):
-        pytest.skip('gnuplot not installed')
+    program('gnuplot', 'gnuplot-nox')
     rc, out, err = interrupted(['plot', '--dir', capture, 'lat_base', '--live',
                                 '-i', '0.2', '--size', '80,30'])
     assert rc == 0 and 'Traceback' not in err
