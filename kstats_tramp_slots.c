@@ -36,6 +36,8 @@
 #include <linux/build_bug.h>
 #include <linux/cpuhotplug.h>
 #include <linux/kprobes.h>
+#include <linux/limits.h>
+#include <linux/minmax.h>
 #include <linux/module.h>
 #include <linux/mutex.h>
 #include <linux/percpu.h>
@@ -134,11 +136,20 @@ NOKPROBE_SYMBOL(kstats_tramp_end);
 /* ---------------------------------------------------------------------- */
 /* Tasks that exit inside a measured call. */
 
+/*
+ * The lowest and highest of the trampolines' return addresses: most
+ * frames of a dying task are outside, and need no look at each slot.
+ */
+static unsigned long kstats_tramp_ret_lo __ro_after_init;
+static unsigned long kstats_tramp_ret_hi __ro_after_init;
+
 /* The slot whose trampoline FUNC's body returns to at @addr, or -1. */
 static int kstats_tramp_slot_at(unsigned long addr)
 {
 	unsigned int i;
 
+	if (addr < kstats_tramp_ret_lo || addr > kstats_tramp_ret_hi)
+		return -1;
 	for (i = 0; i < KSTATS_DIRECT_MAX; i++)
 		if (addr == kstats_direct_tramp_table[i] +
 			    kstats_direct_ret_offset[i])
@@ -387,8 +398,17 @@ EXPORT_SYMBOL_GPL(kstats_tramp_unhook);
 static int __init kstats_tramp_init(void)
 {
 	struct tracepoint *tp = NULL;
+	unsigned long ret_addr;
+	unsigned int i;
 	int ret;
 
+	kstats_tramp_ret_lo = ULONG_MAX;
+	for (i = 0; i < KSTATS_DIRECT_MAX; i++) {
+		ret_addr = kstats_direct_tramp_table[i] +
+			   kstats_direct_ret_offset[i];
+		kstats_tramp_ret_lo = min(kstats_tramp_ret_lo, ret_addr);
+		kstats_tramp_ret_hi = max(kstats_tramp_ret_hi, ret_addr);
+	}
 	/*
 	 * kCFI checks a probe's prototype at each call: the compiler checks
 	 * it here (never called: registration goes by lookup).

@@ -48,7 +48,8 @@ Marking TSC unstable due to clocksource watchdog'
 #   frame and says once per boot that the stack goes the wrong way. Any
 #   function graph user meets it (fprobe since 6.14); seen once in 8,140
 #   checks of the debug kernel, during CPU hotplug (82-hotplug.sh, with
-#   a trace pcpu: fprobe). Another offset or function still fails.
+#   a trace pcpu: fprobe). scripts/repro-orc-quirk.sh shows it with no
+#   kstats module loaded. Another offset or function still fails.
 KERNEL_QUIRKS='WARNING: stack going in the wrong direction\? at return_to_handler\+0x46/0x[0-9a-f]+$'
 
 # bad FILE...: the lines of the list in FILE..., less the kernel's quirks.

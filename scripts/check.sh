@@ -175,7 +175,7 @@ fi
 # warnings and errors; each sources the guest's /tests/lib.sh, checked
 # with them.
 log=$build/shellcheck-guest.log
-if (cd "$src/tests/guest" && shellcheck -s dash -S warning -e SC1091 ./*.sh ../variant/*.sh) \
+if (cd "$src/tests/guest" && shellcheck -s dash -S warning -e SC1091 ./*.sh ../variant/*.sh ../manual/*.sh) \
 	>"$log" 2>&1; then
 	pass "all shellcheck of the guest scripts"
 else

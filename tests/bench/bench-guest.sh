@@ -98,10 +98,11 @@ pev_off() {
 config() {
 	on=$1
 	case $2 in
-	untraced | busybox-dd | loop-*-none | pp-off) ;;
+	untraced | busybox-dd | loop-*-none | pp-off | exit-off) ;;
 	loop-*-stopped | loop-*-running)
 		[ "$1" = off ] || echo "${2##*-}" | sed 's/running/start/;s/stopped/stop/' >$K/bench_loop ;;
 	pp-kstats) config "$1" kstats-tp-pair-task ;;
+	exit-direct) config "$1" kstats-direct ;;
 	pp-ftrace) config "$1" ftrace-synth-syscall ;;
 	floor-*)
 		if [ "$on" = on ]; then
@@ -204,6 +205,7 @@ work() {
 	loop-*-none) $BM write $E/loop "$(echo "$1" | cut -d- -f2) none $2" ;;
 	loop-*) $BM write $E/loop "$(echo "$1" | cut -d- -f2) record $2" ;;
 	pp-*) $BM pingpong "$2" ;;
+	exit-*) $BM forkexit "$2" ;;
 	*) $BM dd "$2" ;;
 	esac
 }
@@ -225,7 +227,7 @@ ALL="$ALL ftrace-syscall-hist ftrace-kprobe-hist ftrace-kretprobe-hist
 ftrace-fprobe-hist ftrace-synth-syscall ftrace-synth-vfs-read
 loop-empty-none loop-empty-stopped loop-empty-running loop-memcpy-none
 loop-memcpy-stopped loop-memcpy-running loop-mono-none loop-local-none
-loop-tsc-none pp-off pp-kstats pp-ftrace"
+loop-tsc-none pp-off pp-kstats pp-ftrace exit-off exit-direct"
 CONFIGS=${CONFIGS:-$ALL}
 # Experiment 3's configurations need kstats_bench_exp.ko.
 if [ -z "$EXP" ]; then
@@ -255,6 +257,8 @@ while [ "$r" -le "$ROUNDS" ]; do
 			case $c in
 			loop-empty-* | loop-mono-* | loop-local-* | loop-tsc-*)
 				n=$((n * 20)) ;;
+			# A fork and exit is some 200 dd iterations' work.
+			exit-*) n=$((n / 100)) ;;
 			esac
 			out=$(work "$c" "$n")
 			if [ -n "${PERF:-}" ]; then
@@ -270,6 +274,45 @@ while [ "$r" -le "$ROUNDS" ]; do
 	done
 	r=$((r + 1))
 done
+
+# Experiment 5's time, which the instruction counts of a whole fork and
+# exit scatter too much to show: a pair from acct_process() to
+# exit_sem(), the calls around sched_process_exit in do_exit() (6.1 to
+# 6.18), per exiting task, without and with a direct entry on vfs_read
+# (each exit then walks the dying task's stack). One line a round:
+# "exitwalk ROUND MEAN_NS_WITHOUT MEAN_NS_WITH", SIZE/20 exits each (at
+# least 10).
+exit_mean() {
+	awk '$3 == "CPUS" { n += $6; s += $6 * $8 } END { if (n) printf "%.0f", s / n }' "$K/ew"
+}
+NEXITS=$((SIZE / 20))
+[ "$NEXITS" -ge 10 ] || NEXITS=10
+exits() {
+	i=0
+	while [ $i -lt "$NEXITS" ]; do
+		( : )
+		i=$((i + 1))
+	done
+}
+if ctl 'trace ew start acct_process end exit_sem key task' 2>/dev/null; then
+	exits
+	r=1
+	while [ "$r" -le "$ROUNDS" ]; do
+		echo reset >"$K/ew"
+		exits
+		off=$(exit_mean)
+		ctl 'trace vfs_read via direct as dv'
+		echo reset >"$K/ew"
+		exits
+		on=$(exit_mean)
+		ctl 'remove dv'
+		echo "exitwalk $r $off $on"
+		r=$((r + 1))
+	done
+	ctl 'remove ew'
+else
+	echo "skip exitwalk no pair acct_process -> exit_sem here"
+fi
 
 # Experiment 2: clock reads and kstats_record() in the kernel, then the
 # runtime of an empty function under each mechanism, as the TSC sees it

@@ -12,8 +12,10 @@
  *                             two pipes
  *   bench-mark write FILE S   one write(2) of string S to FILE
  *   bench-mark run CMD...     fork, exec CMD and wait for it
+ *   bench-mark forkexit N     N x (fork, the child exits at once, wait)
  *
- * Output: "ns <elapsed>", the time between the markers. Static, so it runs in the busybox initramfs.
+ * Output: "ns <elapsed>", the time between the markers. Static, so it runs
+ * in the busybox initramfs.
  */
 #include <fcntl.h>
 #include <stdio.h>
@@ -125,6 +127,21 @@ static void write_file(const char *path, const char *s)
 	close(fd);
 }
 
+static void forkexit(long n)
+{
+	pid_t pid;
+
+	begin();
+	while (n--) {
+		pid = fork();
+		if (!pid)
+			_exit(0);
+		if (pid < 0 || waitpid(pid, NULL, 0) != pid)
+			die("forkexit");
+	}
+	end();
+}
+
 static void run(char **argv)
 {
 	pid_t pid;
@@ -144,17 +161,20 @@ static void run(char **argv)
 
 int main(int argc, char **argv)
 {
-	if (argc == 3 && !strcmp(argv[1], "dd"))
+	if (argc == 3 && !strcmp(argv[1], "dd")) {
 		dd(atol(argv[2]));
-	else if (argc == 3 && !strcmp(argv[1], "pingpong"))
+	} else if (argc == 3 && !strcmp(argv[1], "pingpong")) {
 		pingpong(atol(argv[2]));
-	else if (argc == 4 && !strcmp(argv[1], "write"))
+	} else if (argc == 3 && !strcmp(argv[1], "forkexit")) {
+		forkexit(atol(argv[2]));
+	} else if (argc == 4 && !strcmp(argv[1], "write")) {
 		write_file(argv[2], argv[3]);
-	else if (argc >= 3 && !strcmp(argv[1], "run"))
+	} else if (argc >= 3 && !strcmp(argv[1], "run")) {
 		run(argv + 2);
-	else {
+	} else {
 		markers = 2;
-		fprintf(stderr, "usage: bench-mark dd|pingpong N | write FILE S | run CMD...\n");
+		fprintf(stderr, "usage: bench-mark dd|pingpong|forkexit N | %s\n",
+			"write FILE S | run CMD...");
 		return 2;
 	}
 	printf("ns %lld\n", t_end - t_begin);

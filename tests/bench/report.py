@@ -19,7 +19,7 @@ def load(tdir):
     """Everything one guest printed, with instruction counts per run."""
     log = tdir / 'log'
     g = {'runs': [], 'skipped': {}, 'meta': {}, 'loopns': {}, 'clocks': [],
-         'empty': {}, 'emptyhist': {}, 'sizes': {}}
+         'empty': {}, 'emptyhist': {}, 'sizes': {}, 'exitwalk': []}
     for line in (log / 'results.txt').read_text(errors='replace').splitlines():
         w = line.split()
         if not w:
@@ -33,6 +33,8 @@ def load(tdir):
             g['skipped'][w[1]] = ' '.join(w[2:])
         elif line.startswith('# kernel '):
             g['meta']['kernel'] = w[2]
+        elif w[0] == 'exitwalk' and len(w) == 4 and w[2].isdigit() and w[3].isdigit():
+            g['exitwalk'].append((int(w[2]), int(w[3])))
         elif w[0] == 'loopns' and 'ps_per_iter' in w:
             g['loopns'].setdefault(w[1], []).append(int(w[-1]) / 1000)
         elif w[0] == 'clocks' and len(w) >= 16:
@@ -377,6 +379,37 @@ def experiments(report, targets):
                        + ('' if abs(d) > h else ', no difference proven'))
                 g.setdefault('pingpong', {})[c] = {'diff_ns': d, 'ci95_ns': h}
             lines.append(f"  {c:10s} insn {v['insn']:8.1f} ns {fmt(v['ns'])}{sig}")
+        lines += exp5(g, t, report)
+    return lines
+
+
+def exp5(g, t, report):
+    """Experiment 5: a task's exit while a direct entry exists."""
+    cf = g['configs']
+    off = cf.get('exit-off')
+    walk = g.get('exitwalk', [])
+    if not off and not walk:
+        return []
+    lines = ['', (f'Experiment 5 ({tlabel(report, t, "{t}, arm64")}): fork, exit and wait, '
+                  'per task, with no entry and with a direct entry on vfs_read '
+                  '(each exit walks the dying task\'s stack)')]
+    if walk:
+        d = [on - o for o, on in walk]
+        g['exit_walk_ns'] = {'rounds': walk, 'median_diff_ns': st.median(d)}
+        lines.append('  acct_process() to exit_sem() in do_exit(), mean ns per exit, each round '
+                     'without / with: ' + ', '.join(f'{o}/{on}' for o, on in walk)
+                     + f'; median difference {st.median(d):+.0f} ns')
+    if not off:
+        return lines
+    for c in ('exit-off', 'exit-direct'):
+        v = cf.get(c)
+        if not v:
+            continue
+        d = v['insn'] - off['insn']
+        extra = '' if c == 'exit-off' else f'  {d:+.0f} insn ({100 * d / off["insn"]:+.2f}%)'
+        if c != 'exit-off':
+            g.setdefault('exit', {})[c] = {'insn_diff': round(d, 1)}
+        lines.append(f"  {c:11s} insn {v['insn']:9.1f} ns {fmt(v['ns'])}{extra}")
     return lines
 
 
