@@ -396,7 +396,11 @@ for t in ${KSTATS_BPF-deb612}; do
 			"$out/initramfs.cpio" 2>"$out/initramfs.err"; then
 		bpf_boots+=("$name")
 		boot_scripts[$name]=87-bpf-coexist.sh
-		KSTATS_GUEST_MEM=2G launch "$name" "$t"
+		# It takes about 30 s; a guest that hangs (ci11 of 2026-11-29:
+		# silent from 21 s on, idle, its own watchdogs silent too) must
+		# not hold the run for an hour.
+		KSTATS_GUEST_MEM=2G KSTATS_GUEST_TIMEOUT=${KSTATS_GUEST_TIMEOUT:-900} \
+			launch "$name" "$t"
 	else
 		fail "$name initramfs"
 		show "$out/rootfs.err"

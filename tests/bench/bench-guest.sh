@@ -281,7 +281,7 @@ done
 # 6.18), per exiting task, without and with a direct entry on vfs_read
 # (each exit then walks the dying task's stack). One line a round:
 # "exitwalk ROUND MEAN_NS_WITHOUT MEAN_NS_WITH", SIZE/20 exits each (at
-# least 10).
+# least 10). With the exit-* configurations only (not the cost gate's).
 exit_mean() {
 	awk '$3 == "CPUS" { n += $6; s += $6 * $8 } END { if (n) printf "%.0f", s / n }' "$K/ew"
 }
@@ -294,7 +294,13 @@ exits() {
 		i=$((i + 1))
 	done
 }
-if ctl 'trace ew start acct_process end exit_sem key task' 2>/dev/null; then
+case " $CONFIGS " in
+*" exit-direct "*) EXITWALK=1 ;;
+*) EXITWALK= ;;
+esac
+if [ -z "$EXITWALK" ]; then
+	:
+elif ctl 'trace ew start acct_process end exit_sem key task' 2>/dev/null; then
 	exits
 	r=1
 	while [ "$r" -le "$ROUNDS" ]; do
