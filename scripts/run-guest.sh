@@ -6,6 +6,8 @@
 # port (ttyAMA0) is the console, a virtio serial port the results port
 # (guest-init.sh).
 #   LOGDIR/qemu.log     QEMU's own messages; LOGDIR/qemu.cmd its command
+#   LOGDIR/monitor.txt  of a guest that ran out of time: its vCPUs'
+#                       registers and interrupt controllers (QEMU's monitor)
 # Succeeds iff the guest printed "# GUEST DONE" before the time limit
 # (KSTATS_GUEST_TIMEOUT seconds, default 3600). KSTATS_TCG_OPTS: options
 # of QEMU's -accel tcg (default thread=single). KSTATS_APPEND: more kernel
@@ -53,20 +55,69 @@ guest_machine "$target" "$logdir/console.log" "$logdir/results.tap"
 append="console=$GUEST_CONSOLE${GUEST_ARGS:+ $GUEST_ARGS} loglevel=7 panic=-1 printk.devkmsg=on mitigations=off"
 append+=${KSTATS_APPEND:+ $KSTATS_APPEND}
 
+# monitor_dump SOCKET: the answers of QEMU's monitor at SOCKET to a few
+# questions about a guest that hangs (where its vCPUs are, what their
+# interrupt controllers hold).
+monitor_dump() {
+	python3 - "$1" <<'PY'
+import socket
+import sys
+import time
+
+s = socket.socket(socket.AF_UNIX)
+s.settimeout(5)
+s.connect(sys.argv[1])
+s.settimeout(1)
+for cmd in ('', 'info registers -a', 'info lapic', 'info pic', 'info irq'):
+    if cmd:
+        s.sendall(cmd.encode() + b'\n')
+    time.sleep(1)
+    out = b''
+    try:
+        while True:
+            chunk = s.recv(65536)
+            if not chunk:
+                break
+            out += chunk
+    except socket.timeout:
+        pass
+    # Less the monitor's echo of what was typed (terminal escapes).
+    text = out.decode(errors='replace').replace('\r', '')
+    sys.stdout.write(''.join(x for x in text.splitlines(True) if '\x1b' not in x))
+PY
+}
+
 boot() {
-	local kernel=$1
+	local kernel=$1 mon qemu t0=$SECONDS
 	: >"$logdir/console.log"
 	: >"$logdir/results.tap"
+	mon=$(mktemp -u /tmp/kstats-monitor.XXXXXX)
 	local cmd=("${GUEST_PIN[@]}" "${GUEST_QEMU[@]}" -nodefaults -no-user-config
 		"${accel[@]}" -m "${KSTATS_GUEST_MEM:-1G}" -smp 2 -display none -no-reboot
 		-kernel "$kernel" -initrd "$initramfs" -append "$append"
 		"${GUEST_PORTS[@]}"
-		-monitor none)
+		-monitor "unix:$mon,server=on,wait=off")
 	printf '%q ' "${cmd[@]}" >"$logdir/qemu.cmd"
 	echo >>"$logdir/qemu.cmd"
-	# The guest powers off by itself; the time limit catches hangs.
-	timeout -k 10 "$limit" "${cmd[@]}" </dev/null >"$logdir/qemu.log" 2>&1 ||
-		echo "qemu exited with status $?" >>"$logdir/qemu.log"
+	# The guest powers off by itself; the time limit catches hangs, and
+	# before QEMU is stopped its monitor tells where the vCPUs were.
+	"${cmd[@]}" </dev/null >"$logdir/qemu.log" 2>&1 &
+	qemu=$!
+	while kill -0 "$qemu" 2>/dev/null; do
+		if [ $((SECONDS - t0)) -ge "$limit" ]; then
+			monitor_dump "$mon" >"$logdir/monitor.txt" 2>&1 || true
+			kill "$qemu" 2>/dev/null || true
+			for _ in 1 2 3 4 5 6 7 8 9 10; do
+				kill -0 "$qemu" 2>/dev/null || break
+				sleep 1
+			done
+			kill -KILL "$qemu" 2>/dev/null || true
+			break
+		fi
+		sleep 1
+	done
+	wait "$qemu" || echo "qemu exited with status $?" >>"$logdir/qemu.log"
+	rm -f "$mon"
 }
 
 start=$SECONDS
@@ -86,7 +137,7 @@ echo "$secs" >"$logdir/boot-seconds"
 if grep -qx '# GUEST DONE' "$logdir/results.tap"; then
 	exit 0
 fi
-echo "run-guest: $target: guest did not finish in ${limit}s (ran ${secs}s); see $logdir/console.log and $logdir/qemu.log" >&2
+echo "run-guest: $target: guest did not finish in ${limit}s (ran ${secs}s); see $logdir/console.log, $logdir/qemu.log and $logdir/monitor.txt" >&2
 # What it was doing: the last mark that the guest init ("kstats-guest:")
 # or a test ("kstats-sweep:", one per command) wrote into the kernel log.
 last=$(tr -d '\r' <"$logdir/console.log" | grep -a 'kstats-[a-z]*: ' | tail -n 1) || true
