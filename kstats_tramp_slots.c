@@ -143,6 +143,12 @@ NOKPROBE_SYMBOL(kstats_tramp_end);
 static unsigned long kstats_tramp_ret_lo __ro_after_init;
 static unsigned long kstats_tramp_ret_hi __ro_after_init;
 
+/* Where trampoline @i's call of FUNC's body returns to. */
+static unsigned long kstats_tramp_ret_addr(unsigned int i)
+{
+	return kstats_direct_tramp_table[i] + kstats_direct_ret_offset[i];
+}
+
 /* The slot whose trampoline FUNC's body returns to at @addr, or -1. */
 static int kstats_tramp_slot_at(unsigned long addr)
 {
@@ -151,8 +157,7 @@ static int kstats_tramp_slot_at(unsigned long addr)
 	if (addr < kstats_tramp_ret_lo || addr > kstats_tramp_ret_hi)
 		return -1;
 	for (i = 0; i < KSTATS_DIRECT_MAX; i++)
-		if (addr == kstats_direct_tramp_table[i] +
-			    kstats_direct_ret_offset[i])
+		if (addr == kstats_tramp_ret_addr(i))
 			return i;
 	return -1;
 }
@@ -398,16 +403,15 @@ EXPORT_SYMBOL_GPL(kstats_tramp_unhook);
 static int __init kstats_tramp_init(void)
 {
 	struct tracepoint *tp = NULL;
-	unsigned long ret_addr;
 	unsigned int i;
 	int ret;
 
 	kstats_tramp_ret_lo = ULONG_MAX;
 	for (i = 0; i < KSTATS_DIRECT_MAX; i++) {
-		ret_addr = kstats_direct_tramp_table[i] +
-			   kstats_direct_ret_offset[i];
-		kstats_tramp_ret_lo = min(kstats_tramp_ret_lo, ret_addr);
-		kstats_tramp_ret_hi = max(kstats_tramp_ret_hi, ret_addr);
+		kstats_tramp_ret_lo = min(kstats_tramp_ret_lo,
+					  kstats_tramp_ret_addr(i));
+		kstats_tramp_ret_hi = max(kstats_tramp_ret_hi,
+					  kstats_tramp_ret_addr(i));
 	}
 	/*
 	 * kCFI checks a probe's prototype at each call: the compiler checks

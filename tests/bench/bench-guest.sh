@@ -294,13 +294,11 @@ exits() {
 		i=$((i + 1))
 	done
 }
-case " $CONFIGS " in
-*" exit-direct "*) EXITWALK=1 ;;
-*) EXITWALK= ;;
-esac
-if [ -z "$EXITWALK" ]; then
-	:
-elif ctl 'trace ew start acct_process end exit_sem key task' 2>/dev/null; then
+exit_walk() {
+	if ! ctl 'trace ew start acct_process end exit_sem key task' 2>/dev/null; then
+		echo "skip exitwalk no pair acct_process -> exit_sem here"
+		return
+	fi
 	exits
 	r=1
 	while [ "$r" -le "$ROUNDS" ]; do
@@ -316,9 +314,10 @@ elif ctl 'trace ew start acct_process end exit_sem key task' 2>/dev/null; then
 		r=$((r + 1))
 	done
 	ctl 'remove ew'
-else
-	echo "skip exitwalk no pair acct_process -> exit_sem here"
-fi
+}
+case " $CONFIGS " in
+*" exit-direct "*) exit_walk ;;
+esac
 
 # Experiment 2: clock reads and kstats_record() in the kernel, then the
 # runtime of an empty function under each mechanism, as the TSC sees it

@@ -17,7 +17,7 @@ CYCLES=${MEM_CYCLES:-1000}
 mem() { awk -v k="$1:" '$1 == k { print $2 }' /proc/meminfo; }
 ncpu=$(($(cat /sys/devices/system/cpu/possible | sed 's/.*-//') + 1))
 kasan=0
-zcat /proc/config.gz 2>/dev/null | grep -q '^CONFIG_KASAN=y' && kasan=1
+kernel_config KASAN && kasan=1
 
 # One cycle: a kernel entry (new, record, delete); every 10th cycle also
 # a trace (trace, remove; attaching and detaching probes is slow under

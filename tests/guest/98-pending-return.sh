@@ -25,7 +25,7 @@ taskset -p 1 $$ >/dev/null
 T=/sys/kernel/tracing
 grep -q " $T tracefs " /proc/mounts || mount -t tracefs nodev $T
 kasan=0
-zcat /proc/config.gz 2>/dev/null | grep -q '^CONFIG_KASAN=y' && kasan=1
+kernel_config KASAN && kasan=1
 # registered: the addresses of the probes attached since the last call.
 registered() {
 	sed -n 's/.* probe=0x\([0-9a-f]*\).*/\1/p' $T/trace | tr '\n' ' '

@@ -73,6 +73,10 @@ kernel_has() {
 	}'
 }
 
+# kernel_config SYM: this kernel was built with CONFIG_SYM=y (false where
+# it does not say: no /proc/config.gz).
+kernel_config() { zcat /proc/config.gz 2>/dev/null | grep -qx "CONFIG_$1=y"; }
+
 # plan N: N more results (ok, not ok and SKIP lines) that this script
 # prints here. A script declares those of its unconditional part at its
 # start, and those of each branch, loop pass or call as it takes it; at

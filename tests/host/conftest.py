@@ -38,6 +38,11 @@ def program(name, package=None):
     return path
 
 
+def promtool():
+    """Prometheus' promtool, which checks metrics and rule files."""
+    return program('promtool', 'prometheus')
+
+
 def captures():
     """(id, helper capture directory) pairs: the kept fixture, and the
     live capture of this make check run if there is one."""

@@ -10,16 +10,12 @@ import subprocess
 
 import pytest
 
-from conftest import FIXTURES, NONEMPTY, Samples, program, run
+from conftest import FIXTURES, NONEMPTY, Samples, promtool, run
 from kstats import model
 from kstats.export import EXPORT_BITS
 
 SAMPLE_RE = re.compile(r'^([a-zA-Z_][a-zA-Z0-9_]*)\{([^}]*)\} (\S+)$')
 LABEL_RE = re.compile(r'([a-zA-Z_][a-zA-Z0-9_]*)="((?:[^"\\]|\\.)*)"')
-
-
-def promtool():
-    return program('promtool', 'prometheus')
 
 
 def parse(text):

@@ -11,14 +11,10 @@ import subprocess
 
 import pytest
 
-from conftest import nearest_rank, program, run, write_capture
+from conftest import nearest_rank, promtool, run, write_capture
 from kstats import model
 
 BITS = 4
-
-
-def promtool():
-    return program('promtool', 'prometheus')
 
 
 def series(text, extra_labels=''):

@@ -14,7 +14,7 @@ import subprocess
 import textwrap
 
 
-from conftest import FIXTURES, REPO, Samples, nearest_rank, program, run
+from conftest import FIXTURES, REPO, Samples, nearest_rank, promtool, run
 from kstats import model
 
 MANUAL = os.path.join(REPO, 'Documentation', 'kstats-tool.rst')
@@ -31,10 +31,6 @@ def manual_rules():
             break
         block.append(x)
     return textwrap.dedent('\n'.join(block)).strip() + '\n'
-
-
-def promtool():
-    return program('promtool', 'prometheus')
 
 
 def series(text, host):
