@@ -14,7 +14,7 @@ load_modules
 if [ "$(cat /sys/devices/system/cpu/online)" = 0 ]; then
 	skip "one CPU (the held call takes CPU 1)"
 fi
-[ "$TARGET" = debug ] ||
+kernel_config KASAN ||
 	skip "no KASAN on this kernel: a use after free would go unseen"
 plan 14
 
