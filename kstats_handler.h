@@ -239,6 +239,15 @@ static __always_inline bool kstats_call_end_lean(struct kstats_probe *p,
 #endif
 }
 
+/* A lean entry's sample of @d cycles, scaled, or counted as unstable. */
+static __always_inline void kstats_add_cycles_lean(struct kstats_probe *p, u64 d)
+{
+#ifdef KSTATS_HAVE_CYCLES
+	if (kstats_cycles_ns(p, &d))
+		__kstats_add_sample(p->ks, d);
+#endif
+}
+
 /*
  * trace FUNC by argN: per call, the start time and the key read at FUNC's
  * entry, which the return hands to the sample in place of the return

@@ -162,6 +162,113 @@ static __always_inline void kstats_pair_hit(struct kstats_pair_probe *pp,
 	preempt_enable_notrace();
 }
 
+/*
+ * A pair of the lean shape (enum kstats_shape: the cycle counter, time,
+ * no filter, counter, keys or outliers) keyed by CPU or task: its untimed
+ * hits read the counter inline and test no option. They take no guard:
+ * what they call (the task table's, notrace) calls nothing that ftrace,
+ * kprobes or tracepoints can hook, so nothing re-enters them. A start
+ * leaves the per-CPU epoch alone: an end takes only a start after
+ * @resumed, which every start of the entry sets to its time and a stop
+ * past every start (kstats_state.c); 0, no start, is never after it.
+ */
+static __always_inline void kstats_pair_lean_end(struct kstats_probe *p,
+						 u64 now, u64 t0)
+{
+	if (unlikely(t0 <= READ_ONCE(p->resumed)))
+		this_cpu_inc(p->stats->unpaired);
+	else
+		kstats_add_cycles_lean(p, kstats_since(now, t0));
+}
+
+static __always_inline void kstats_pair_lean_run(struct kstats_pair_probe *pp,
+						 enum kstats_side side,
+						 enum kstats_pair_lean lean)
+{
+	static const u64 no_key[2];
+	struct kstats_probe *p = &pp->p;
+	u64 now, t0, by[2];
+
+	preempt_disable_notrace();
+	now = kstats_cycles_lean();
+	if (lean == KSTATS_PAIR_LEAN_CPU) {
+		if (side == KSTATS_SIDE_BEGIN)
+			this_cpu_write(pp->t0->t0, now);
+		else
+			kstats_pair_lean_end(p, now,
+					     this_cpu_xchg(pp->t0->t0, 0));
+	} else if (!in_task()) {
+		this_cpu_inc(p->stats->notask);
+	} else if (side == KSTATS_SIDE_BEGIN) {
+		if (!kstats_task_start(pp->tasks, now, READ_ONCE(p->ks->epoch),
+				       no_key))
+			this_cpu_inc(p->stats->dropped);
+	} else {
+		t0 = kstats_task_take(pp->tasks, READ_ONCE(p->ks->epoch), by);
+		kstats_pair_lean_end(p, now, t0);
+	}
+	preempt_enable_notrace();
+}
+
+/* A lean pair's hit timed for overhead_ns: the timing's clocks may be traced. */
+static noinline notrace void kstats_pair_lean_timed(struct kstats_pair_probe *pp,
+						    enum kstats_side side)
+{
+	struct kstats_probe *p = &pp->p;
+	struct kstats_timed tm;
+	unsigned int saved;
+
+	preempt_disable_notrace();
+	if (kstats_guard_enter(p, &saved)) {
+		kstats_timed_arm(&tm);
+		kstats_pair_lean_run(pp, side, pp->lean);
+		kstats_timed_end(p, side, &tm);
+		kstats_guard_exit(saved);
+	}
+	preempt_enable_notrace();
+}
+
+static __always_inline void kstats_pair_lean_hit(struct kstats_pair_probe *pp,
+						 enum kstats_side side,
+						 enum kstats_pair_lean lean)
+{
+	if (kstats_stopped(&pp->p))
+		return;
+	if (unlikely(kstats_timed_due(&pp->p)))
+		kstats_pair_lean_timed(pp, side);
+	else
+		kstats_pair_lean_run(pp, side, lean);
+}
+
+/*
+ * A lean pair's tracepoint probes, one per side and key, picked at attach
+ * as ftrace picks a trampoline per ops; its ftrace callbacks and kprobe
+ * pre-handlers are the others' and test @lean first.
+ */
+static notrace void kstats_tp_cpu_start(void *data)
+{
+	kstats_pair_lean_hit(kstats_pair(data), KSTATS_SIDE_BEGIN,
+			     KSTATS_PAIR_LEAN_CPU);
+}
+
+static notrace void kstats_tp_cpu_end(void *data)
+{
+	kstats_pair_lean_hit(kstats_pair(data), KSTATS_SIDE_END,
+			     KSTATS_PAIR_LEAN_CPU);
+}
+
+static notrace void kstats_tp_task_start(void *data)
+{
+	kstats_pair_lean_hit(kstats_pair(data), KSTATS_SIDE_BEGIN,
+			     KSTATS_PAIR_LEAN_TASK);
+}
+
+static notrace void kstats_tp_task_end(void *data)
+{
+	kstats_pair_lean_hit(kstats_pair(data), KSTATS_SIDE_END,
+			     KSTATS_PAIR_LEAN_TASK);
+}
+
 static __always_inline bool kstats_pair_keyed(const struct kstats_pair_probe *pp)
 {
 	return pp->p.key == KSTATS_KEY_ARG;
@@ -230,6 +337,10 @@ static notrace int kstats_kp_start(struct kprobe *kp, struct pt_regs *regs)
 	struct kstats_pair_probe *pp =
 		container_of(kp, struct kstats_pair_probe, start.kp);
 
+	if (pp->lean) {
+		kstats_pair_lean_hit(pp, KSTATS_SIDE_BEGIN, pp->lean);
+		return 0;
+	}
 	kstats_pair_hit(pp, KSTATS_SIDE_BEGIN, kstats_pair_keyed(pp) ?
 			regs_get_kernel_argument(regs, pp->key_arg - 1) : 0,
 			pp->p.by_arg ?
@@ -242,6 +353,10 @@ static notrace int kstats_kp_end(struct kprobe *kp, struct pt_regs *regs)
 	struct kstats_pair_probe *pp =
 		container_of(kp, struct kstats_pair_probe, end.kp);
 
+	if (pp->lean) {
+		kstats_pair_lean_hit(pp, KSTATS_SIDE_END, pp->lean);
+		return 0;
+	}
 	kstats_pair_hit(pp, KSTATS_SIDE_END, kstats_pair_keyed(pp) ?
 			regs_get_kernel_argument(regs, pp->key_arg - 1) : 0, 0);
 	return 0;
@@ -255,6 +370,10 @@ static notrace void kstats_ft_start(unsigned long ip, unsigned long parent_ip,
 	struct kstats_pair_probe *pp =
 		container_of(ops, struct kstats_pair_probe, start.ops);
 
+	if (pp->lean) {
+		kstats_pair_lean_hit(pp, KSTATS_SIDE_BEGIN, pp->lean);
+		return;
+	}
 	kstats_pair_hit(pp, KSTATS_SIDE_BEGIN, kstats_pair_keyed(pp) ?
 			kstats_ft_arg(fregs, pp->key_arg - 1) : 0,
 			pp->p.by_arg ? kstats_ft_arg(fregs, pp->p.by_arg - 1) : 0);
@@ -267,6 +386,10 @@ static notrace void kstats_ft_end(unsigned long ip, unsigned long parent_ip,
 	struct kstats_pair_probe *pp =
 		container_of(ops, struct kstats_pair_probe, end.ops);
 
+	if (pp->lean) {
+		kstats_pair_lean_hit(pp, KSTATS_SIDE_END, pp->lean);
+		return;
+	}
 	kstats_pair_hit(pp, KSTATS_SIDE_END, kstats_pair_keyed(pp) ?
 			kstats_ft_arg(fregs, pp->key_arg - 1) : 0, 0);
 }
@@ -283,6 +406,34 @@ static const struct kstats_hooks kstats_end_hooks = {
 	.ftrace = kstats_ft_end,
 	.kprobe = kstats_kp_end,
 	.tracepoint = (void *)kstats_tp_end,
+};
+
+static const struct kstats_hooks kstats_cpu_start_hooks = {
+	.what = "start",
+	.ftrace = kstats_ft_start,
+	.kprobe = kstats_kp_start,
+	.tracepoint = (void *)kstats_tp_cpu_start,
+};
+
+static const struct kstats_hooks kstats_cpu_end_hooks = {
+	.what = "end",
+	.ftrace = kstats_ft_end,
+	.kprobe = kstats_kp_end,
+	.tracepoint = (void *)kstats_tp_cpu_end,
+};
+
+static const struct kstats_hooks kstats_task_start_hooks = {
+	.what = "start",
+	.ftrace = kstats_ft_start,
+	.kprobe = kstats_kp_start,
+	.tracepoint = (void *)kstats_tp_task_start,
+};
+
+static const struct kstats_hooks kstats_task_end_hooks = {
+	.what = "end",
+	.ftrace = kstats_ft_end,
+	.kprobe = kstats_kp_end,
+	.tracepoint = (void *)kstats_tp_task_end,
 };
 
 /*
@@ -493,6 +644,15 @@ static int kstats_pair_attach(struct kstats_probe *p, struct kstats_cmd *cmd)
 	}
 	pp->start.fn = &kstats_start_hooks;
 	pp->end.fn = &kstats_end_hooks;
+	if (p->shape == KSTATS_SHAPE_LEAN && p->key == KSTATS_KEY_CPU) {
+		pp->lean = KSTATS_PAIR_LEAN_CPU;
+		pp->start.fn = &kstats_cpu_start_hooks;
+		pp->end.fn = &kstats_cpu_end_hooks;
+	} else if (p->shape == KSTATS_SHAPE_LEAN && p->key == KSTATS_KEY_TASK) {
+		pp->lean = KSTATS_PAIR_LEAN_TASK;
+		pp->start.fn = &kstats_task_start_hooks;
+		pp->end.fn = &kstats_task_end_hooks;
+	}
 	/* The end first, so that no start waits for an end not yet there. */
 	ret = kstats_endpoint_attach(pp, &pp->end, &p->end, cmd);
 	if (!ret)

@@ -44,6 +44,13 @@ struct kstats_endpoint {
 	bool disarmed;		/* ftrace or tracepoint hook taken off */
 };
 
+/* A pair of the lean shape (enum kstats_shape) keyed by CPU or task. */
+enum kstats_pair_lean {
+	KSTATS_PAIR_FULL,	/* any other: kstats_pair_hit() */
+	KSTATS_PAIR_LEAN_CPU,
+	KSTATS_PAIR_LEAN_TASK,
+};
+
 /* Its handlers reach it from @start's or @end's hook by container_of. */
 struct kstats_pair_probe {
 	struct kstats_probe p;
@@ -54,6 +61,7 @@ struct kstats_pair_probe {
 	struct kstats_req_table *reqs;		/* pairs keyed by an argument */
 	struct delayed_work expire_work;	/* frees @reqs' old starts */
 	unsigned int key_arg;			/* key argN: N */
+	u8 lean;				/* enum kstats_pair_lean */
 	u64 key_mask[KSTATS_NR_SIDES];		/* its width at start, end */
 };
 
