@@ -266,6 +266,16 @@ static noinline notrace void kstats_direct_keyed(struct kstats_probe *p, u64 d,
 	preempt_enable_notrace();
 }
 
+/* The same by comm, the most used key: the key's source is known. */
+static noinline notrace void kstats_direct_by_comm(struct kstats_probe *p,
+						   u64 d, unsigned long ret)
+{
+	preempt_disable_notrace();
+	kstats_keys_record_src(p, d, kstats_pos_of(d, p->ks->frac_bits), ret,
+			       KSTATS_BY_COMM);
+	preempt_enable_notrace();
+}
+
 /*
  * The untimed end of a lean shape but the plain one: the sample, and what
  * the shape adds to it a tail call away. The call is counted out first:
@@ -275,9 +285,15 @@ static noinline notrace void
 kstats_direct_end_shaped(struct kstats_probe *p, unsigned int slot,
 			 const struct kstats_tramp_call *c, unsigned long ret)
 {
+	bool taken;
 	u64 d;
 
-	if (p->shape == KSTATS_SHAPE_OUTLIERS) {
+	if (p->shape == KSTATS_SHAPE_COMM) {
+		taken = kstats_call_end_lean(p, c->t0, &d);
+		kstats_tramp_count_out_task(slot);
+		if (taken)
+			kstats_direct_by_comm(p, d, ret);
+	} else if (p->shape == KSTATS_SHAPE_OUTLIERS) {
 		if (kstats_call_end_lean(p, c->t0, &d))
 			__kstats_add_sample(p->ks, d);
 		else
@@ -286,8 +302,7 @@ kstats_direct_end_shaped(struct kstats_probe *p, unsigned int slot,
 		if (kstats_outliers_due(p, d))
 			kstats_direct_outlier(p, d, ret);
 	} else if (p->shape == KSTATS_SHAPE_KEYS) {
-		bool taken = kstats_call_end_lean(p, c->t0, &d);
-
+		taken = kstats_call_end_lean(p, c->t0, &d);
 		kstats_tramp_count_out_task(slot);
 		if (taken)
 			kstats_direct_keyed(p, d, ret);

@@ -89,7 +89,7 @@ static __always_inline u32 kstats_key_of(const struct kstats_keys *t,
 		*k0 = kstats_cgroup_now();
 		break;
 	}
-	return hash_64(*k0, 32);
+	return kstats_key_hash(*k0, 0);
 }
 
 /*
@@ -106,7 +106,12 @@ static __always_inline bool kstats_key_readable(const struct kstats_keys *t,
 	return src != KSTATS_BY_CGROUP || rcu_is_watching();
 }
 
-/* Position @e was claimed for @k: give it a histogram, publish it. */
+/*
+ * Position @e was claimed for @k: give it a histogram, publish it. A key
+ * past N, claimed in a race with the last one's, stays claimed: never
+ * ready, it sends its samples to other, and a ready position always has
+ * a histogram, which kstats_keys_record() then need not test.
+ */
 static struct kstats *kstats_keys_fill(struct kstats_keys *t,
 				       struct kstats_key *e, u64 k0, u64 k1,
 				       unsigned long tag)
@@ -115,7 +120,9 @@ static struct kstats *kstats_keys_fill(struct kstats_keys *t,
 
 	e->k[0] = k0;
 	e->k[1] = k1;
-	e->hist = i < t->max ? t->hists[i] : NULL;
+	if (i >= t->max)
+		return NULL;
+	e->hist = t->hists[i];
 	/* Ready with its key and histogram: pairs with the lookups' acquire. */
 	smp_store_release(&e->state, tag | KSTATS_KEY_READY);
 	return e->hist;

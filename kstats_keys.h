@@ -38,7 +38,7 @@ struct kstats_cmd;
 struct seq_file;
 
 /* Low bits of a position's state; the rest is the key's hash. */
-#define KSTATS_KEY_CLAIMED	1UL	/* its key is being written */
+#define KSTATS_KEY_CLAIMED	1UL	/* its key is being written, or past N */
 #define KSTATS_KEY_READY	2UL
 #define KSTATS_KEY_PHASE	3UL
 
@@ -82,6 +82,16 @@ struct kstats_keys {
 };
 
 /*
+ * The hash of a key of two words, hash_64() of one where @k1 is 0. One
+ * instruction mixes them in (x86-64's lea): a collision costs a probe, as
+ * the lookups compare both words.
+ */
+static __always_inline u32 kstats_key_hash(u64 k0, u64 k1)
+{
+	return hash_64(k0 + 2 * k1, 32);
+}
+
+/*
  * The key of this hit by @src into @k0, @k1 (scalars, kept in registers)
  * and its hash, where it is one or two loads: comm, pid, tid, cpu, retval
  * (@ret, FUNC's return value) and a key the start read (@ret, its
@@ -100,7 +110,7 @@ static __always_inline bool kstats_key_quick(const struct kstats_keys *t,
 		*k1 = ((const u64 *)ret)[1];
 		if (*k1 == KSTATS_KEY_UNREAD)
 			return false;
-		*hash = hash_64(*k0 ^ (*k1 * GOLDEN_RATIO_64), 32);
+		*hash = kstats_key_hash(*k0, *k1);
 		return true;
 	case KSTATS_BY_COMM:
 		/*
@@ -110,7 +120,7 @@ static __always_inline bool kstats_key_quick(const struct kstats_keys *t,
 		BUILD_BUG_ON(sizeof(current->comm) < 2 * sizeof(u64));
 		memcpy(k0, current->comm, sizeof(*k0));
 		memcpy(k1, current->comm + sizeof(*k0), sizeof(*k1));
-		*hash = hash_64(*k0 ^ (*k1 * GOLDEN_RATIO_64), 32);
+		*hash = kstats_key_hash(*k0, *k1);
 		return true;
 	case KSTATS_BY_PID:
 		*k0 = task_tgid_nr(current);
@@ -128,7 +138,7 @@ static __always_inline bool kstats_key_quick(const struct kstats_keys *t,
 	default:
 		return false;
 	}
-	*hash = hash_64(*k0, 32);
+	*hash = kstats_key_hash(*k0, 0);
 	return true;
 }
 
@@ -155,9 +165,10 @@ void kstats_keys_record_miss(struct kstats_keys *t, u64 val, u64 k0, u64 k1,
  * key the reset dropped, which a new key then takes; the histograms
  * themselves live as long as the entry.
  */
-static __always_inline void kstats_keys_record(struct kstats_probe *p,
-					       u64 val, struct kstats_pos pos,
-					       unsigned long ret)
+static __always_inline void kstats_keys_record_src(struct kstats_probe *p,
+						   u64 val, struct kstats_pos pos,
+						   unsigned long ret,
+						   enum kstats_cmd_by src)
 {
 	struct kstats_keys *t = p->keys;
 	const struct kstats_key *e;
@@ -169,7 +180,7 @@ static __always_inline void kstats_keys_record(struct kstats_probe *p,
 		__kstats_add_at(p->ks, val, pos);
 		return;
 	}
-	if (unlikely(!kstats_key_quick(t, t->src, ret, &k0, &k1, &hash))) {
+	if (unlikely(!kstats_key_quick(t, src, ret, &k0, &k1, &hash))) {
 		kstats_keys_record_slow(p, val, ret);
 		return;
 	}
@@ -177,10 +188,18 @@ static __always_inline void kstats_keys_record(struct kstats_probe *p,
 	/* A ready state comes with its key: see kstats_keys_fill(). */
 	if (likely(smp_load_acquire(&e->state) ==
 		   ((unsigned long)hash << 2 | KSTATS_KEY_READY) &&
-		   e->k[0] == k0 && e->k[1] == k1 && e->hist))
+		   e->k[0] == k0 && e->k[1] == k1))
 		__kstats_add_at(e->hist, val, pos);
 	else
 		kstats_keys_record_miss(t, val, k0, k1, hash);
+}
+
+/* The same, for the source of @p's keys, read here. */
+static __always_inline void kstats_keys_record(struct kstats_probe *p,
+					       u64 val, struct kstats_pos pos,
+					       unsigned long ret)
+{
+	kstats_keys_record_src(p, val, pos, ret, p->keys->src);
 }
 
 /*

@@ -160,6 +160,7 @@ static enum kstats_shape kstats_shape_of(const struct kstats_probe *p,
 	/* The keys that kstats_key_quick() reads, calling nothing. */
 	switch (p->keys->src) {
 	case KSTATS_BY_COMM:
+		return KSTATS_SHAPE_COMM;
 	case KSTATS_BY_PID:
 	case KSTATS_BY_TID:
 	case KSTATS_BY_CPU:

@@ -56,6 +56,7 @@ static void kstats_outliers_destroy(struct kstats_outliers *t)
 		for_each_possible_cpu(cpu)
 			kvfree(t->cpu[cpu]);
 	kfree(t->cpu);
+	free_percpu(t->floor);
 	mutex_destroy(&t->resetting);
 	kfree(t);
 }
@@ -67,7 +68,8 @@ size_t kstats_outliers_memory(const struct kstats_cmd *cmd)
 	if (!cmd->outliers)
 		return 0;
 	return sizeof(struct kstats_outliers) + nr_cpu_ids * sizeof(c) +
-	       num_possible_cpus() * struct_size(c, o, cmd->outliers);
+	       num_possible_cpus() * (struct_size(c, o, cmd->outliers) +
+				      sizeof(u64));
 }
 
 int kstats_outliers_setup(struct kstats_probe *p, struct kstats_cmd *cmd)
@@ -84,7 +86,8 @@ int kstats_outliers_setup(struct kstats_probe *p, struct kstats_cmd *cmd)
 	mutex_init(&t->resetting);
 	t->max = cmd->outliers;
 	t->cpu = kcalloc(nr_cpu_ids, sizeof(*t->cpu), GFP_KERNEL);
-	if (!t->cpu)
+	t->floor = alloc_percpu(u64);
+	if (!t->cpu || !t->floor)
 		goto nomem;
 	for_each_possible_cpu(cpu) {
 		c = kvzalloc_node(struct_size(c, o, t->max), GFP_KERNEL,
@@ -155,7 +158,7 @@ notrace void kstats_outliers_add(struct kstats_probe *p, u64 val,
 		atomic_long_inc(&c->missed);
 		goto out;
 	}
-	if (val > c->floor) {
+	if (val > __this_cpu_read(*t->floor)) {
 		raw_write_seqcount_begin(&c->seq);
 		o = &c->o[kstats_outliers_place(c, t->max)];
 		if (c->n < t->max)
@@ -172,7 +175,7 @@ notrace void kstats_outliers_add(struct kstats_probe *p, u64 val,
 		o->cpu = smp_processor_id();
 		memcpy(o->comm, current->comm, sizeof(o->comm));
 		o->nr_stack = stack_trace_save(o->stack, KSTATS_OUTLIER_DEPTH, 0);
-		WRITE_ONCE(c->floor, kstats_outliers_least(c, t->max));
+		this_cpu_write(*t->floor, kstats_outliers_least(c, t->max));
 		raw_write_seqcount_end(&c->seq);
 	}
 	barrier();
@@ -195,7 +198,7 @@ VISIBLE_IF_KUNIT void kstats_outliers_clear(struct kstats_outliers *t)
 		preempt_disable();
 		raw_write_seqcount_begin(&c->seq);
 		c->n = 0;
-		WRITE_ONCE(c->floor, 0);
+		WRITE_ONCE(*per_cpu_ptr(t->floor, cpu), 0);
 		atomic_long_set(&c->missed, 0);
 		raw_write_seqcount_end(&c->seq);
 		preempt_enable();

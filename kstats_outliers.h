@@ -15,6 +15,7 @@
 
 #include <linux/compiler.h>
 #include <linux/mutex.h>
+#include <linux/percpu.h>
 #include <linux/sched.h>
 #include <linux/seqlock.h>
 #include <linux/smp.h>
@@ -43,13 +44,12 @@ struct kstats_outlier {
 };
 
 /*
- * One CPU's samples: @n of them, the least @floor once all N are taken.
- * @busy keeps an NMI out of an update it interrupted (the sample is
- * counted in @missed); @seq lets a reader copy them whole.
+ * One CPU's samples: @n of them. @busy keeps an NMI out of an update it
+ * interrupted (the sample is counted in @missed); @seq lets a reader copy
+ * them whole.
  */
 struct kstats_outliers_cpu {
 	seqcount_t seq;
-	u64 floor;
 	unsigned int n;
 	int busy;
 	atomic_long_t missed;
@@ -61,6 +61,7 @@ struct kstats_outliers {
 	bool frozen;			/* a reset is under way */
 	struct mutex resetting;		/* one reset at a time */
 	struct kstats_outliers_cpu **cpu;	/* per possible CPU */
+	u64 __percpu *floor;	/* a CPU's least sample once all N are taken */
 };
 
 void kstats_outliers_add(struct kstats_probe *p, u64 val, unsigned long ret);
@@ -69,10 +70,7 @@ void kstats_outliers_add(struct kstats_probe *p, u64 val, unsigned long ret);
 static __always_inline bool kstats_outliers_due(const struct kstats_probe *p,
 						u64 val)
 {
-	const struct kstats_outliers_cpu *c =
-		p->outliers->cpu[raw_smp_processor_id()];
-
-	return unlikely(val > READ_ONCE(c->floor));
+	return unlikely(val > this_cpu_read(*p->outliers->floor));
 }
 
 /* A sample of @p: kept if its CPU keeps fewer or smaller ones. */

@@ -141,7 +141,8 @@ enum kstats_shape {
 	KSTATS_SHAPE_FULL,	/* any other: each option tested per hit */
 	KSTATS_SHAPE_LEAN,	/* none of the options */
 	KSTATS_SHAPE_OUTLIERS,	/* outliers N */
-	KSTATS_SHAPE_KEYS,	/* by comm|pid|tid|cpu|retval, read at the end */
+	KSTATS_SHAPE_KEYS,	/* by pid|tid|cpu|retval, read at the end */
+	KSTATS_SHAPE_COMM,	/* by comm, the same */
 };
 
 struct kstats_probe {
