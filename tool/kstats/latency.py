@@ -95,6 +95,7 @@ class Session(object):
         self.names = []         # (entry name, what it traces)
         self.cgroup = None
         self.last = {}          # entry name -> Entry at the last print (-i)
+        self.stopped = False    # stop() ran: the entries' state is ours
 
     def make_cgroup(self):
         root = cgroup2_mount()
@@ -157,11 +158,21 @@ class Session(object):
             if has_outliers(e):
                 lines += [''] + outlier_lines(e, args)
             print('\n'.join(lines))
-            warning = entry_warning(e)
+            warning = entry_warning(e, self.stopped)
             if warning:
                 sys.stdout.flush()
                 sys.stderr.write('kstats: warning: %s\n' % warning)
         sys.stdout.flush()
+
+    def stop(self):
+        """Stop the entries before the last print: the entry's file and
+        its keys are then read from the same samples (a live entry grows
+        between the two reads, and its keys would not add up to its
+        count)."""
+        ctl = control_path(self.args)
+        for name, _ in self.names:
+            write_command(ctl, 'stop %s\n' % name, show_reason=False)
+        self.stopped = True
 
     def close(self):
         ctl = control_path(self.args)
@@ -259,6 +270,7 @@ def cmd_latency(args):
                 sys.stderr.write('kstats: tracing %s; Ctrl-C to end\n' % ', '.join(
                     f for _, f in session.names))
             wait(args, session)
+        session.stop()
         session.show()
     finally:
         session.close()

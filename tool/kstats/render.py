@@ -237,10 +237,11 @@ def bias_note(args):
 LOSS_KEYS = ('missed', 'dropped', 'unpaired', 'expired')
 
 
-def entry_warning(e):
+def entry_warning(e, stopped_here=False):
     """Why entry e's histogram may mislead, as one line, or None: the
     counts of LOSS_KEYS that its _control line lists, where above 1% of
-    its samples, and a state of stopped."""
+    its samples, and a state of stopped (unless the caller stopped it, to
+    read it whole: stopped_here)."""
     count = e.total.count
     why = []
     for key in LOSS_KEYS:
@@ -249,7 +250,7 @@ def entry_warning(e):
             share = '%.3g%% of count %d' % (100.0 * int(v) / count, count) if count else \
                 'count 0'
             why.append('%s %s (%s)' % (key, v, share))
-    if e.info.get('state') == 'stopped':
+    if e.info.get('state') == 'stopped' and not stopped_here:
         why.append('state stopped (no new samples are counted)')
     return '%s: %s' % (e.name, ', '.join(why)) if why else None
 
