@@ -177,7 +177,7 @@ struct kstats_probe {
 	bool stuck;			/* an unregister failed (logged) */
 	bool pinned;			/* stuck registered: holds kstats */
 	unsigned long addr;		/* FUNC's address */
-	u64 resumed;			/* trace FUNC: clock at the last start */
+	u64 resumed;			/* trace FUNC, lean pairs: last start's clock */
 	u8 shape;			/* enum kstats_shape, set at attach */
 	bool own_code;			/* calibrate's: no BTF needed */
 	bool raw;			/* values or keys that may be addresses */

@@ -23,8 +23,9 @@
 /*
  * A traced entry is about to start (or start again): calls of FUNC that
  * entered before now, and so before any stop, are not measured at their
- * return (kstats_call_end()). Before the entry is active, so that every
- * call measured after the start began after this.
+ * return (kstats_call_end()), nor a lean pair's starts before now at its
+ * end (kstats_pair.c). Before the entry is active, so that every call
+ * measured after the start began after this.
  */
 static void kstats_state_resume(struct kstats *ks)
 {
