@@ -376,7 +376,8 @@ def test_latency_outliers(tmp_path, monkeypatch, capsys, utc):
     monkeypatch.setattr(latency, 'write_command', write)
     assert latency.cmd_latency(latency_args(tmp_path, targets=['vfs_read bits 2'])) == 0
     name = 'kl%d_0' % os.getpid()
-    assert written == ['trace vfs_read bits 2 outliers 3 as %s\n' % name, 'remove %s\n' % name]
+    assert written == ['trace vfs_read bits 2 outliers 3 as %s\n' % name, 'stop %s\n' % name,
+                       'remove %s\n' % name]
     out = capsys.readouterr().out
     assert out.startswith('vfs_read  (%s)\n' % (tmp_path / name))
     assert section(out) == ['slowest 1 sample (outliers 3, since the last reset):',
