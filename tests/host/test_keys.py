@@ -12,7 +12,7 @@ import shutil
 import threading
 import time
 
-from conftest import keys_text, run, write_capture, write_keyed
+from conftest import entry_text, keys_text, run, write_capture, write_keyed
 COUNT_RE = re.compile(r'^kstats_duration_seconds_count\{entry="rd"(?:,key="(.*)")?\} (\d+)$')
 
 # bits 2; 3 keys and the other histogram (1 sample, keys_dropped 1).
@@ -382,3 +382,20 @@ def test_arg_keys_as_signed_numbers(tmp_path):
     assert [k['key'] for k in j['keys']] == ['-11', '10', '3', 'other']
     one = json.loads(run('show', '--dir', d, 'rd', '--json', '--key=-11').stdout)
     assert one['count'] == 3
+
+
+def test_entry_read_before_its_keys(tmp_path):
+    """The entry file, then _keys/NAME, are read at two moments of a live
+    entry: a sample that lands between them (a bash call on CPU 1 here)
+    must not make the keys add up to more than the count (CI, 2026-11-29:
+    91-latency.sh's --by comm on a busy vfs_read)."""
+    d = keyed(tmp_path)
+    before = [s for k, v in KEYS.items() for s in v]
+    before.remove((1, 4096))
+    with open(os.path.join(d, 'rd'), 'w') as f:
+        f.write(entry_text(before, 2, 2))
+    out = run('show', '--dir', d, 'rd').stdout
+    assert 'count 12  min 512ns  mean 10.7us  max 98.3us' in out
+    assert table_lines(out) == TABLE
+    doc = json.loads(run('show', '--dir', d, 'rd', '--json').stdout)
+    assert doc['count'] == 12 and sum(k['count'] for k in doc['keys']) == 12

@@ -508,6 +508,21 @@ def load_keys(e):
         ke.info['key'] = name
         ke.ncpus = ke.ncpus if ke.ncpus is not None else e.ncpus
         e.keys.append(Key(name, b.raw or 'other', b.raw is None, ke))
+    return keys_as_total(e)
+
+
+def keys_as_total(e):
+    """A keyed entry's histograms as the sum of its keys' (other
+    included), which is what its file adds up: the file and _keys/NAME are
+    read at two moments, and samples landing between the two reads (a live
+    entry, or a call that had passed its test when a stop came) would make
+    the key table add up to more than the entry's count. The entry's own
+    slots, which hold only the samples of a reset's few microseconds, are
+    left out with them."""
+    e.total = hist_sum(e.bits, [k.entry.total for k in e.keys])
+    cpus = sorted({c for k in e.keys for c in k.entry.cpus})
+    e.cpus = {c: hist_sum(e.bits, [k.entry.cpus[c] for k in e.keys if c in k.entry.cpus])
+              for c in cpus}
     return e
 
 

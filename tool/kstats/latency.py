@@ -165,10 +165,9 @@ class Session(object):
         sys.stdout.flush()
 
     def stop(self):
-        """Stop the entries before the last print: the entry's file and
-        its keys are then read from the same samples (a live entry grows
-        between the two reads, and its keys would not add up to its
-        count)."""
+        """Stop the entries before the last print: what it prints is
+        what they had when the time was up (a keyed entry's count comes
+        from its keys, read once: see capture.keys_as_total())."""
         ctl = control_path(self.args)
         for name, _ in self.names:
             write_command(ctl, 'stop %s\n' % name, show_reason=False)
