@@ -86,7 +86,7 @@ kstats_direct_end_by(struct kstats_probe *p, const struct kstats_tramp_call *c)
 {
 	struct kstats_call_by by = { .t0 = c->t0, .by = c->key };
 
-	kstats_call_end_by(p, &by);
+	kstats_call_end_by(p, &by, 0);
 }
 
 static __always_inline void kstats_direct_call_end(struct kstats_probe *p,
@@ -96,7 +96,7 @@ static __always_inline void kstats_direct_call_end(struct kstats_probe *p,
 	if (unlikely(p->by_arg))
 		kstats_direct_end_by(p, c);
 	else
-		kstats_call_end(p, c->t0, ret);
+		kstats_call_end(p, c->t0, ret, 0);
 }
 
 static noinline notrace void
@@ -248,32 +248,31 @@ static noinline notrace void kstats_direct_outlier(struct kstats_probe *p,
 
 	preempt_disable_notrace();
 	if (likely(kstats_guard_enter(p, &saved))) {
-		kstats_outliers_add(p, d, ret);
+		kstats_outliers_add(p, d, ret, 0);
 		kstats_guard_exit(saved);
 	}
 	preempt_enable_notrace();
 }
 
 /*
- * A sample of an entry with keys that the end reads: preemption off from
- * the check of a reset to the sample (kstats_keys_record()).
+ * A sample of an entry with keys that the end reads. Its shape was not
+ * KSTATS_SHAPE_KEYS_FROZEN: the keys are not being reset, or the reset
+ * waits for this task (kstats_keys_lean()). Preemption stays on, as for
+ * the plain sample.
  */
 static noinline notrace void kstats_direct_keyed(struct kstats_probe *p, u64 d,
 						 unsigned long ret)
 {
-	preempt_disable_notrace();
-	kstats_keys_record(p, d, kstats_pos_of(d, p->ks->frac_bits), ret);
-	preempt_enable_notrace();
+	kstats_keys_record_thawed(p, d, kstats_pos_of(d, p->ks->frac_bits),
+				  ret, p->keys->src);
 }
 
 /* The same by comm, the most used key: the key's source is known. */
 static noinline notrace void kstats_direct_by_comm(struct kstats_probe *p,
 						   u64 d, unsigned long ret)
 {
-	preempt_disable_notrace();
-	kstats_keys_record_src(p, d, kstats_pos_of(d, p->ks->frac_bits), ret,
-			       KSTATS_BY_COMM);
-	preempt_enable_notrace();
+	kstats_keys_record_thawed(p, d, kstats_pos_of(d, p->ks->frac_bits),
+				  ret, KSTATS_BY_COMM);
 }
 
 /*
@@ -285,15 +284,17 @@ static noinline notrace void
 kstats_direct_end_shaped(struct kstats_probe *p, unsigned int slot,
 			 const struct kstats_tramp_call *c, unsigned long ret)
 {
+	/* The cleared keys before the thaw: see kstats_keys_reset(). */
+	u8 shape = smp_load_acquire(&p->shape);
 	bool taken;
 	u64 d;
 
-	if (p->shape == KSTATS_SHAPE_COMM) {
+	if (shape == KSTATS_SHAPE_COMM) {
 		taken = kstats_call_end_lean(p, c->t0, &d);
 		kstats_tramp_count_out_task(slot);
 		if (taken)
 			kstats_direct_by_comm(p, d, ret);
-	} else if (p->shape == KSTATS_SHAPE_OUTLIERS) {
+	} else if (shape == KSTATS_SHAPE_OUTLIERS) {
 		if (kstats_call_end_lean(p, c->t0, &d))
 			__kstats_add_sample(p->ks, d);
 		else
@@ -301,11 +302,16 @@ kstats_direct_end_shaped(struct kstats_probe *p, unsigned int slot,
 		kstats_tramp_count_out_task(slot);
 		if (kstats_outliers_due(p, d))
 			kstats_direct_outlier(p, d, ret);
-	} else if (p->shape == KSTATS_SHAPE_KEYS) {
+	} else if (shape == KSTATS_SHAPE_KEYS) {
 		taken = kstats_call_end_lean(p, c->t0, &d);
 		kstats_tramp_count_out_task(slot);
 		if (taken)
 			kstats_direct_keyed(p, d, ret);
+	} else if (shape == KSTATS_SHAPE_KEYS_FROZEN) {
+		/* Into the entry's own slots, which the reset clears next. */
+		if (kstats_call_end_lean(p, c->t0, &d))
+			__kstats_add_sample(p->ks, d);
+		kstats_tramp_count_out_task(slot);
 	} else {
 		kstats_direct_end_other(p, slot, c, ret);
 	}
@@ -512,6 +518,9 @@ static int kstats_direct_attach(struct kstats_probe *p, struct kstats_cmd *cmd)
 				   p->start.target.sym, ret);
 	}
 	container_of(p, struct kstats_direct_probe, p)->slot = slot;
+	/* kstats_direct_keyed(), kstats_direct_by_comm() */
+	if (p->keys && p->shape != KSTATS_SHAPE_FULL)
+		kstats_keys_lean(p->keys, &p->shape, KSTATS_SHAPE_KEYS_FROZEN);
 	p->registered = true;
 	return 0;
 }

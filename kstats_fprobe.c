@@ -157,7 +157,7 @@ static notrace void kstats_fp_exit(struct fprobe *fp, unsigned long ip,
 	if (!data)
 		return;
 	kstats_timed_begin(p, &tm);
-	kstats_call_end(p, *(u64 *)data, kstats_fp_retval(regs));
+	kstats_call_end(p, *(u64 *)data, kstats_fp_retval(regs), ret_ip);
 	kstats_timed_end(p, KSTATS_SIDE_END, &tm);
 }
 
@@ -195,7 +195,7 @@ static notrace void kstats_fp_by_exit(struct fprobe *fp, unsigned long ip,
 	if (!c)
 		return;
 	kstats_timed_begin(p, &tm);
-	kstats_call_end_by(p, c);
+	kstats_call_end_by(p, c, ret_ip);
 	kstats_timed_end(p, KSTATS_SIDE_END, &tm);
 }
 
@@ -295,7 +295,7 @@ static notrace void kstats_fp_value_exit(struct fprobe *fp, unsigned long ip,
 {
 	if (kstats_fp_mine(fp, data))
 		kstats_value_ret(kstats_fp_probe(fp),
-				 kstats_fp_retval(regs));
+				 kstats_fp_retval(regs), ret_ip);
 }
 
 static void kstats_fprobe_handlers(struct kstats_probe *p)

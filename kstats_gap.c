@@ -53,7 +53,7 @@ static __always_inline void kstats_gap_hit(struct kstats_pair_probe *pp)
 			       READ_ONCE(p->ks->epoch), &gap);
 	local_irq_restore(flags);
 	if (have)
-		kstats_record_delta(p, gap, 0);
+		kstats_record_delta(p, gap, 0, 0);
 	kstats_timed_end(p, KSTATS_SIDE_BEGIN, &tm);
 	kstats_guard_exit(saved);
 out:

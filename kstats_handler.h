@@ -109,21 +109,26 @@ static __always_inline bool kstats_cycles_ns(struct kstats_probe *p, u64 *d)
  * TSCs of two CPUs may disagree, and the sample is counted apart.
  */
 static __always_inline void kstats_record_delta(struct kstats_probe *p, u64 d,
-						unsigned long ret)
+						unsigned long ret,
+						unsigned long to)
 {
 #ifdef KSTATS_HAVE_CYCLES
 	if (p->clock == KSTATS_CLOCK_TSC && !kstats_cycles_ns(p, &d))
 		return;
 #endif
-	kstats_probe_record_ret(p, d, ret);
+	kstats_probe_record_to(p, d, ret, to);
 }
 
-/* Records the time from @t0 to @now, two readings of @p's clock. */
+/*
+ * Records the time from @t0 to @now, two readings of @p's clock; @to as
+ * for kstats_probe_record_to().
+ */
 static __always_inline void kstats_record_since(struct kstats_probe *p,
 						u64 now, u64 t0,
-						unsigned long ret)
+						unsigned long ret,
+						unsigned long to)
 {
-	kstats_record_delta(p, kstats_since(now, t0), ret);
+	kstats_record_delta(p, kstats_since(now, t0), ret, to);
 }
 
 /*
@@ -192,17 +197,18 @@ static __always_inline void kstats_call_begin(const struct kstats_probe *p,
 }
 
 /*
- * trace FUNC: FUNC returns @ret. A call that entered before the entry's
+ * trace FUNC: FUNC returns @ret to @to (0 where the hook does not say,
+ * see kstats_probe_record_to()). A call that entered before the entry's
  * last start, so before a stop, is not measured: its time would include
  * the stop. Three instructions (load, compare, branch); the clock of trace
  * FUNC is the same on every CPU (tsc or mono, never local).
  */
 static __always_inline void kstats_call_end(struct kstats_probe *p, u64 t0,
-					    unsigned long ret)
+					    unsigned long ret, unsigned long to)
 {
 	if (unlikely(t0 < READ_ONCE(p->resumed)))
 		return;
-	kstats_record_since(p, kstats_clock(p), t0, ret);
+	kstats_record_since(p, kstats_clock(p), t0, ret, to);
 }
 
 /* The clock of a lean entry: the cycle counter (0 where there is none). */
@@ -271,11 +277,12 @@ static __always_inline void kstats_call_begin_by(const struct kstats_probe *p,
 }
 
 static __always_inline void kstats_call_end_by(struct kstats_probe *p,
-					       const struct kstats_call_by *c)
+					       const struct kstats_call_by *c,
+					       unsigned long to)
 {
 	u64 k[2] = { c->by, 0 };
 
-	kstats_call_end(p, c->t0, (unsigned long)k);
+	kstats_call_end(p, c->t0, (unsigned long)k, to);
 }
 
 /* Interrupt level of the current context, higher above lower. */
@@ -399,7 +406,7 @@ static __always_inline void kstats_pcpu_end(struct kstats_probe *p,
 		WRITE_ONCE(o->task, 0);
 	if (undisturbed && read) {
 		if (likely(c->epoch == READ_ONCE(p->ks->epoch)))
-			kstats_record_since(p, now, c->t0, ret);
+			kstats_record_since(p, now, c->t0, ret, 0);
 	} else if (read) {
 		this_cpu_inc(p->stats->skipped);
 	}

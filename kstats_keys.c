@@ -157,7 +157,7 @@ static struct kstats *kstats_keys_find(struct kstats_keys *t,
 	return NULL;
 }
 
-/* Preemption is off: see kstats_keys_record(). */
+/* Preemption is off, or @t is lean: see kstats_keys_record_src(). */
 notrace void kstats_keys_record_miss(struct kstats_keys *t, u64 val, u64 k0,
 				     u64 k1, u32 hash)
 {
@@ -404,16 +404,29 @@ EXPORT_SYMBOL_IF_KUNIT(kstats_keys_clear);
 
 void kstats_keys_reset(struct kstats_keys *t)
 {
+	u8 shape = 0;
+
 	/*
 	 * Another reset's thaw must not let hits insert keys while this one
 	 * clears the table: two keys would share a histogram.
 	 */
 	mutex_lock(&t->resetting);
 	WRITE_ONCE(t->frozen, true);
+	if (t->shape) {
+		shape = READ_ONCE(*t->shape);
+		WRITE_ONCE(*t->shape, t->frozen_shape);
+	}
 	/* Each hit that saw it thawed has left kstats_keys_record(). */
 	synchronize_rcu();
+	/* And each task that read the shape, preemptible since. */
+	if (t->shape)
+		synchronize_rcu_tasks();
 	kstats_keys_clear(t);
-	/* The cleared table before the thaw: see kstats_keys_record(). */
+	if (t->shape) {
+		/* The cleared table before the thaw, for a lean entry's end, */
+		smp_store_release(t->shape, shape);
+	}
+	/* and for kstats_keys_record_src()'s acquire. */
 	smp_store_release(&t->frozen, false);
 	mutex_unlock(&t->resetting);
 }

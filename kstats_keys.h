@@ -73,6 +73,8 @@ struct kstats_keys {
 	unsigned int mask;		/* positions - 1 */
 	atomic_t nr;			/* histograms handed out */
 	bool frozen;			/* a reset is under way */
+	u8 frozen_shape;		/* see kstats_keys_lean() */
+	u8 *shape;
 	struct mutex resetting;		/* one reset at a time */
 	unsigned long __percpu *dropped;	/* samples into other */
 	struct kstats *other;
@@ -157,29 +159,20 @@ void kstats_keys_record_miss(struct kstats_keys *t, u64 val, u64 k0, u64 k1,
  * the entry shows the sum of its keys' histograms (struct kstats_parts),
  * so the sample goes into no other. Inline for the keys that
  * kstats_key_quick() reads, found at their home position: one position's
- * state and key compared, one histogram sampled. During a reset of the
- * keys, into the entry's own slots. Preemption is off from the check of
- * @frozen to the sample, so that kstats_keys_reset() can wait for it.
- * Where RCU does not watch (the edges of idle), that wait does not cover
- * a hit: a sample there during a reset may land in the histogram of a
- * key the reset dropped, which a new key then takes; the histograms
- * themselves live as long as the entry.
+ * state and key compared, one histogram sampled. For a caller that has
+ * seen the table thawed: see kstats_keys_record_src().
  */
-static __always_inline void kstats_keys_record_src(struct kstats_probe *p,
-						   u64 val, struct kstats_pos pos,
-						   unsigned long ret,
-						   enum kstats_cmd_by src)
+static __always_inline void kstats_keys_record_thawed(struct kstats_probe *p,
+						      u64 val,
+						      struct kstats_pos pos,
+						      unsigned long ret,
+						      enum kstats_cmd_by src)
 {
 	struct kstats_keys *t = p->keys;
 	const struct kstats_key *e;
 	u64 k0, k1;
 	u32 hash;
 
-	/* Thawed: the table a reset cleared is seen clear. */
-	if (unlikely(smp_load_acquire(&t->frozen))) {
-		__kstats_add_at(p->ks, val, pos);
-		return;
-	}
 	if (unlikely(!kstats_key_quick(t, src, ret, &k0, &k1, &hash))) {
 		kstats_keys_record_slow(p, val, ret);
 		return;
@@ -194,6 +187,29 @@ static __always_inline void kstats_keys_record_src(struct kstats_probe *p,
 		kstats_keys_record_miss(t, val, k0, k1, hash);
 }
 
+/*
+ * The same, during a reset of the keys into the entry's own slots.
+ * Preemption is off from the check of @frozen to the sample, so that
+ * kstats_keys_reset() can wait for it. (A lean direct entry's end tests
+ * its shape instead, with preemption on: see kstats_keys_lean().)
+ * Where RCU does not watch (the edges of idle), that wait does not cover
+ * a hit: a sample there during a reset may land in the histogram of a
+ * key the reset dropped, which a new key then takes; the histograms
+ * themselves live as long as the entry.
+ */
+static __always_inline void kstats_keys_record_src(struct kstats_probe *p,
+						   u64 val, struct kstats_pos pos,
+						   unsigned long ret,
+						   enum kstats_cmd_by src)
+{
+	/* Thawed: the table a reset cleared is seen clear. */
+	if (unlikely(smp_load_acquire(&p->keys->frozen))) {
+		__kstats_add_at(p->ks, val, pos);
+		return;
+	}
+	kstats_keys_record_thawed(p, val, pos, ret, src);
+}
+
 /* The same, for the source of @p's keys, read here. */
 static __always_inline void kstats_keys_record(struct kstats_probe *p,
 					       u64 val, struct kstats_pos pos,
@@ -205,10 +221,12 @@ static __always_inline void kstats_keys_record(struct kstats_probe *p,
 /*
  * A sample of @p, with @ret, FUNC's return value where the hook has one:
  * into the entry, or where it has keys into its key's histogram, which
- * the entry's lines include.
+ * the entry's lines include. @to: where an outlier's stack starts (see
+ * kstats_outliers_add()).
  */
-static __always_inline void kstats_probe_record_ret(struct kstats_probe *p,
-						    u64 val, unsigned long ret)
+static __always_inline void kstats_probe_record_to(struct kstats_probe *p,
+						   u64 val, unsigned long ret,
+						   unsigned long to)
 {
 	struct kstats *ks = p->ks;
 	struct kstats_pos pos;
@@ -224,7 +242,14 @@ static __always_inline void kstats_probe_record_ret(struct kstats_probe *p,
 		__kstats_add_at(ks, val, pos);
 	preempt_enable_notrace();
 	if (unlikely(p->outliers))
-		kstats_outliers_record(p, val, ret);
+		kstats_outliers_record(p, val, ret, to);
+}
+
+/* The same, with the whole stack for an outlier. */
+static __always_inline void kstats_probe_record_ret(struct kstats_probe *p,
+						    u64 val, unsigned long ret)
+{
+	kstats_probe_record_to(p, val, ret, 0);
 }
 
 /* A sample of a hook that sees no return (by retval refuses those). */
@@ -245,6 +270,21 @@ size_t kstats_keys_memory(const struct kstats_cmd *cmd);
 void kstats_keys_free(struct kstats_probe *p);
 /* Forget every key and clear their histograms; may sleep. */
 void kstats_keys_reset(struct kstats_keys *t);
+
+/*
+ * @t is recorded into by the handlers of an entry of a lean shape (a
+ * direct entry's end), which test the byte at @shape instead of @frozen,
+ * and sample with preemption on: a reset writes @frozen_shape there
+ * while it clears, waits for every task that read the shape before,
+ * and writes back what it read. At attach, before any hit.
+ */
+static inline void kstats_keys_lean(struct kstats_keys *t, u8 *shape,
+				    u8 frozen_shape)
+{
+	t->shape = shape;
+	t->frozen_shape = frozen_shape;
+}
+
 #if IS_ENABLED(CONFIG_KUNIT)
 void kstats_keys_clear(struct kstats_keys *t);
 #endif

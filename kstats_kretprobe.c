@@ -58,7 +58,8 @@ static notrace int kstats_krp_ret(struct kretprobe_instance *ri,
 	struct kstats_timed tm;
 
 	kstats_timed_begin(p, &tm);
-	kstats_call_end(p, *(u64 *)ri->data, regs_return_value(regs));
+	kstats_call_end(p, *(u64 *)ri->data, regs_return_value(regs),
+			get_kretprobe_retaddr(ri));
 	kstats_timed_end(p, KSTATS_SIDE_END, &tm);
 	return 0;
 }
@@ -87,7 +88,7 @@ static notrace int kstats_krp_by_ret(struct kretprobe_instance *ri,
 	struct kstats_timed tm;
 
 	kstats_timed_begin(p, &tm);
-	kstats_call_end_by(p, c);
+	kstats_call_end_by(p, c, get_kretprobe_retaddr(ri));
 	kstats_timed_end(p, KSTATS_SIDE_END, &tm);
 	return 0;
 }
@@ -173,7 +174,8 @@ static notrace int kstats_krp_value_entry(struct kretprobe_instance *ri,
 static notrace int kstats_krp_value_ret(struct kretprobe_instance *ri,
 					struct pt_regs *regs)
 {
-	kstats_value_ret(kstats_krp_probe(ri), regs_return_value(regs));
+	kstats_value_ret(kstats_krp_probe(ri), regs_return_value(regs),
+			 get_kretprobe_retaddr(ri));
 	return 0;
 }
 

@@ -141,8 +141,30 @@ static u64 kstats_outliers_least(const struct kstats_outliers_cpu *c,
 	return least;
 }
 
+/*
+ * The stack of this hit into @o, from the frame that returns to @to on
+ * where the hook knows it (the probe machinery's frames above it left
+ * out); whole, where it does not, or where the unwinder did not meet it.
+ */
+static __always_inline void kstats_outlier_stack(struct kstats_outlier *o,
+						 unsigned long to)
+{
+	unsigned long stack[KSTATS_OUTLIER_DEPTH + KSTATS_OUTLIER_ABOVE];
+	unsigned int n, i = 0;
+
+	n = stack_trace_save(stack, ARRAY_SIZE(stack), 0);
+	if (to) {
+		while (i < n && stack[i] != to)
+			i++;
+		if (i == n)
+			i = 0;
+	}
+	o->nr_stack = min_t(unsigned int, n - i, KSTATS_OUTLIER_DEPTH);
+	memcpy(o->stack, stack + i, o->nr_stack * sizeof(*stack));
+}
+
 notrace void kstats_outliers_add(struct kstats_probe *p, u64 val,
-				 unsigned long ret)
+				 unsigned long ret, unsigned long to)
 {
 	struct kstats_outliers *t = p->outliers;
 	struct kstats_outliers_cpu *c;
@@ -174,7 +196,7 @@ notrace void kstats_outliers_add(struct kstats_probe *p, u64 val,
 		o->tid = task_pid_nr(current);
 		o->cpu = smp_processor_id();
 		memcpy(o->comm, current->comm, sizeof(o->comm));
-		o->nr_stack = stack_trace_save(o->stack, KSTATS_OUTLIER_DEPTH, 0);
+		kstats_outlier_stack(o, to);
 		this_cpu_write(*t->floor, kstats_outliers_least(c, t->max));
 		raw_write_seqcount_end(&c->seq);
 	}

@@ -26,6 +26,8 @@
 #define KSTATS_OUTLIERS_MAX	256
 /* Frames of a sample's kernel stack kept. */
 #define KSTATS_OUTLIER_DEPTH	16
+/* Frames taken beyond those, for the probe's own above the caller's. */
+#define KSTATS_OUTLIER_ABOVE	12
 
 struct kstats_cmd;
 struct seq_file;
@@ -64,7 +66,12 @@ struct kstats_outliers {
 	u64 __percpu *floor;	/* a CPU's least sample once all N are taken */
 };
 
-void kstats_outliers_add(struct kstats_probe *p, u64 val, unsigned long ret);
+/*
+ * @to: the address FUNC returns to, where the sample's stack starts (the
+ * frames of the probe machinery above it left out); 0: the whole stack.
+ */
+void kstats_outliers_add(struct kstats_probe *p, u64 val, unsigned long ret,
+			 unsigned long to);
 
 /* Whether a sample @val of @p is kept: its CPU keeps fewer or smaller. */
 static __always_inline bool kstats_outliers_due(const struct kstats_probe *p,
@@ -75,10 +82,11 @@ static __always_inline bool kstats_outliers_due(const struct kstats_probe *p,
 
 /* A sample of @p: kept if its CPU keeps fewer or smaller ones. */
 static __always_inline void kstats_outliers_record(struct kstats_probe *p,
-						   u64 val, unsigned long ret)
+						   u64 val, unsigned long ret,
+						   unsigned long to)
 {
 	if (kstats_outliers_due(p, val))
-		kstats_outliers_add(p, val, ret);
+		kstats_outliers_add(p, val, ret, to);
 }
 
 /* The samples' store of @cmd's entry @p, at trace time; none without it. */

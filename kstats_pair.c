@@ -122,7 +122,7 @@ static __always_inline void kstats_pair_end(struct kstats_pair_probe *pp,
 		t0 = kstats_task_take(pp->tasks, READ_ONCE(p->ks->epoch), by);
 	}
 	if (t0)
-		kstats_record_since(p, now, t0, (unsigned long)by);
+		kstats_record_since(p, now, t0, (unsigned long)by, 0);
 	else
 		this_cpu_inc(p->stats->unpaired);
 out:

@@ -143,6 +143,7 @@ enum kstats_shape {
 	KSTATS_SHAPE_OUTLIERS,	/* outliers N */
 	KSTATS_SHAPE_KEYS,	/* by pid|tid|cpu|retval, read at the end */
 	KSTATS_SHAPE_COMM,	/* by comm, the same */
+	KSTATS_SHAPE_KEYS_FROZEN,	/* either, while its keys reset */
 };
 
 struct kstats_probe {

@@ -1977,8 +1977,8 @@ static void kt_outliers_store(struct kunit *test)
 	KUNIT_ASSERT_NOT_NULL(test, o);
 	/* On one CPU: the stores are per CPU. */
 	preempt_disable();
-	kstats_outliers_add(p, in[0], 0);
-	kstats_outliers_add(p, in[1], 0);
+	kstats_outliers_add(p, in[0], 0, 0);
+	kstats_outliers_add(p, in[1], 0, 0);
 	preempt_enable();
 	KUNIT_EXPECT_EQ(test, kstats_outliers_copy(p->outliers, o, room), 2);
 	KUNIT_EXPECT_EQ(test, o[0].value, 5ULL);
@@ -1986,7 +1986,7 @@ static void kt_outliers_store(struct kunit *test)
 	KUNIT_EXPECT_EQ(test, o[0].pid, task_tgid_nr(current));
 	preempt_disable();
 	for (i = 2; i < ARRAY_SIZE(in); i++)
-		kstats_outliers_add(p, in[i], 0);
+		kstats_outliers_add(p, in[i], 0, 0);
 	preempt_enable();
 	KUNIT_EXPECT_EQ(test, kstats_outliers_copy(p->outliers, o, room), 3);
 	KUNIT_EXPECT_EQ(test, o[0].value, 9ULL);
@@ -1995,6 +1995,51 @@ static void kt_outliers_store(struct kunit *test)
 	KUNIT_EXPECT_GT(test, o[0].nr_stack, 0U);
 	kstats_outliers_reset(p->outliers);
 	KUNIT_EXPECT_EQ(test, kstats_outliers_copy(p->outliers, o, room), 0);
+	kstats_outliers_free(p);
+}
+
+/* A hit whose hook says where FUNC returns to: here's caller. */
+static noinline void kt_outlier_returning(struct kstats_probe *p, u64 val,
+					  unsigned long *to)
+{
+	*to = (unsigned long)__builtin_return_address(0);
+	kstats_outliers_add(p, val, 0, *to);
+	barrier();
+}
+
+/*
+ * The stack of an outlier whose hook knows the address FUNC returns to
+ * (kretprobe, fprobe) starts there, the frames above it left out; one
+ * whose hook does not starts where the hit was.
+ */
+static void kt_outliers_stack_to(struct kunit *test)
+{
+	struct kstats_probe *p = kunit_kzalloc(test, sizeof(*p), GFP_KERNEL);
+	struct kstats_cmd *cmd = kunit_kzalloc(test, sizeof(*cmd), GFP_KERNEL);
+	unsigned long to = 0;
+	struct kstats_outlier *o;
+	unsigned int room;
+
+	KUNIT_ASSERT_NOT_NULL(test, p);
+	KUNIT_ASSERT_NOT_NULL(test, cmd);
+	cmd->outliers = 2;
+	KUNIT_ASSERT_EQ(test, kstats_outliers_setup(p, cmd), 0);
+	room = 2 * num_possible_cpus();
+	o = kunit_kcalloc(test, room, sizeof(*o), GFP_KERNEL);
+	if (!o)
+		kstats_outliers_free(p);
+	KUNIT_ASSERT_NOT_NULL(test, o);
+	preempt_disable();
+	kt_outlier_returning(p, 20, &to);
+	kstats_outliers_add(p, 10, 0, 0);
+	preempt_enable();
+	KUNIT_EXPECT_EQ(test, kstats_outliers_copy(p->outliers, o, room), 2);
+	KUNIT_EXPECT_EQ(test, o[0].value, 20ULL);
+	KUNIT_EXPECT_GT(test, o[0].nr_stack, 0U);
+	KUNIT_EXPECT_EQ(test, o[0].stack[0], to);
+	/* The whole stack: this function's frame below the hit's. */
+	KUNIT_EXPECT_GT(test, o[1].nr_stack, 1U);
+	KUNIT_EXPECT_NE(test, o[1].stack[0], to);
 	kstats_outliers_free(p);
 }
 
@@ -2354,6 +2399,91 @@ static void kt_reset_exclusive(struct kunit *test)
 	kt_keys_outliers_free(test, p);
 }
 
+/*
+ * A table recorded into with preemption on (a lean direct entry's keys,
+ * kstats_keys_lean()): a task preempted between its test of the shape
+ * and its sample holds a reset back until it is done, so that its sample
+ * lands before the clearing, never in a histogram that a new key then
+ * takes. The task here spins, preemptible and never asleep; on a
+ * preemptible kernel synchronize_rcu() alone let the reset clear under it.
+ */
+struct kt_preempted {
+	struct kstats_keys *t;
+	u8 shape;
+	atomic_t stage;			/* 1: past the test; 2: go on */
+	struct completion done, reset_done;
+};
+
+static int kt_preempted_fn(void *arg)
+{
+	struct kt_preempted *w = arg;
+
+	/* As kstats_direct_end_shaped() reads it: see kstats_keys_reset(). */
+	if (smp_load_acquire(&w->shape) != KSTATS_SHAPE_KEYS_FROZEN) {
+		atomic_set(&w->stage, 1);
+		while (atomic_read(&w->stage) != 2)
+			cpu_relax();
+		kstats_keys_record_miss(w->t, 100, 7, 0, kstats_key_hash(7, 0));
+	}
+	complete(&w->done);
+	return 0;
+}
+
+static int kt_preempted_reset_fn(void *arg)
+{
+	struct kt_preempted *w = arg;
+
+	kstats_keys_reset(w->t);
+	complete(&w->reset_done);
+	return 0;
+}
+
+static void kt_keys_reset_preempted(struct kunit *test)
+{
+	struct kstats_cmd *cmd = kunit_kzalloc(test, sizeof(*cmd), GFP_KERNEL);
+	struct kt_preempted *w = kunit_kzalloc(test, sizeof(*w), GFP_KERNEL);
+	struct task_struct *task;
+	struct kstats_probe *p;
+	unsigned long done;
+	unsigned int ms;
+
+	KUNIT_ASSERT_NOT_NULL(test, cmd);
+	KUNIT_ASSERT_NOT_NULL(test, w);
+	if (!preempt_model_preemptible())
+		kunit_skip(test, "the kernel does not preempt tasks in the kernel");
+	p = kt_retval_keys(test, cmd, "kt_preempted", 4);
+	w->t = p->keys;
+	w->shape = KSTATS_SHAPE_COMM;
+	kstats_keys_lean(w->t, &w->shape, KSTATS_SHAPE_KEYS_FROZEN);
+	atomic_set(&w->stage, 0);
+	init_completion(&w->done);
+	init_completion(&w->reset_done);
+	task = kthread_run(kt_preempted_fn, w, "kstats_preempted");
+	KUNIT_ASSERT_NOT_ERR_OR_NULL(test, task);
+	for (ms = 0; ms < 30000 && !atomic_read(&w->stage); ms += 20)
+		msleep(20);
+	KUNIT_EXPECT_EQ(test, atomic_read(&w->stage), 1);
+	task = kthread_run(kt_preempted_reset_fn, w, "kstats_reset");
+	if (IS_ERR(task)) {
+		KUNIT_FAIL(test, "kthread_run(): %ld", PTR_ERR(task));
+		complete(&w->reset_done);
+	}
+	/* A grace period of RCU's, many times over, under TCG. */
+	done = wait_for_completion_timeout(&w->reset_done, HZ);
+	KUNIT_EXPECT_EQ_MSG(test, done, 0UL, "the reset cleared with a task inside");
+	atomic_set(&w->stage, 2);
+	KUNIT_EXPECT_TRUE(test, wait_for_completion_timeout(&w->done, 30 * HZ));
+	if (!done)
+		KUNIT_EXPECT_TRUE(test,
+				  wait_for_completion_timeout(&w->reset_done, 30 * HZ));
+	/* Its sample came before the clearing: no key is left. */
+	KUNIT_EXPECT_EQ(test, atomic_read(&p->keys->nr), 0);
+	KUNIT_EXPECT_EQ(test, kt_key_count(p->keys, 7), 0ULL);
+	KUNIT_EXPECT_EQ(test, w->shape, KSTATS_SHAPE_COMM);
+	kt_delete(test, p->ks);
+	kstats_keys_free(p);
+}
+
 static struct kunit_case kstats_test_cases[] = {
 	KUNIT_CASE_PARAM(kt_slot_exact, kt_frac_gen_params),
 	KUNIT_CASE_PARAM(kt_slot_monotonic, kt_frac_gen_params),
@@ -2384,6 +2514,8 @@ static struct kunit_case kstats_test_cases[] = {
 	KUNIT_CASE(kt_keys_table),
 	KUNIT_CASE(kt_reset_concurrent),
 	KUNIT_CASE(kt_reset_exclusive),
+	KUNIT_CASE(kt_keys_reset_preempted),
+	KUNIT_CASE(kt_outliers_stack_to),
 	KUNIT_CASE(kt_tramp_reap),
 	{}
 };

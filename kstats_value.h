@@ -47,11 +47,11 @@ static __always_inline bool kstats_value_is_error(unsigned long v)
 }
 
 /*
- * value retval: FUNC returned @v; errors are counted, not binned, for
- * types of 32 bits and more.
+ * value retval: FUNC returned @v to @to (see kstats_probe_record_to());
+ * errors are counted, not binned, for types of 32 bits and more.
  */
 static __always_inline void kstats_value_ret(struct kstats_probe *p,
-					     unsigned long v)
+					     unsigned long v, unsigned long to)
 {
 	unsigned long ret = v;
 
@@ -59,7 +59,7 @@ static __always_inline void kstats_value_ret(struct kstats_probe *p,
 	if (p->verrors && kstats_value_is_error(v))
 		this_cpu_inc(p->stats->errors);
 	else
-		kstats_probe_record_ret(p, v, ret);
+		kstats_probe_record_to(p, v, ret, to);
 }
 
 /*

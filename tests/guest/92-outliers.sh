@@ -8,7 +8,7 @@
 # listing, refusals.
 # timeout: 300
 . /tests/lib.sh
-plan 34
+plan 36
 load_modules
 
 W=kstats_helper_work
@@ -99,6 +99,20 @@ is "$(awk '$3 == "value" { print $4; exit }' "$O/kt")" "$(field kt max)" "time: 
 is "$(awk '$3 == "value" { v[$2] = $4 } END { print (v[1] >= v[2]) }' "$O/kt")" 1 "time: largest first"
 is "$(grep -c -E '^outlier 1 stack (helper_run|ksys_write)\+' "$O/kt")" 2 \
 	"time: the stack has the callers"
+# Through kretprobe and fprobe too, the stack starts at the caller that
+# FUNC returned to, without the probe machinery's frames above it
+# (rethook's, fprobe's, the function graph's).
+VIAS=kretprobe
+kernel_has fprobe && VIAS="kretprobe fprobe" && plan 2
+for via in $VIAS; do
+	is "$(ctl trace $W via $via outliers 1 as kt$via)" OK "trace FUNC via $via outliers 1"
+	taskset -c 1 sh -c "echo -n 'work 1 100000' > $HELPER"
+	# helper_work(), inlined into helper_run() or not
+	grep '^outlier 1 stack' "$O/kt$via" | sed 's/^/# /'
+	is "$(grep '^outlier 1 stack' "$O/kt$via" | head -n 1 |
+		grep -c -E '^outlier 1 stack helper_(work|run)\+0x[0-9a-f]+/0x[0-9a-f]+ \[kstats_helper\]$')" \
+		1 "via $via: the stack starts at FUNC's caller"
+done
 
 # With keys: the sample's key.
 is "$(ctl trace $V value arg2 $T by comm outliers 1 as kok)" OK "by comm outliers 1"
@@ -121,7 +135,7 @@ is "$(ctl trace $W outliers 257 as bad)" "$EINVAL" "outliers 257: EINVAL"
 is "$(log_new | grep -c 'refused: outliers must be 1 to 256')" 2 "reason logged"
 is "$(nglob "$O/bad")" 0 "no file for a refused trace"
 
-for e in ko kt kok kor; do
+for e in ko kt kok kor $(printf 'kt%s ' $VIAS); do
 	ctl remove $e > /dev/null
 done
 is "$(ls "$O" | wc -l)" 0 "_outliers: empty once they are removed"
