@@ -264,7 +264,7 @@ static noinline notrace void kstats_direct_keyed(struct kstats_probe *p, u64 d,
 						 unsigned long ret)
 {
 	kstats_keys_record_thawed(p, d, kstats_pos_of(d, p->ks->frac_bits),
-				  ret, p->keys->src);
+				  ret, 0, p->keys->src);
 }
 
 /* The same by comm, the most used key: the key's source is known. */
@@ -272,7 +272,7 @@ static noinline notrace void kstats_direct_by_comm(struct kstats_probe *p,
 						   u64 d, unsigned long ret)
 {
 	kstats_keys_record_thawed(p, d, kstats_pos_of(d, p->ks->frac_bits),
-				  ret, KSTATS_BY_COMM);
+				  ret, 0, KSTATS_BY_COMM);
 }
 
 /*

@@ -26,6 +26,7 @@
 #include <linux/cgroup.h>
 #include <linux/cpumask.h>
 #include <linux/hash.h>
+#include <linux/kallsyms.h>
 #include <linux/log2.h>
 #include <linux/minmax.h>
 #include <linux/mm.h>
@@ -52,6 +53,7 @@ static const char * const kstats_by_names[] = {
 	[KSTATS_BY_RETVAL] = "retval",
 	[KSTATS_BY_SYSCALL] = "syscall",
 	[KSTATS_BY_ARG] = "arg",
+	[KSTATS_BY_STACK] = "stack",
 };
 
 /* The cgroup v2 id of the current task; RCU is watching, preemption off. */
@@ -114,7 +116,8 @@ static __always_inline bool kstats_key_readable(const struct kstats_keys *t,
  */
 static struct kstats *kstats_keys_fill(struct kstats_keys *t,
 				       struct kstats_key *e, u64 k0, u64 k1,
-				       unsigned long tag)
+				       unsigned long tag,
+				       const struct kstats_key_stack *s)
 {
 	unsigned int i = atomic_inc_return(&t->nr) - 1;
 
@@ -122,15 +125,21 @@ static struct kstats *kstats_keys_fill(struct kstats_keys *t,
 	e->k[1] = k1;
 	if (i >= t->max)
 		return NULL;
+	if (s)
+		t->stacks[e - t->pos] = *s;
 	e->hist = t->hists[i];
 	/* Ready with its key and histogram: pairs with the lookups' acquire. */
 	smp_store_release(&e->state, tag | KSTATS_KEY_READY);
 	return e->hist;
 }
 
-/* The histogram of key @k0, @k1 (hash @hash), inserted if new; NULL: other. */
+/*
+ * The histogram of key @k0, @k1 (hash @hash), inserted if new, with its
+ * frames @stack for by stack; NULL: other.
+ */
 static struct kstats *kstats_keys_find(struct kstats_keys *t,
-				       u64 k0, u64 k1, u32 hash)
+				       u64 k0, u64 k1, u32 hash,
+				       const struct kstats_key_stack *stack)
 {
 	unsigned long tag = (unsigned long)hash << 2, s;
 	unsigned int i = hash & t->mask, n;
@@ -145,7 +154,8 @@ static struct kstats *kstats_keys_find(struct kstats_keys *t,
 				return NULL;
 			s = cmpxchg(&e->state, 0, tag | KSTATS_KEY_CLAIMED);
 			if (!s)
-				return kstats_keys_fill(t, e, k0, k1, tag);
+				return kstats_keys_fill(t, e, k0, k1, tag,
+							stack);
 		}
 		if ((s & ~KSTATS_KEY_PHASE) != tag)
 			continue;
@@ -161,7 +171,7 @@ static struct kstats *kstats_keys_find(struct kstats_keys *t,
 notrace void kstats_keys_record_miss(struct kstats_keys *t, u64 val, u64 k0,
 				     u64 k1, u32 hash)
 {
-	struct kstats *h = kstats_keys_find(t, k0, k1, hash);
+	struct kstats *h = kstats_keys_find(t, k0, k1, hash, NULL);
 
 	if (unlikely(!h)) {
 		h = t->other;
@@ -171,14 +181,46 @@ notrace void kstats_keys_record_miss(struct kstats_keys *t, u64 val, u64 k0,
 }
 EXPORT_SYMBOL_IF_KUNIT(kstats_keys_record_miss);
 
+/*
+ * by stack: the frames of this hit from where FUNC returns to (@to, where
+ * the hook knows it), else from the first that is not kstats'; the key is
+ * two hashes of them (a collision of both merges two stacks).
+ */
+static notrace void kstats_keys_record_stack(struct kstats_keys *t, u64 val,
+					     unsigned long to)
+{
+	struct kstats_key_stack s;
+	struct kstats *h;
+	unsigned int f;
+	u64 k0, k1;
+
+	s.nr = kstats_stack_save(s.ip, KSTATS_KEY_STACK_DEPTH, to, true);
+	k0 = s.nr;
+	k1 = 0;
+	for (f = 0; f < s.nr; f++) {
+		k0 = hash_64(k0 ^ s.ip[f], 64);
+		k1 = (k1 ^ s.ip[f]) * GOLDEN_RATIO_64 + f;
+	}
+	h = kstats_keys_find(t, k0, k1, kstats_key_hash(k0, k1), &s);
+	if (unlikely(!h)) {
+		h = t->other;
+		this_cpu_inc(*t->dropped);
+	}
+	__kstats_add_sample(h, val);
+}
+
 /* A cgroup is read only where RCU watches; elsewhere the hit goes to other. */
 notrace void kstats_keys_record_slow(struct kstats_probe *p, u64 val,
-				     unsigned long ret)
+				     unsigned long ret, unsigned long to)
 {
 	struct kstats_keys *t = p->keys;
 	u64 k0, k1;
 	u32 hash;
 
+	if (t->src == KSTATS_BY_STACK) {
+		kstats_keys_record_stack(t, val, to);
+		return;
+	}
 	if (unlikely(!kstats_key_readable(t, t->src, ret))) {
 		this_cpu_inc(*t->dropped);
 		__kstats_add_sample(t->other, val);
@@ -207,8 +249,8 @@ int kstats_parse_keys(struct kstats_cmd *cmd, const char *key,
 		return -ENOENT;
 	if (cmd->by)
 		return kstats_fail(cmd, -EINVAL, "by given twice");
-	for (i = KSTATS_BY_COMM; i < KSTATS_BY_ARG; i++)
-		if (!strcasecmp(val, kstats_by_names[i])) {
+	for (i = KSTATS_BY_COMM; i < ARRAY_SIZE(kstats_by_names); i++)
+		if (i != KSTATS_BY_ARG && !strcasecmp(val, kstats_by_names[i])) {
 			cmd->by = i;
 			return 0;
 		}
@@ -217,7 +259,7 @@ int kstats_parse_keys(struct kstats_cmd *cmd, const char *key,
 		return 0;
 	}
 	return kstats_fail(cmd, -EINVAL,
-			   "by: KEY is comm, pid, tid, cpu, cgroup, retval, syscall or arg1 to arg%d",
+			   "by: KEY is comm, pid, tid, cpu, cgroup, retval, syscall, stack or arg1 to arg%d",
 			   KSTATS_REG_ARGS);
 }
 
@@ -231,6 +273,7 @@ static size_t kstats_keys_bytes(const struct kstats_keys *t)
 {
 	return struct_size(t, pos, t->mask + 1) +
 	       t->max * sizeof(*t->hists) +
+	       (t->stacks ? (t->mask + 1) * sizeof(*t->stacks) : 0) +
 	       (t->max + 1) * kstats_hist_bytes(t->other) +
 	       num_possible_cpus() * sizeof(unsigned long);
 }
@@ -243,6 +286,7 @@ static void kstats_keys_destroy(struct kstats_keys *t)
 		for (i = 0; i < t->max && t->hists[i]; i++)
 			kstats_free(t->hists[i]);
 	kfree(t->hists);
+	kvfree(t->stacks);
 	if (!IS_ERR_OR_NULL(t->other))
 		kstats_free(t->other);
 	free_percpu(t->dropped);
@@ -282,6 +326,14 @@ static int kstats_keys_check(struct kstats_cmd *cmd)
 	     cmd->value != KSTATS_VALUE_TIME || cmd->counter))
 		return kstats_fail(cmd, -EOPNOTSUPP,
 				   "by argN: only trace FUNC of time and pairs");
+	/* The stack where FUNC returns to, or where the hook hit. */
+	if (cmd->by == KSTATS_BY_STACK &&
+	    cmd->op != KSTATS_CMD_TRACE && cmd->op != KSTATS_CMD_TRACE_PCPU)
+		return kstats_fail(cmd, -EOPNOTSUPP,
+				   "by stack: only trace FUNC and pcpu:FUNC (not yet a pair's endpoint)");
+	if (cmd->by == KSTATS_BY_STACK && cmd->outliers)
+		return kstats_fail(cmd, -EOPNOTSUPP,
+				   "by stack with outliers: each outlier has its stack already");
 	if (!IS_ENABLED(CONFIG_CGROUPS) && cmd->by == KSTATS_BY_CGROUP)
 		return kstats_fail(cmd, -EOPNOTSUPP,
 				   "by cgroup: this kernel has no cgroups");
@@ -316,10 +368,13 @@ size_t kstats_keys_memory(const struct kstats_cmd *cmd)
 	unsigned int n = cmd->keys ?: KSTATS_KEYS_DEFAULT;
 	struct kstats_keys *t;
 
+	size_t size = roundup_pow_of_two(2 * n);
+
 	if (cmd->by == KSTATS_BY_NONE)
 		return 0;
-	return struct_size(t, pos, roundup_pow_of_two(2 * n)) +
-	       n * sizeof(*t->hists) + (n + 1) * kstats_bytes(cmd->bits) +
+	return struct_size(t, pos, size) + n * sizeof(*t->hists) +
+	       (cmd->by == KSTATS_BY_STACK ? size * sizeof(*t->stacks) : 0) +
+	       (n + 1) * kstats_bytes(cmd->bits) +
 	       num_possible_cpus() * sizeof(unsigned long);
 }
 
@@ -353,6 +408,11 @@ int kstats_keys_setup(struct kstats_probe *p, struct kstats_cmd *cmd)
 	t->other = kstats_alloc(cmd->name, cmd->bits);
 	if (!t->hists || !t->dropped || IS_ERR(t->other))
 		goto nomem;
+	if (cmd->by == KSTATS_BY_STACK) {
+		t->stacks = kvcalloc(size, sizeof(*t->stacks), GFP_KERNEL);
+		if (!t->stacks)
+			goto nomem;
+	}
 	for (i = 0; i < n; i++) {
 		t->hists[i] = kstats_alloc(cmd->name, cmd->bits);
 		if (IS_ERR(t->hists[i])) {
@@ -503,10 +563,41 @@ void kstats_print_comm(struct seq_file *m, const char *comm, size_t len)
 	}
 }
 
+/*
+ * A stack key: its frames outermost first, joined by ';' (the folded form
+ * of flame graphs), each SYMBOL+OFFSET, its module in brackets after it.
+ */
+static void kstats_keys_stack_name(struct seq_file *m,
+				   const struct kstats_key_stack *s)
+{
+	char sym[KSYM_SYMBOL_LEN], *c;
+	unsigned int f;
+
+	if (!s->nr)
+		seq_putc(m, '-');
+	for (f = s->nr; f--; ) {
+		sprint_symbol(sym, s->ip[f]);
+		if (str_has_prefix(sym, "0x")) {
+			seq_putc(m, '?');
+		} else {
+			c = strchr(sym, '/');
+			seq_write(m, sym, c ? c - sym : strcspn(sym, " "));
+			c = strchr(sym, '[');
+			if (c)
+				seq_write(m, c, strcspn(c, " "));
+		}
+		if (f)
+			seq_putc(m, ';');
+	}
+}
+
 void kstats_keys_name(struct seq_file *m, const struct kstats_keys *t,
 		      unsigned int i)
 {
-	kstats_keys_print(m, t, t->pos[i].k);
+	if (t->by == KSTATS_BY_STACK)
+		kstats_keys_stack_name(m, &t->stacks[i]);
+	else
+		kstats_keys_print(m, t, t->pos[i].k);
 }
 
 void kstats_keys_key(const struct kstats_probe *p, unsigned long ret,

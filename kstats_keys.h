@@ -49,6 +49,16 @@ struct kstats_key {
 };
 
 /*
+ * by stack: a key's frames, innermost first, kstats' own left out; its
+ * k[0] and k[1] are two hashes of them.
+ */
+#define KSTATS_KEY_STACK_DEPTH	16
+struct kstats_key_stack {
+	unsigned int nr;
+	unsigned long ip[KSTATS_KEY_STACK_DEPTH];
+};
+
+/*
  * The source of the keys read before the sample's hook, by argN's (at
  * FUNC's entry, at a pair's start) and every key of key argN pairs (at
  * the start, in the task that issued the request): they come with the
@@ -79,6 +89,7 @@ struct kstats_keys {
 	unsigned long __percpu *dropped;	/* samples into other */
 	struct kstats *other;
 	struct kstats **hists;		/* the N histograms */
+	struct kstats_key_stack *stacks;	/* by stack: each position's */
 	struct kstats_parts parts;	/* the entry's view: hists and other */
 	struct kstats_key pos[];
 };
@@ -150,7 +161,7 @@ static __always_inline bool kstats_key_quick(const struct kstats_keys *t,
  * that none goes on the stack of the handlers that inline the calls.
  */
 void kstats_keys_record_slow(struct kstats_probe *p, u64 val,
-			     unsigned long ret);
+			     unsigned long ret, unsigned long to);
 void kstats_keys_record_miss(struct kstats_keys *t, u64 val, u64 k0, u64 k1,
 			     u32 hash);
 
@@ -166,6 +177,7 @@ static __always_inline void kstats_keys_record_thawed(struct kstats_probe *p,
 						      u64 val,
 						      struct kstats_pos pos,
 						      unsigned long ret,
+						      unsigned long to,
 						      enum kstats_cmd_by src)
 {
 	struct kstats_keys *t = p->keys;
@@ -174,7 +186,7 @@ static __always_inline void kstats_keys_record_thawed(struct kstats_probe *p,
 	u32 hash;
 
 	if (unlikely(!kstats_key_quick(t, src, ret, &k0, &k1, &hash))) {
-		kstats_keys_record_slow(p, val, ret);
+		kstats_keys_record_slow(p, val, ret, to);
 		return;
 	}
 	e = &t->pos[hash & t->mask];
@@ -200,6 +212,7 @@ static __always_inline void kstats_keys_record_thawed(struct kstats_probe *p,
 static __always_inline void kstats_keys_record_src(struct kstats_probe *p,
 						   u64 val, struct kstats_pos pos,
 						   unsigned long ret,
+						   unsigned long to,
 						   enum kstats_cmd_by src)
 {
 	/* Thawed: the table a reset cleared is seen clear. */
@@ -207,15 +220,16 @@ static __always_inline void kstats_keys_record_src(struct kstats_probe *p,
 		__kstats_add_at(p->ks, val, pos);
 		return;
 	}
-	kstats_keys_record_thawed(p, val, pos, ret, src);
+	kstats_keys_record_thawed(p, val, pos, ret, to, src);
 }
 
 /* The same, for the source of @p's keys, read here. */
 static __always_inline void kstats_keys_record(struct kstats_probe *p,
 					       u64 val, struct kstats_pos pos,
-					       unsigned long ret)
+					       unsigned long ret,
+					       unsigned long to)
 {
-	kstats_keys_record_src(p, val, pos, ret, p->keys->src);
+	kstats_keys_record_src(p, val, pos, ret, to, p->keys->src);
 }
 
 /*
@@ -237,7 +251,7 @@ static __always_inline void kstats_probe_record_to(struct kstats_probe *p,
 	/* Keep all updates on one CPU; each is irq-safe on its own. */
 	preempt_disable_notrace();
 	if (unlikely(p->keys))
-		kstats_keys_record(p, val, pos, ret);
+		kstats_keys_record(p, val, pos, ret, to);
 	else
 		__kstats_add_at(ks, val, pos);
 	preempt_enable_notrace();

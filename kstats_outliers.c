@@ -17,6 +17,7 @@
 #include <linux/cpumask.h>
 #include <linux/errno.h>
 #include <linux/kernel.h>
+#include <linux/module.h>
 #include <linux/percpu.h>
 #include <linux/rcupdate.h>
 #include <linux/seq_file.h>
@@ -31,6 +32,9 @@
 #include "kstats_outliers.h"
 #include "kstats_parse.h"
 #include "kstats_probe.h"
+#ifdef KSTATS_HAVE_DIRECT
+#include "kstats_tramp.h"
+#endif
 
 int kstats_parse_outliers(struct kstats_cmd *cmd, const char *key,
 			  const char *val)
@@ -141,26 +145,60 @@ static u64 kstats_outliers_least(const struct kstats_outliers_cpu *c,
 	return least;
 }
 
+bool kstats_stack_own(unsigned long addr)
+{
+#ifdef KSTATS_HAVE_DIRECT
+	if (kstats_tramp_text(addr))
+		return true;
+#endif
+	return within_module(addr, THIS_MODULE);
+}
+
+notrace unsigned int kstats_stack_first(const unsigned long *ip,
+					unsigned int n)
+{
+	unsigned int i = 0;
+
+	while (i < n && kstats_stack_own(ip[i]))
+		i++;
+#ifdef KSTATS_HAVE_DIRECT
+	/* A direct trampoline returns into FUNC's ftrace site: no caller. */
+	if (i && i < n && kstats_tramp_text(ip[i - 1]))
+		i++;
+#endif
+	return i;
+}
+
 /*
- * The stack of this hit into @o, from the frame that returns to @to on
- * where the hook knows it (the probe machinery's frames above it left
- * out); whole, where it does not, or where the unwinder did not meet it.
+ * Whether frame @i of @ip is kstats' own, or FUNC's ftrace site under a
+ * direct trampoline's frame (FUNC's body runs inside the trampoline).
  */
-static __always_inline void kstats_outlier_stack(struct kstats_outlier *o,
-						 unsigned long to)
+static bool kstats_stack_ours(const unsigned long *ip, unsigned int i)
+{
+#ifdef KSTATS_HAVE_DIRECT
+	if (i && kstats_tramp_text(ip[i - 1]))
+		return true;
+#endif
+	return kstats_stack_own(ip[i]);
+}
+
+notrace unsigned int kstats_stack_save(unsigned long *ip, unsigned int max,
+				       unsigned long to, bool skip_own)
 {
 	unsigned long stack[KSTATS_OUTLIER_DEPTH + KSTATS_OUTLIER_ABOVE];
-	unsigned int n, i = 0;
+	unsigned int n, i = 0, k = 0;
 
 	n = stack_trace_save(stack, ARRAY_SIZE(stack), 0);
 	if (to) {
 		while (i < n && stack[i] != to)
 			i++;
-		if (i == n)
-			i = 0;
 	}
-	o->nr_stack = min_t(unsigned int, n - i, KSTATS_OUTLIER_DEPTH);
-	memcpy(o->stack, stack + i, o->nr_stack * sizeof(*stack));
+	if (!to || i == n)
+		i = 0;
+	for (; i < n && k < max; i++)
+		if (!skip_own || !kstats_stack_ours(stack, i))
+			ip[k++] = stack[i];
+	return k;
 }
 
 notrace void kstats_outliers_add(struct kstats_probe *p, u64 val,
@@ -196,7 +234,8 @@ notrace void kstats_outliers_add(struct kstats_probe *p, u64 val,
 		o->tid = task_pid_nr(current);
 		o->cpu = smp_processor_id();
 		memcpy(o->comm, current->comm, sizeof(o->comm));
-		kstats_outlier_stack(o, to);
+		o->nr_stack = kstats_stack_save(o->stack, KSTATS_OUTLIER_DEPTH,
+						to, false);
 		this_cpu_write(*t->floor, kstats_outliers_least(c, t->max));
 		raw_write_seqcount_end(&c->seq);
 	}

@@ -67,6 +67,25 @@ struct kstats_outliers {
 };
 
 /*
+ * Whether @addr is in kstats' own code: its handlers, and the direct
+ * trampolines' text. Such frames sit atop every stack a hit takes.
+ */
+bool kstats_stack_own(unsigned long addr);
+/*
+ * The first of the @n frames of @ip that is neither kstats' own nor the
+ * traced function's ftrace site under a direct trampoline: its caller's.
+ */
+unsigned int kstats_stack_first(const unsigned long *ip, unsigned int n);
+/*
+ * The stack of this hit into @ip (at most @max frames): from the frame
+ * that returns to @to where the hook knows it and the unwinder meets it
+ * (the probe machinery's frames above it left out), else whole; without
+ * kstats' own frames anywhere in it if @skip_own. The number of frames.
+ */
+unsigned int kstats_stack_save(unsigned long *ip, unsigned int max,
+			       unsigned long to, bool skip_own);
+
+/*
  * @to: the address FUNC returns to, where the sample's stack starts (the
  * frames of the probe machinery above it left out); 0: the whole stack.
  */

@@ -23,22 +23,9 @@
 #include "kstats_keys.h"
 #include "kstats_outliers.h"
 #include "kstats_probe.h"
-#ifdef KSTATS_HAVE_DIRECT
-#include "kstats_tramp.h"
-#endif
 
 /* The _outliers directory holds no entries: names starting with '_' are none. */
 #define KSTATS_OUTLIERS_DIR	"_outliers"
-
-/* The frames of kstats' handlers and trampolines, atop every stack. */
-static bool kstats_own_frame(unsigned long addr)
-{
-#ifdef KSTATS_HAVE_DIRECT
-	if (kstats_tramp_text(addr))
-		return true;
-#endif
-	return within_module(addr, THIS_MODULE);
-}
 
 /*
  * A frame as %pS writes it; "?" where no symbol is (ftrace's
@@ -57,7 +44,7 @@ static void kstats_outlier_frame(struct seq_file *m, unsigned int i,
 static void kstats_outlier_print(struct seq_file *m, const struct kstats_probe *p,
 				 const struct kstats_outlier *o, unsigned int i)
 {
-	unsigned int f = 0;
+	unsigned int f;
 	u32 ns;
 	u64 s = div_u64_rem(o->time, NSEC_PER_SEC, &ns);
 
@@ -69,9 +56,7 @@ static void kstats_outlier_print(struct seq_file *m, const struct kstats_probe *
 		kstats_keys_print(m, p->keys, o->key);
 	}
 	seq_putc(m, '\n');
-	while (f < o->nr_stack && kstats_own_frame(o->stack[f]))
-		f++;
-	for (; f < o->nr_stack; f++)
+	for (f = kstats_stack_first(o->stack, o->nr_stack); f < o->nr_stack; f++)
 		kstats_outlier_frame(m, i, o->stack[f]);
 }
 

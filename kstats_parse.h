@@ -71,6 +71,7 @@ enum kstats_cmd_by {
 	KSTATS_BY_RETVAL,	/* FUNC's return value, of its BTF type */
 	KSTATS_BY_SYSCALL,	/* the syscall a sys_enter/sys_exit pair timed */
 	KSTATS_BY_ARG,		/* argument @by_arg at FUNC's entry, X's hit */
+	KSTATS_BY_STACK,	/* the kernel stack where FUNC returns to */
 };
 
 /* The clock of an entry, "clock local|mono|tsc". */

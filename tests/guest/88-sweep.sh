@@ -42,8 +42,8 @@
 #   KSTATS_SWEEP_LOAD=0    no load
 # timeout: 3600
 . /tests/lib.sh
-# The forms (18), and 7 more.
-plan 25
+# The forms (19), and 7 more.
+plan 26
 load_modules
 
 T0=$(date +%s)
@@ -96,7 +96,7 @@ LIMIT=3540
 OTHER=__tracepoint_sched_switch
 
 # Every command form. cmd FORM FUNC NAME: sets C to its command.
-FORMS_ALL="trace kretprobe fprobe direct pcpu gap start-cpu start-task end-cpu end-task start-arg end-arg arg1 retval cgroup by by-arg outliers"
+FORMS_ALL="trace kretprobe fprobe direct pcpu gap start-cpu start-task end-cpu end-task start-arg end-arg arg1 retval cgroup by by-arg by-stack outliers"
 cmd() {
 	case $1 in
 	trace) C="trace $2 as $3" ;;
@@ -116,6 +116,7 @@ cmd() {
 	cgroup) C="trace $2 cgroup / as $3" ;;
 	by) C="trace $2 by comm keys 4 as $3" ;;
 	by-arg) C="trace $2 by arg1 keys 4 as $3" ;;
+	by-stack) C="trace $2 by stack keys 4 as $3" ;;
 	outliers) C="trace $2 outliers 2 as $3" ;;
 	esac
 }

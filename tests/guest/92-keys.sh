@@ -302,7 +302,7 @@ is "$(ctl trace $V keys 4 as bad5)" "$EINVAL" "keys without by: EINVAL"
 is "$(ctl trace $V by comm keys 4 keys 5 as bad6)" "$EINVAL" "keys twice: EINVAL"
 is "$(ctl trace $V by comm keys x as bad7)" "$EINVAL" "keys x: EINVAL"
 is "$(ctl trace $V by pid type s64 as bad9)" "$EINVAL" "type without value or by retval: EINVAL"
-logs "by given twice" 1 "by: KEY is comm, pid, tid, cpu, cgroup, retval, syscall or arg1 to arg$NARGS" 1 \
+logs "by given twice" 1 "by: KEY is comm, pid, tid, cpu, cgroup, retval, syscall, stack or arg1 to arg$NARGS" 1 \
 	"keys must be 1 to 1024" 3 "keys is only for by KEY" 1 "keys given twice" 1 \
 	"type is only for value argN|retval, by retval|argN and key argN" 1
 log_mark
@@ -332,7 +332,7 @@ is "$(ctl trace $V by $PAST as bad14)" "$EINVAL" "by $PAST: EINVAL"
 is "$(ctl trace kpo start $MS+4 end $ME by arg1 $TU)" "$EINVAL" "by arg1 at SYMBOL+OFFSET: EINVAL"
 is "$(ctl trace kpg gap $MS by arg1 $TU)" "$ENOTSUP" "a gap by arg1: EOPNOTSUPP"
 logs "by argN: only trace FUNC of time and pairs" 2 \
-	"by: KEY is comm, pid, tid, cpu, cgroup, retval, syscall or arg1 to arg$NARGS" 1 \
+	"by: KEY is comm, pid, tid, cpu, cgroup, retval, syscall, stack or arg1 to arg$NARGS" 1 \
 	"by argN: start is SYMBOL+OFFSET, where the argument registers may hold anything" 1 \
 	"by: a gap spans two hits of any tasks; no key" 1
 if [ -n "$BTF" ]; then

@@ -5,10 +5,11 @@
 # (values are exact, times under emulation are not) fed on known CPUs by
 # processes of known names; a time entry's longest calls; reset, stop, a
 # full store, a key, a request pair whose end runs in a kworker, the
-# listing, refusals.
+# listing, refusals. Stacks that start at FUNC's caller through every
+# mechanism, and "by stack" keys.
 # timeout: 300
 . /tests/lib.sh
-plan 36
+plan 41
 load_modules
 
 W=kstats_helper_work
@@ -99,20 +100,55 @@ is "$(awk '$3 == "value" { print $4; exit }' "$O/kt")" "$(field kt max)" "time: 
 is "$(awk '$3 == "value" { v[$2] = $4 } END { print (v[1] >= v[2]) }' "$O/kt")" 1 "time: largest first"
 is "$(grep -c -E '^outlier 1 stack (helper_run|ksys_write)\+' "$O/kt")" 2 \
 	"time: the stack has the callers"
-# Through kretprobe and fprobe too, the stack starts at the caller that
-# FUNC returned to, without the probe machinery's frames above it
-# (rethook's, fprobe's, the function graph's).
+# Through every mechanism, the stack starts at the caller that FUNC
+# returned to, without the probe machinery's frames above it (direct's
+# trampoline and FUNC's ftrace site below it, rethook's, fprobe's, the
+# function graph's).
 VIAS=kretprobe
 kernel_has fprobe && VIAS="kretprobe fprobe" && plan 2
-for via in $VIAS; do
-	is "$(ctl trace $W via $via outliers 1 as kt$via)" OK "trace FUNC via $via outliers 1"
+for via in default $VIAS; do
+	V2="via $via"
+	[ "$via" = default ] && V2=
+	is "$(ctl trace $W $V2 outliers 1 as kt$via)" OK "trace FUNC${V2:+ $V2} outliers 1 ($via)"
 	taskset -c 1 sh -c "echo -n 'work 1 100000' > $HELPER"
 	# helper_work(), inlined into helper_run() or not
 	grep '^outlier 1 stack' "$O/kt$via" | sed 's/^/# /'
 	is "$(grep '^outlier 1 stack' "$O/kt$via" | head -n 1 |
 		grep -c -E '^outlier 1 stack helper_(work|run)\+0x[0-9a-f]+/0x[0-9a-f]+ \[kstats_helper\]$')" \
-		1 "via $via: the stack starts at FUNC's caller"
+		1 "$via: the stack starts at FUNC's caller"
+	# One return hook at a time: stacked, a hook may be handed another's
+	# trampoline as the address FUNC returns to (kstats.rst, Outliers).
+	ctl remove kt$via > /dev/null
 done
+
+# by stack: the stack where FUNC returns to as a key, cut as an outlier's
+# is: kstats_helper_work() called 5 times from helper_work() and 3 times,
+# nested, from itself.
+# innermost NAME: "FRAME:COUNT" of each stack key's innermost frame
+innermost() {
+	keys "$1" | tr ' ' '\n' | sed -E 's/^.*;([^;]*):([0-9]+)$/\1:\2/; s/\+0x[0-9a-f]+//;
+		s/\[kstats_helper\]//; s/^helper_run:/helper_work:/' | sort | tr '\n' ' ' | sed 's/ $//'
+}
+for via in default $VIAS; do
+	plan 4
+	V2="via $via"
+	[ "$via" = default ] && V2=
+	is "$(ctl trace $W by stack $V2 as ks$via)" OK "trace FUNC by stack${V2:+ $V2} ($via)"
+	echo -n 'work 2 0' > $HELPER
+	echo -n 'nest 3 0' > $HELPER
+	is "$(innermost ks$via)" "helper_work:5 kstats_helper_work:3" \
+		"by stack, $via: 5 calls from helper_work, 3 nested"
+	is "$(grep '^key .* min ' $KS/_keys/ks$via | grep -c -E \
+		';helper_(work|run)\+0x[0-9a-f]+\[kstats_helper\];kstats_helper_work\+0x[0-9a-f]+\[kstats_helper\] min ')" 1 \
+		"by stack, $via: the nested calls' stack, outermost first"
+	is "$(ctl remove ks$via)" OK "removed"
+done
+log_mark
+is "$(ctl trace $W by stack outliers 2 as kbad)" "Operation not supported" "by stack with outliers: refused"
+is "$(ctl trace kbad start kstats_helper_mark_start end kstats_helper_mark_end key task by stack)" \
+	"Operation not supported" "by stack on a pair: refused"
+is "$(log_new | grep -c -E 'by stack with outliers: each outlier has its stack already|by stack: only trace FUNC and pcpu:FUNC')" 2 \
+	"the reasons logged"
 
 # With keys: the sample's key.
 is "$(ctl trace $V value arg2 $T by comm outliers 1 as kok)" OK "by comm outliers 1"
@@ -135,7 +171,7 @@ is "$(ctl trace $W outliers 257 as bad)" "$EINVAL" "outliers 257: EINVAL"
 is "$(log_new | grep -c 'refused: outliers must be 1 to 256')" 2 "reason logged"
 is "$(nglob "$O/bad")" 0 "no file for a refused trace"
 
-for e in ko kt kok kor $(printf 'kt%s ' $VIAS); do
+for e in ko kt kok kor; do
 	ctl remove $e > /dev/null
 done
 is "$(ls "$O" | wc -l)" 0 "_outliers: empty once they are removed"

@@ -399,3 +399,33 @@ def test_entry_read_before_its_keys(tmp_path):
     assert table_lines(out) == TABLE
     doc = json.loads(run('show', '--dir', d, 'rd', '--json').stdout)
     assert doc['count'] == 12 and sum(k['count'] for k in doc['keys']) == 12
+
+
+# by stack: two stacks of the kernel's folded form, outermost frame first.
+STACK_A = 'ret_from_fork_asm;kthread;worker_fn+0x30[kmod];helper_run+0x1a[kstats_helper]'
+STACK_B = 'ret_from_fork_asm;kthread;worker_fn+0x30[kmod];kstats_helper_work+0x12[kstats_helper]'
+
+
+def test_stack_keys(tmp_path):
+    """by stack: the key table names each stack by its number and its
+    innermost frame and prints the stacks under it; --json gives the
+    folded stack as the key; --folded gives 'FRAMES TOTAL' per stack
+    (the sum of its samples, in ns), for flame graph tools."""
+    d = keyed(tmp_path, {STACK_A: [(0, 1024)] * 3 + [(1, 2048)] * 2,
+                         STACK_B: [(1, 512)] * 2, None: [(0, 4096)]}, by='stack')
+    out = run('show', '--dir', d, 'rd').stdout
+    lines = table_lines(out)
+    assert lines[0] == 'per key (by stack, largest count first, top 20):'
+    assert lines[2].split()[:3] == ['#1', 'helper_run+0x1a[kstats_helper]', '5']
+    assert lines[3].split()[:3] == ['#2', 'kstats_helper_work+0x12[kstats_helper]', '2']
+    assert out.split('\n')[-3:-1] == [
+        '#1 ' + STACK_A.replace(';', ' ; '), '#2 ' + STACK_B.replace(';', ' ; ')]
+    doc = json.loads(run('show', '--dir', d, 'rd', '--json').stdout)
+    assert [(k['key'], k['count']) for k in doc['keys']] == [
+        (STACK_A, 5), (STACK_B, 2), ('other', 1)]
+    assert run('show', '--dir', d, 'rd', '--folded').stdout == \
+        '%s %d\n%s %d\n' % (STACK_A, 3 * 1024 + 2 * 2048, STACK_B, 2 * 512)
+    r = run('show', '--dir', keyed(tmp_path / 'comm'), 'rd', '--folded', check=False)
+    assert r.returncode == 1 and '--folded: rd has no stack keys (trace ... by stack)' in r.stderr
+    r = run('show', '--dir', d, 'rd', '--folded', '--json', check=False)
+    assert r.returncode == 1 and '--folded prints every stack key' in r.stderr

@@ -207,7 +207,7 @@ def test_help_texts():
     lines = run('trace', '-h').stdout.splitlines()
     assert '  ARGS        the words of the trace command: FUNC [OPTION...] (below)' in lines
     i = lines.index('ARGS, as _control takes them after "trace":')
-    assert lines[i + 1:i + 13] == [
+    assert lines[i + 1:i + 14] == [
         '  FUNC [bits N] [via kretprobe|fprobe|direct] [as NAME] [clock mono|tsc]',
         '       [value argN|retval [type u8|u16|u32|u64|s8|s16|s32|s64]]',
         '       [counter EVENT] [FILTER...]',
@@ -217,8 +217,9 @@ def test_help_texts():
         '  NAME gap X [bits N] [clock local|mono|tsc] [FILTER...]',
         'FILTER: pid N | tid N | comm NAME | cpu N | cgroup PATH|ID',
         'all but the gap: [by comm|pid|tid|cpu|cgroup [keys N]]; FUNC and pcpu:FUNC:',
-        '[by retval [type T]]; FUNC (time) and pairs: [by argN [type T]] (at FUNC\'s entry,',
-        'at X); a key task pair ending at __tracepoint_sys_exit: [by syscall]',
+        '[by retval [type T]] [by stack] (where FUNC returns to); FUNC (time) and pairs:',
+        '[by argN [type T]] (at FUNC\'s entry, at X); a key task pair ending at',
+        '__tracepoint_sys_exit: [by syscall]',
         'X, Y: SYMBOL, SYMBOL+OFFSET or __tracepoint_NAME']
     assert lines[-1] == 'The details: man kstats, and Documentation/kstats.rst ("trace FUNC").'
 

@@ -125,6 +125,7 @@ static const char * const seeds[] = {
 	"trace fz_rb start __tracepoint_kstats_helper_start end __tracepoint_kstats_helper_end key arg1 by arg1 type u32",
 	"trace fz_rc start kstats_helper_req_start end kstats_helper_req_end key arg1 by comm type u64",
 	"trace kstats_helper_work outliers 4 as fz_o",
+	"trace kstats_helper_work by stack keys 2 via kretprobe as fz_s",
 	"trace fz_og gap __tracepoint_kstats_helper_start outliers 1",
 	"trace fz_rt start __tracepoint_kstats_helper_start end __tracepoint_kstats_helper_end key arg1 expire 2 slots 64 type u32",
 	"stop fz",
@@ -149,7 +150,7 @@ static const char * const words[] = {
 	"reset", "uprobe", "node", "__tracepoint_", "+", "0x", "/", "..", ".",
 	"a/b", "fz fz", "_x", "-", ":", "type", "s32", "u64", "u0", "cgroup",
 	"value", "arg2", "retval", "by", "keys", "comm", "pid", "tid",
-	"arg1", "arg0", "arg6", "expire", "slots", "outliers",
+	"arg1", "arg0", "arg6", "expire", "slots", "outliers", "stack",
 };
 
 static const char * const numbers[] = {

@@ -168,6 +168,8 @@ def add_show(sub, par):
                    'default count)')
     s.add_argument('--top', type=int, default=KEY_TOP, metavar='N',
                    help='rows of the key table before "other" (default %d)' % KEY_TOP)
+    s.add_argument('--folded', action='store_true',
+                   help='by stack: "FRAMES TOTAL" per stack, for flame graph tools')
     s.set_defaults(func=cmd_show)
 
 
@@ -322,8 +324,9 @@ TRACE_GRAMMAR = '''ARGS, as _control takes them after "trace":
   NAME gap X [bits N] [clock local|mono|tsc] [FILTER...]
 FILTER: pid N | tid N | comm NAME | cpu N | cgroup PATH|ID
 all but the gap: [by comm|pid|tid|cpu|cgroup [keys N]]; FUNC and pcpu:FUNC:
-[by retval [type T]]; FUNC (time) and pairs: [by argN [type T]] (at FUNC's entry,
-at X); a key task pair ending at __tracepoint_sys_exit: [by syscall]
+[by retval [type T]] [by stack] (where FUNC returns to); FUNC (time) and pairs:
+[by argN [type T]] (at FUNC's entry, at X); a key task pair ending at
+__tracepoint_sys_exit: [by syscall]
 X, Y: SYMBOL, SYMBOL+OFFSET or __tracepoint_NAME
 e.g. kstats trace vfs_read bits 4; kstats trace vfs_read value arg3 as read_size;
   kstats trace bio start __tracepoint_block_rq_issue end __tracepoint_block_rq_complete key arg1
@@ -365,7 +368,7 @@ def add_latency(sub, par):
     s.add_argument('-c', '--comm', metavar='COMM', help='only tasks named COMM')
     s.add_argument('--via', choices=['direct', 'fprobe', 'kretprobe'],
                    help='the mechanism (default: the cheapest the kernel has)')
-    s.add_argument('--by', choices=['comm', 'pid', 'tid', 'cpu', 'cgroup', 'retval'] +
+    s.add_argument('--by', choices=['comm', 'pid', 'tid', 'cpu', 'cgroup', 'retval', 'stack'] +
                    ['arg%d' % n for n in range(1, 7)],
                    help='a histogram per KEY too, and a table of the keys at the end')
     s.add_argument('--sort', choices=['count', 'p50', 'p90', 'p99', 'max', 'key'],

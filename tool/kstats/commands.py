@@ -20,8 +20,8 @@ from .export import EXPORT_BITS, export_every, export_once
 from .live import (
     control_names, control_path, device, is_live, listing_path, require_live, write_command)
 from .keyview import (
-    diff_keys, diff_keys_json, diff_keys_text, key_entry, key_table, keys_json, watch_keys_json,
-    watch_keys_text)
+    diff_keys, diff_keys_json, diff_keys_text, folded_lines, key_entry, key_table, keys_json,
+    watch_keys_json, watch_keys_text)
 from .model import bias_of, key_deltas, timeless
 from .outlierview import has_outliers, outlier_lines, outliers_json
 from .plot import (
@@ -125,6 +125,8 @@ def show_one(e, args, docs):
 
 def cmd_show(args):
     docs = []
+    if args.folded and (args.json or args.key is not None):
+        raise Error('--folded prints every stack key: not with --json or --key')
     for name in args.names:
         e = open_entry(name, args)
         check_cpu(e, args.cpu)
@@ -132,6 +134,9 @@ def cmd_show(args):
         warning = entry_warning(e)
         if warning:
             warn(warning)
+        if args.folded:
+            print('\n'.join(folded_lines(e, args)))
+            continue
         show_one(e, args, docs)
     if args.json:
         print(json.dumps(docs[0] if len(docs) == 1 else docs, indent=2))

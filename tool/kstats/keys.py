@@ -14,7 +14,7 @@ from .errors import input_error
 
 KEYS_DIR = '_keys'
 
-KEY_BY = ('comm', 'pid', 'tid', 'cpu', 'cgroup', 'retval', 'syscall')
+KEY_BY = ('comm', 'pid', 'tid', 'cpu', 'cgroup', 'retval', 'syscall', 'stack')
 
 # Where syscall numbers get their names: the machine's own uapi headers
 # (linux-libc-dev); KSTATS_UNISTD: another file (the host tests' own).
@@ -181,8 +181,9 @@ def key_names(by: str, raws: List[Optional[str]], saved: Dict[str, str],
     """The printed name of each key: 'other', a comm unescaped, a cgroup
     id's path (from a saved file's '# cgroup' lines, else from the local
     cgroup tree when local; the number if not found), a negative return
-    value's errno name, a syscall's name (the number if unknown), else
-    the number."""
+    value's errno name, a syscall's name (the number if unknown), a stack
+    as the kernel wrote it (its frames, outermost first, joined by ';'),
+    else the number."""
     paths = {}
     if by == 'cgroup':
         paths = saved if saved else (cgroup_paths(cgroup_root()) if local else {})

@@ -64,7 +64,9 @@ def key_table(e, args):
     rows_keys, rest = top_keys(e, sort, top, args.cpu)
     marked = set()
     rows = [['key', 'count'] + ['p' + w for w, _ in KEY_PERCENTILES] + ['max']]
-    rows += [key_row(e, k.name, [k], args, unit, marked) for k in rows_keys]
+    stacks = e.by == 'stack'
+    rows += [key_row(e, stack_label(i, k.name) if stacks else k.name, [k], args, unit, marked)
+             for i, k in enumerate(rows_keys)]
     rows.append(key_row(e, 'other', rest, args, unit, marked))
     out = wrap('per key (by %s, %s, top %d):' % (
         e.by, 'by key' if sort == 'key' else 'largest %s first' % sort, top), width)
@@ -73,7 +75,25 @@ def key_table(e, args):
     if marked:
         out += wrap(unresolved_note(KEY_PERCENTILES, marked), width)
     out += wrap(keys_note(e), width)
+    if stacks and rows_keys:
+        out.append('stacks, outermost frame first:')
+        out += ['#%d %s' % (i + 1, ' ; '.join(k.name.split(';'))) for i, k in enumerate(rows_keys)]
     return out
+
+
+def stack_label(i, folded):
+    """A stack key's row in the key table: its number and its innermost
+    frame (where the function returned to); the stacks follow the table."""
+    return '#%d %s' % (i + 1, folded.split(';')[-1])
+
+
+def folded_lines(e, args):
+    """show --folded: 'FRAMES TOTAL' per stack key, the total of its
+    samples (ns for a time), the folded form that flame graph tools read."""
+    if e.by != 'stack' or e.keys is None:
+        raise Error('--folded: %s has no stack keys (trace ... by stack)' % e.name)
+    return ['%s %d' % (k.name, round(k.entry.cpu_hist(args.cpu).total()))
+            for k in sorted_keys(e.keys, 'count', args.cpu) if not k.other]
 
 
 def keys_json(e, args, percentiles):
