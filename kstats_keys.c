@@ -366,9 +366,8 @@ static int kstats_keys_ret_type(struct kstats_probe *p, struct kstats_cmd *cmd,
 size_t kstats_keys_memory(const struct kstats_cmd *cmd)
 {
 	unsigned int n = cmd->keys ?: KSTATS_KEYS_DEFAULT;
-	struct kstats_keys *t;
-
 	size_t size = roundup_pow_of_two(2 * n);
+	struct kstats_keys *t;
 
 	if (cmd->by == KSTATS_BY_NONE)
 		return 0;

@@ -100,12 +100,21 @@ is "$(awk '$3 == "value" { print $4; exit }' "$O/kt")" "$(field kt max)" "time: 
 is "$(awk '$3 == "value" { v[$2] = $4 } END { print (v[1] >= v[2]) }' "$O/kt")" 1 "time: largest first"
 is "$(grep -c -E '^outlier 1 stack (helper_run|ksys_write)\+' "$O/kt")" 2 \
 	"time: the stack has the callers"
+ctl remove kt > /dev/null
 # Through every mechanism, the stack starts at the caller that FUNC
 # returned to, without the probe machinery's frames above it (direct's
 # trampoline and FUNC's ftrace site below it, rethook's, fprobe's, the
-# function graph's).
+# function graph's). But an fprobe's return on arm64 from 6.14 on (the
+# function graph's): the unwinder there meets return_to_handler after
+# the graph's stack gave up FUNC's return, and goes on at the caller's
+# caller: no frame of the caller to start at (kstats.rst, Outliers).
 VIAS=kretprobe
 kernel_has fprobe && VIAS="kretprobe fprobe" && plan 2
+LOST=
+if [ "$ARCH" = aarch64 ] && { [ "${KVER%%.*}" -gt 6 ] ||
+	{ [ "${KVER%%.*}" = 6 ] && [ "${KVER#*.}" -ge 14 ]; }; }; then
+	LOST=fprobe
+fi
 for via in default $VIAS; do
 	V2="via $via"
 	[ "$via" = default ] && V2=
@@ -113,9 +122,14 @@ for via in default $VIAS; do
 	taskset -c 1 sh -c "echo -n 'work 1 100000' > $HELPER"
 	# helper_work(), inlined into helper_run() or not
 	grep '^outlier 1 stack' "$O/kt$via" | sed 's/^/# /'
-	is "$(grep '^outlier 1 stack' "$O/kt$via" | head -n 1 |
-		grep -c -E '^outlier 1 stack helper_(work|run)\+0x[0-9a-f]+/0x[0-9a-f]+ \[kstats_helper\]$')" \
-		1 "$via: the stack starts at FUNC's caller"
+	if [ "$via" = "$LOST" ]; then
+		is "$(grep -c -E '^outlier 1 stack helper_(work|run)\+' "$O/kt$via")" 0 \
+			"$via: arm64 from 6.14: the unwinder leaves FUNC's caller out"
+	else
+		is "$(grep '^outlier 1 stack' "$O/kt$via" | head -n 1 |
+			grep -c -E '^outlier 1 stack helper_(work|run)\+0x[0-9a-f]+/0x[0-9a-f]+ \[kstats_helper\]$')" \
+			1 "$via: the stack starts at FUNC's caller"
+	fi
 	# One return hook at a time: stacked, a hook may be handed another's
 	# trampoline as the address FUNC returns to (kstats.rst, Outliers).
 	ctl remove kt$via > /dev/null
@@ -136,11 +150,19 @@ for via in default $VIAS; do
 	is "$(ctl trace $W by stack $V2 as ks$via)" OK "trace FUNC by stack${V2:+ $V2} ($via)"
 	echo -n 'work 2 0' > $HELPER
 	echo -n 'nest 3 0' > $HELPER
-	is "$(innermost ks$via)" "helper_work:5 kstats_helper_work:3" \
-		"by stack, $via: 5 calls from helper_work, 3 nested"
-	is "$(grep '^key .* min ' $KS/_keys/ks$via | grep -c -E \
-		';helper_(work|run)\+0x[0-9a-f]+\[kstats_helper\];kstats_helper_work\+0x[0-9a-f]+\[kstats_helper\] min ')" 1 \
-		"by stack, $via: the nested calls' stack, outermost first"
+	if [ "$via" = "$LOST" ]; then
+		# Two stacks still, without their callers' frames.
+		is "$(keys ks$via | tr ' ' '\n' | sed 's/.*://' | sort -n | tr '\n' ' ')" "3 5 " \
+			"by stack, $via: two stacks, 5 calls and 3 nested"
+		is "$(field ks$via keys) $(field ks$via keys_dropped)" "2 0" \
+			"by stack, $via: 2 keys, none dropped"
+	else
+		is "$(innermost ks$via)" "helper_work:5 kstats_helper_work:3" \
+			"by stack, $via: 5 calls from helper_work, 3 nested"
+		is "$(grep '^key .* min ' $KS/_keys/ks$via | grep -c -E \
+			';helper_(work|run)\+0x[0-9a-f]+\[kstats_helper\];kstats_helper_work\+0x[0-9a-f]+\[kstats_helper\] min ')" 1 \
+			"by stack, $via: the nested calls' stack, outermost first"
+	fi
 	is "$(ctl remove ks$via)" OK "removed"
 done
 log_mark
@@ -171,7 +193,7 @@ is "$(ctl trace $W outliers 257 as bad)" "$EINVAL" "outliers 257: EINVAL"
 is "$(log_new | grep -c 'refused: outliers must be 1 to 256')" 2 "reason logged"
 is "$(nglob "$O/bad")" 0 "no file for a refused trace"
 
-for e in ko kt kok kor; do
+for e in ko kok kor; do
 	ctl remove $e > /dev/null
 done
 is "$(ls "$O" | wc -l)" 0 "_outliers: empty once they are removed"
