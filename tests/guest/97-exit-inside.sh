@@ -12,13 +12,23 @@ plan 12
 load_modules
 base=$(trefs)
 
+# trefs_at_most N: kstats_tramp's reference count is N or less within 5 s
+# (less: a slot left draining by an earlier part freed meanwhile).
+trefs_at_most() {
+	_n=0
+	while [ "$(trefs)" -gt "$1" ] && [ $_n -lt 50 ]; do
+		sleep 0.1
+		_n=$((_n + 1))
+	done
+	[ "$(trefs)" -le "$1" ]
+}
 # drained FN: "remove FN" succeeds and kstats_tramp's reference count
 # comes back to what it was before the trace (the slot is free again).
 drained() {
 	plan 2
 	is "$(ctl "remove $1")" OK "remove $1"
 	check "$1: no call left in flight, the slot is free (references $base)" \
-		trefs_reach "$base"
+		trefs_at_most "$base"
 }
 
 # A process killed while asleep wakes, and dies in get_signal().
@@ -46,7 +56,19 @@ if [ -n "$SYSFN" ]; then
 	for i in 1 2 3 4 5 6 7 8; do
 		sh -c 'exit 3'
 	done
-	drained $SYSFN
+	# The eight exited inside it, counted out. Other tasks' syscalls that
+	# entered meanwhile may still be in flight at the remove (kstats logs
+	# how many), and one of them may sleep on (ci15, deb61: 4 at the
+	# remove, the slot still draining 5 s later): the next parts count
+	# from what the reference count is once they return, or 5 s on.
+	plan 2
+	log_mark
+	is "$(ctl "remove $SYSFN")" OK "remove $SYSFN"
+	n=$(log_new | sed -n "s/.*$SYSFN: \([0-9]*\) calls in flight in trampoline .*/\1/p")
+	check "$SYSFN: the 8 that exited were counted out (in flight at the remove: ${n:-0})" \
+		[ "${n:-0}" -lt 8 ]
+	trefs_reach "$base" || echo "# $SYSFN: $(($(trefs) - base)) slot still draining"
+	base=$(trefs)
 else
 	plan 1
 	skip_part "no syscall dispatch function (x64_sys_call, invoke_syscall) in this kernel"
@@ -78,7 +100,7 @@ if [ $FN = kthread ]; then
 			[ "$n" -lt 3 ]
 	else
 		check "none in flight at remove: the slot is free (references $base)" \
-			trefs_reach "$base"
+			trefs_at_most "$base"
 	fi
 else
 	drained $FN
