@@ -167,17 +167,22 @@ static struct kstats *kstats_keys_find(struct kstats_keys *t,
 	return NULL;
 }
 
-/* Preemption is off, or @t is lean: see kstats_keys_record_src(). */
-notrace void kstats_keys_record_miss(struct kstats_keys *t, u64 val, u64 k0,
-				     u64 k1, u32 hash)
+/* A sample into @h, the histogram of its key, or into other if NULL. */
+static __always_inline void kstats_keys_add(struct kstats_keys *t,
+					    struct kstats *h, u64 val)
 {
-	struct kstats *h = kstats_keys_find(t, k0, k1, hash, NULL);
-
 	if (unlikely(!h)) {
 		h = t->other;
 		this_cpu_inc(*t->dropped);
 	}
 	__kstats_add_sample(h, val);
+}
+
+/* Preemption is off, or @t is lean: see kstats_keys_record_src(). */
+notrace void kstats_keys_record_miss(struct kstats_keys *t, u64 val, u64 k0,
+				     u64 k1, u32 hash)
+{
+	kstats_keys_add(t, kstats_keys_find(t, k0, k1, hash, NULL), val);
 }
 EXPORT_SYMBOL_IF_KUNIT(kstats_keys_record_miss);
 
@@ -190,7 +195,6 @@ static notrace void kstats_keys_record_stack(struct kstats_keys *t, u64 val,
 					     unsigned long to)
 {
 	struct kstats_key_stack s;
-	struct kstats *h;
 	unsigned int f;
 	u64 k0, k1;
 
@@ -201,12 +205,8 @@ static notrace void kstats_keys_record_stack(struct kstats_keys *t, u64 val,
 		k0 = hash_64(k0 ^ s.ip[f], 64);
 		k1 = (k1 ^ s.ip[f]) * GOLDEN_RATIO_64 + f;
 	}
-	h = kstats_keys_find(t, k0, k1, kstats_key_hash(k0, k1), &s);
-	if (unlikely(!h)) {
-		h = t->other;
-		this_cpu_inc(*t->dropped);
-	}
-	__kstats_add_sample(h, val);
+	kstats_keys_add(t, kstats_keys_find(t, k0, k1, kstats_key_hash(k0, k1),
+					    &s), val);
 }
 
 /* A cgroup is read only where RCU watches; elsewhere the hit goes to other. */
@@ -222,8 +222,7 @@ notrace void kstats_keys_record_slow(struct kstats_probe *p, u64 val,
 		return;
 	}
 	if (unlikely(!kstats_key_readable(t, t->src, ret))) {
-		this_cpu_inc(*t->dropped);
-		__kstats_add_sample(t->other, val);
+		kstats_keys_add(t, NULL, val);
 		return;
 	}
 	hash = kstats_key_of(t, t->src, ret, &k0, &k1);

@@ -154,24 +154,10 @@ bool kstats_stack_own(unsigned long addr)
 	return within_module(addr, THIS_MODULE);
 }
 
-notrace unsigned int kstats_stack_first(const unsigned long *ip,
-					unsigned int n)
-{
-	unsigned int i = 0;
-
-	while (i < n && kstats_stack_own(ip[i]))
-		i++;
-#ifdef KSTATS_HAVE_DIRECT
-	/* A direct trampoline returns into FUNC's ftrace site: no caller. */
-	if (i && i < n && kstats_tramp_text(ip[i - 1]))
-		i++;
-#endif
-	return i;
-}
-
 /*
  * Whether frame @i of @ip is kstats' own, or FUNC's ftrace site under a
- * direct trampoline's frame (FUNC's body runs inside the trampoline).
+ * direct trampoline's frame (FUNC's body runs inside the trampoline, and
+ * the trampoline returns into that site: no caller).
  */
 static bool kstats_stack_ours(const unsigned long *ip, unsigned int i)
 {
@@ -180,6 +166,16 @@ static bool kstats_stack_ours(const unsigned long *ip, unsigned int i)
 		return true;
 #endif
 	return kstats_stack_own(ip[i]);
+}
+
+notrace unsigned int kstats_stack_first(const unsigned long *ip,
+					unsigned int n)
+{
+	unsigned int i = 0;
+
+	while (i < n && kstats_stack_ours(ip, i))
+		i++;
+	return i;
 }
 
 notrace unsigned int kstats_stack_save(unsigned long *ip, unsigned int max,

@@ -1955,6 +1955,28 @@ static void kt_tramp_reap(struct kunit *test)
 }
 
 /*
+ * @p with a store of @n outliers per CPU, and room for a copy of them all
+ * (@room of them); kstats_outliers_free(@p) at the end.
+ */
+static struct kstats_outlier *kt_outliers_new(struct kunit *test,
+					      struct kstats_probe *p,
+					      unsigned int n, unsigned int *room)
+{
+	struct kstats_cmd *cmd = kunit_kzalloc(test, sizeof(*cmd), GFP_KERNEL);
+	struct kstats_outlier *o;
+
+	KUNIT_ASSERT_NOT_NULL(test, cmd);
+	cmd->outliers = n;
+	KUNIT_ASSERT_EQ(test, kstats_outliers_setup(p, cmd), 0);
+	*room = n * num_possible_cpus();
+	o = kunit_kcalloc(test, *room, sizeof(*o), GFP_KERNEL);
+	if (!o)
+		kstats_outliers_free(p);
+	KUNIT_ASSERT_NOT_NULL(test, o);
+	return o;
+}
+
+/*
  * outliers N: a CPU's store keeps its N largest, largest first when
  * copied, also before it is full; a reset empties it.
  */
@@ -1962,19 +1984,11 @@ static void kt_outliers_store(struct kunit *test)
 {
 	static const u64 in[] = { 5, 1, 9, 3, 7 };
 	struct kstats_probe *p = kunit_kzalloc(test, sizeof(*p), GFP_KERNEL);
-	struct kstats_cmd *cmd = kunit_kzalloc(test, sizeof(*cmd), GFP_KERNEL);
 	struct kstats_outlier *o;
 	unsigned int i, room;
 
 	KUNIT_ASSERT_NOT_NULL(test, p);
-	KUNIT_ASSERT_NOT_NULL(test, cmd);
-	cmd->outliers = 3;
-	KUNIT_ASSERT_EQ(test, kstats_outliers_setup(p, cmd), 0);
-	room = 3 * num_possible_cpus();
-	o = kunit_kcalloc(test, room, sizeof(*o), GFP_KERNEL);
-	if (!o)
-		kstats_outliers_free(p);
-	KUNIT_ASSERT_NOT_NULL(test, o);
+	o = kt_outliers_new(test, p, 3, &room);
 	/* On one CPU: the stores are per CPU. */
 	preempt_disable();
 	kstats_outliers_add(p, in[0], 0, 0);
@@ -1998,7 +2012,7 @@ static void kt_outliers_store(struct kunit *test)
 	kstats_outliers_free(p);
 }
 
-/* A hit whose hook says where FUNC returns to: here's caller. */
+/* A hit whose hook says where FUNC returns to: this function's caller. */
 static noinline void kt_outlier_returning(struct kstats_probe *p, u64 val,
 					  unsigned long *to)
 {
@@ -2015,20 +2029,12 @@ static noinline void kt_outlier_returning(struct kstats_probe *p, u64 val,
 static void kt_outliers_stack_to(struct kunit *test)
 {
 	struct kstats_probe *p = kunit_kzalloc(test, sizeof(*p), GFP_KERNEL);
-	struct kstats_cmd *cmd = kunit_kzalloc(test, sizeof(*cmd), GFP_KERNEL);
 	unsigned long to = 0;
 	struct kstats_outlier *o;
 	unsigned int room;
 
 	KUNIT_ASSERT_NOT_NULL(test, p);
-	KUNIT_ASSERT_NOT_NULL(test, cmd);
-	cmd->outliers = 2;
-	KUNIT_ASSERT_EQ(test, kstats_outliers_setup(p, cmd), 0);
-	room = 2 * num_possible_cpus();
-	o = kunit_kcalloc(test, room, sizeof(*o), GFP_KERNEL);
-	if (!o)
-		kstats_outliers_free(p);
-	KUNIT_ASSERT_NOT_NULL(test, o);
+	o = kt_outliers_new(test, p, 2, &room);
 	preempt_disable();
 	kt_outlier_returning(p, 20, &to);
 	kstats_outliers_add(p, 10, 0, 0);
