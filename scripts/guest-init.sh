@@ -66,16 +66,31 @@ kmsg() {
 	echo "kstats-guest: $*" >/dev/kmsg
 }
 
+# dump_tasks: every task's state, wait channel and kernel stack, then the
+# kernel's own list of blocked tasks, to the console: what a script that
+# ran out of time was waiting for.
+dump_tasks() {
+	{
+		echo "kstats-guest: tasks at uptime $(cut -d' ' -f1 /proc/uptime) s"
+		for d in /proc/[0-9]*; do
+			[ -r "$d/stat" ] || continue
+			echo "task ${d#/proc/} $(cut -d' ' -f2,3 "$d/stat" 2>/dev/null) wchan $(cat "$d/wchan" 2>/dev/null) cmd $(tr '\0' ' ' <"$d/cmdline" 2>/dev/null | cut -c1-120)"
+			sed 's/^/    /' "$d/stack" 2>/dev/null
+		done
+	} >/dev/console 2>&1
+	echo w >/proc/sysrq-trigger 2>/dev/null
+}
+
 # Run "$@" in a session of its own with a time limit, so that a hung script
-# is killed together with its children. Returns its exit status, 124 on
-# timeout (as coreutils timeout does).
+# is killed together with its children, after dump_tasks. Returns its exit
+# status, 124 on timeout (as coreutils timeout does).
 run_limited() {
 	limit=$1
 	shift
 	rm -f /tmp/timed-out
 	setsid "$@" &
 	pid=$!
-	(sleep "$limit" && kill -KILL -"$pid" 2>/dev/null &&
+	(sleep "$limit" && dump_tasks && kill -KILL -"$pid" 2>/dev/null &&
 		: >/tmp/timed-out) &
 	dog=$!
 	wait "$pid"

@@ -142,4 +142,10 @@ echo "run-guest: $target: guest did not finish in ${limit}s (ran ${secs}s); see 
 # or a test ("kstats-sweep:", one per command) wrote into the kernel log.
 last=$(tr -d '\r' <"$logdir/console.log" | grep -a 'kstats-[a-z]*: ' | tail -n 1) || true
 echo "run-guest: $target: last mark in the kernel log: ${last:-none}" >&2
+# Whether its vCPUs were idle (HLT=1) or where they ran, and its last
+# words on both ports, for a CI log that keeps nothing else.
+awk '/^CPU#/ { cpu = $1 } /^RIP=/ { for (i = 1; i <= NF; i++) if ($i ~ /^HLT=/) h = $i
+	print "run-guest: monitor: " cpu " " $1 " " h }' "$logdir/monitor.txt" >&2 2>/dev/null || true
+tr -d '\r' <"$logdir/console.log" | tail -n 5 | sed 's/^/run-guest: console: /' >&2
+tail -n 5 "$logdir/results.tap" | sed 's/^/run-guest: results: /' >&2
 exit 1
