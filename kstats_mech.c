@@ -151,7 +151,8 @@ static enum kstats_shape kstats_shape_of(const struct kstats_probe *p,
 {
 	if (!kstats_clock_inline(p) || p->value != KSTATS_VALUE_TIME ||
 	    p->filter.flags || cmd->counter || kstats_keys_at_start(p) ||
-	    (p->keys && p->outliers))
+	    (p->keys && p->outliers) || cmd->side[KSTATS_SIDE_BEGIN].cond ||
+	    cmd->side[KSTATS_SIDE_END].cond)
 		return KSTATS_SHAPE_FULL;
 	if (p->outliers)
 		return KSTATS_SHAPE_OUTLIERS;

@@ -274,6 +274,30 @@ static __always_inline bool kstats_pair_keyed(const struct kstats_pair_probe *pp
 	return pp->p.key == KSTATS_KEY_ARG;
 }
 
+/*
+ * "if argN OP NUMBER" of a side: whether a hit whose argument N is @arg
+ * is taken. The argument is cut to its width first (the register's bits
+ * above may be anything), and sign-extended if it is signed.
+ */
+static __always_inline bool kstats_cond_pass(const struct kstats_pair_cond *c,
+					     unsigned long arg)
+{
+	u64 v = arg & c->mask;
+
+	switch (c->op) {
+	case KSTATS_COND_EQ:
+		return v == ((u64)c->val & c->mask);
+	case KSTATS_COND_NE:
+		return v != ((u64)c->val & c->mask);
+	case KSTATS_COND_LT:
+		return c->is_signed ? sign_extend64(v, c->bits - 1) < c->val :
+				      v < (u64)c->val;
+	default:
+		return c->is_signed ? sign_extend64(v, c->bits - 1) > c->val :
+				      v > (u64)c->val;
+	}
+}
+
 /* Argument @n (1 to KSTATS_TP_ARGS, as kstats_site_arg_type() checks). */
 static __always_inline unsigned long kstats_tp_arg(unsigned int n,
 						   unsigned long a1,
@@ -307,12 +331,16 @@ static __always_inline void kstats_tp_hit(void *data, enum kstats_side side,
 					  unsigned long a5)
 {
 	struct kstats_pair_probe *pp = kstats_pair(data);
+	const struct kstats_pair_cond *c = &pp->cond[side];
 	unsigned int by = pp->p.by_arg;
 	unsigned long byv = 0;
 	u64 key = 0;
 
+	if (unlikely(c->op) &&
+	    !kstats_cond_pass(c, kstats_tp_arg(c->arg, a1, a2, a3, a4, a5)))
+		return;
 	if (kstats_pair_keyed(pp))
-		key = kstats_tp_arg(pp->key_arg, a1, a2, a3, a4, a5);
+		key = kstats_tp_arg(pp->key_arg[side], a1, a2, a3, a4, a5);
 	if (unlikely(by) && side == KSTATS_SIDE_BEGIN)
 		byv = kstats_tp_arg(by, a1, a2, a3, a4, a5);
 	kstats_pair_hit(pp, side, key, byv);
@@ -332,34 +360,60 @@ static notrace void kstats_tp_end(void *data, unsigned long a1,
 	kstats_tp_hit(data, KSTATS_SIDE_END, a1, a2, a3, a4, a5);
 }
 
-static notrace int kstats_kp_start(struct kprobe *kp, struct pt_regs *regs)
+/* A kprobe's hit: the arguments from its registers. */
+static __always_inline void kstats_kp_hit(struct kstats_pair_probe *pp,
+					  enum kstats_side side,
+					  struct pt_regs *regs)
 {
-	struct kstats_pair_probe *pp =
-		container_of(kp, struct kstats_pair_probe, start.kp);
+	const struct kstats_pair_cond *c = &pp->cond[side];
+	unsigned int by = pp->p.by_arg;
 
 	if (pp->lean) {
-		kstats_pair_lean_hit(pp, KSTATS_SIDE_BEGIN, pp->lean);
-		return 0;
+		kstats_pair_lean_hit(pp, side, pp->lean);
+		return;
 	}
-	kstats_pair_hit(pp, KSTATS_SIDE_BEGIN, kstats_pair_keyed(pp) ?
-			regs_get_kernel_argument(regs, pp->key_arg - 1) : 0,
-			pp->p.by_arg ?
-			regs_get_kernel_argument(regs, pp->p.by_arg - 1) : 0);
+	if (unlikely(c->op) &&
+	    !kstats_cond_pass(c, regs_get_kernel_argument(regs, c->arg - 1)))
+		return;
+	kstats_pair_hit(pp, side, kstats_pair_keyed(pp) ?
+			regs_get_kernel_argument(regs, pp->key_arg[side] - 1) : 0,
+			by && side == KSTATS_SIDE_BEGIN ?
+			regs_get_kernel_argument(regs, by - 1) : 0);
+}
+
+static notrace int kstats_kp_start(struct kprobe *kp, struct pt_regs *regs)
+{
+	kstats_kp_hit(container_of(kp, struct kstats_pair_probe, start.kp),
+		      KSTATS_SIDE_BEGIN, regs);
 	return 0;
 }
 
 static notrace int kstats_kp_end(struct kprobe *kp, struct pt_regs *regs)
 {
-	struct kstats_pair_probe *pp =
-		container_of(kp, struct kstats_pair_probe, end.kp);
+	kstats_kp_hit(container_of(kp, struct kstats_pair_probe, end.kp),
+		      KSTATS_SIDE_END, regs);
+	return 0;
+}
+
+/* An ftrace callback's hit: the arguments from its ftrace_regs. */
+static __always_inline void kstats_ft_hit(struct kstats_pair_probe *pp,
+					  enum kstats_side side,
+					  struct ftrace_regs *fregs)
+{
+	const struct kstats_pair_cond *c = &pp->cond[side];
+	unsigned int by = pp->p.by_arg;
 
 	if (pp->lean) {
-		kstats_pair_lean_hit(pp, KSTATS_SIDE_END, pp->lean);
-		return 0;
+		kstats_pair_lean_hit(pp, side, pp->lean);
+		return;
 	}
-	kstats_pair_hit(pp, KSTATS_SIDE_END, kstats_pair_keyed(pp) ?
-			regs_get_kernel_argument(regs, pp->key_arg - 1) : 0, 0);
-	return 0;
+	if (unlikely(c->op) &&
+	    !kstats_cond_pass(c, kstats_ft_arg(fregs, c->arg - 1)))
+		return;
+	kstats_pair_hit(pp, side, kstats_pair_keyed(pp) ?
+			kstats_ft_arg(fregs, pp->key_arg[side] - 1) : 0,
+			by && side == KSTATS_SIDE_BEGIN ?
+			kstats_ft_arg(fregs, by - 1) : 0);
 }
 
 /* ftrace callbacks, called directly (see kstats_attach_ftrace()). */
@@ -367,31 +421,16 @@ static notrace void kstats_ft_start(unsigned long ip, unsigned long parent_ip,
 				    struct ftrace_ops *ops,
 				    struct ftrace_regs *fregs)
 {
-	struct kstats_pair_probe *pp =
-		container_of(ops, struct kstats_pair_probe, start.ops);
-
-	if (pp->lean) {
-		kstats_pair_lean_hit(pp, KSTATS_SIDE_BEGIN, pp->lean);
-		return;
-	}
-	kstats_pair_hit(pp, KSTATS_SIDE_BEGIN, kstats_pair_keyed(pp) ?
-			kstats_ft_arg(fregs, pp->key_arg - 1) : 0,
-			pp->p.by_arg ? kstats_ft_arg(fregs, pp->p.by_arg - 1) : 0);
+	kstats_ft_hit(container_of(ops, struct kstats_pair_probe, start.ops),
+		      KSTATS_SIDE_BEGIN, fregs);
 }
 
 static notrace void kstats_ft_end(unsigned long ip, unsigned long parent_ip,
 				  struct ftrace_ops *ops,
 				  struct ftrace_regs *fregs)
 {
-	struct kstats_pair_probe *pp =
-		container_of(ops, struct kstats_pair_probe, end.ops);
-
-	if (pp->lean) {
-		kstats_pair_lean_hit(pp, KSTATS_SIDE_END, pp->lean);
-		return;
-	}
-	kstats_pair_hit(pp, KSTATS_SIDE_END, kstats_pair_keyed(pp) ?
-			kstats_ft_arg(fregs, pp->key_arg - 1) : 0, 0);
+	kstats_ft_hit(container_of(ops, struct kstats_pair_probe, end.ops),
+		      KSTATS_SIDE_END, fregs);
 }
 
 static const struct kstats_hooks kstats_start_hooks = {
@@ -563,19 +602,63 @@ static bool kstats_detach_endpoint(struct kstats_probe *p,
  * @mask. The parser allows a function's entry or a tracepoint only (where
  * the arguments are); a tracepoint's probe takes its data first.
  */
-static int kstats_pair_key_type(struct kstats_pair_probe *pp,
-				struct kstats_site *site, const char *what,
-				struct kstats_cmd *cmd, u64 *mask)
+static int kstats_pair_key_type(unsigned int arg, struct kstats_site *site,
+				const char *what, struct kstats_cmd *cmd,
+				u64 *mask)
 {
 	struct kstats_btf_int type = {};
 	int ret;
 
-	ret = kstats_site_arg_type(cmd, site, what, "key", pp->key_arg, true,
-				   &type);
+	ret = kstats_site_arg_type(cmd, site, what, "key", arg, true, &type);
 	if (ret)
 		return ret;
 	/* Only compared: the sign does not matter, the garbage above does. */
 	*mask = kstats_int_mask(type.bytes * 8);
+	return 0;
+}
+
+/*
+ * "if argN OP NUMBER" of @side at @site: the argument's width and sign,
+ * from BTF or "type". A NUMBER that no value of that type equals, or a
+ * negative one against an unsigned argument, is refused: the condition
+ * would be constant.
+ */
+static int kstats_pair_cond_setup(struct kstats_pair_probe *pp,
+				  enum kstats_side side, struct kstats_site *site,
+				  const char *what, struct kstats_cmd *cmd)
+{
+	const struct kstats_cmd_side *sd = &cmd->side[side];
+	struct kstats_pair_cond *c = &pp->cond[side];
+	struct kstats_btf_int type = {};
+	bool fits;
+	int ret;
+
+	if (!sd->cond)
+		return 0;
+	ret = kstats_site_arg_type(cmd, site, what, "if", sd->cond_arg, true,
+				   &type);
+	if (ret)
+		return ret;
+	c->arg = sd->cond_arg;
+	c->bits = type.bytes * 8;
+	c->is_signed = type.is_signed;
+	c->mask = kstats_int_mask(c->bits);
+	c->val = sd->cond_val;
+	/* A NUMBER written without '-' above S64_MAX reads as negative. */
+	if (c->is_signed)
+		fits = sd->cond_neg == (c->val < 0) &&
+		       c->val >= -(s64)(c->mask >> 1) - 1 &&
+		       c->val <= (s64)(c->mask >> 1);
+	else
+		fits = !sd->cond_neg && !((u64)c->val & ~c->mask);
+	if (!fits)
+		return kstats_fail(cmd, -EINVAL,
+				   "if arg%u: %s%llu is no %c%u value (%s %s)",
+				   c->arg, sd->cond_neg ? "-" : "",
+				   sd->cond_neg ? -(u64)c->val : (u64)c->val,
+				   c->is_signed ? 's' : 'u', c->bits, what,
+				   site->target.sym);
+	c->op = sd->cond;
 	return 0;
 }
 
@@ -603,11 +686,13 @@ static int kstats_pair_key_setup(struct kstats_pair_probe *pp,
 	struct kstats_probe *p = &pp->p;
 	int ret;
 
-	pp->key_arg = cmd->key_arg;
-	ret = kstats_pair_key_type(pp, &p->start, "start", cmd,
+	pp->key_arg[KSTATS_SIDE_BEGIN] = cmd->side[KSTATS_SIDE_BEGIN].key_arg;
+	pp->key_arg[KSTATS_SIDE_END] = cmd->side[KSTATS_SIDE_END].key_arg;
+	ret = kstats_pair_key_type(pp->key_arg[KSTATS_SIDE_BEGIN], &p->start,
+				   "start", cmd,
 				   &pp->key_mask[KSTATS_SIDE_BEGIN]) ?:
-	      kstats_pair_key_type(pp, &p->end, "end", cmd,
-				   &pp->key_mask[KSTATS_SIDE_END]);
+	      kstats_pair_key_type(pp->key_arg[KSTATS_SIDE_END], &p->end,
+				   "end", cmd, &pp->key_mask[KSTATS_SIDE_END]);
 	if (ret)
 		return ret;
 	pp->reqs = kstats_req_table_alloc(cmd->slots, cmd->expire);
@@ -625,6 +710,11 @@ static int kstats_pair_attach(struct kstats_probe *p, struct kstats_cmd *cmd)
 	int ret;
 
 	p->ops = &kstats_pair_ops;
+	ret = kstats_pair_cond_setup(pp, KSTATS_SIDE_BEGIN, &p->start, "start",
+				     cmd) ?:
+	      kstats_pair_cond_setup(pp, KSTATS_SIDE_END, &p->end, "end", cmd);
+	if (ret)
+		return ret;
 	if (p->key == KSTATS_KEY_ARG) {
 		ret = kstats_pair_key_setup(pp, cmd);
 		if (ret)
@@ -790,10 +880,44 @@ static const char *kstats_pair_name(const struct kstats_probe *p)
 	return "pair";
 }
 
+/* " if arg4==0,-": each side's condition, "-" for none. */
+static void kstats_pair_show_conds(struct seq_file *m,
+				   const struct kstats_pair_probe *pp)
+{
+	static const char * const ops[] = {
+		[KSTATS_COND_EQ] = "==", [KSTATS_COND_NE] = "!=",
+		[KSTATS_COND_LT] = "<", [KSTATS_COND_GT] = ">",
+	};
+	const struct kstats_pair_cond *c;
+	int side;
+
+	if (!pp->cond[KSTATS_SIDE_BEGIN].op && !pp->cond[KSTATS_SIDE_END].op)
+		return;
+	seq_puts(m, " if ");
+	for (side = 0; side < KSTATS_NR_SIDES; side++) {
+		c = &pp->cond[side];
+		if (side)
+			seq_putc(m, ',');
+		if (!c->op)
+			seq_putc(m, '-');
+		else if (c->is_signed)
+			seq_printf(m, "arg%u%s%lld", c->arg, ops[c->op], c->val);
+		else
+			seq_printf(m, "arg%u%s%llu", c->arg, ops[c->op],
+				   (u64)c->val & c->mask);
+	}
+}
+
 static void kstats_pair_show(struct seq_file *m, const struct kstats_probe *p)
 {
-	if (p->key == KSTATS_KEY_ARG)
-		seq_printf(m, " key arg%u", kstats_pair(p)->key_arg);
+	const struct kstats_pair_probe *pp = kstats_pair(p);
+
+	if (p->key == KSTATS_KEY_ARG &&
+	    pp->key_arg[KSTATS_SIDE_BEGIN] == pp->key_arg[KSTATS_SIDE_END])
+		seq_printf(m, " key arg%u", pp->key_arg[KSTATS_SIDE_BEGIN]);
+	else if (p->key == KSTATS_KEY_ARG)
+		seq_printf(m, " key arg%u,arg%u", pp->key_arg[KSTATS_SIDE_BEGIN],
+			   pp->key_arg[KSTATS_SIDE_END]);
 	else
 		seq_printf(m, " key %s", p->key == KSTATS_KEY_TASK ? "task" : "cpu");
 	seq_puts(m, " targets ");
@@ -802,6 +926,7 @@ static void kstats_pair_show(struct seq_file *m, const struct kstats_probe *p)
 	kstats_show_target(m, &p->end.target);
 	seq_printf(m, " hooks %s,%s", kstats_hook_name(&kstats_pair(p)->start),
 		   kstats_hook_name(&kstats_pair(p)->end));
+	kstats_pair_show_conds(m, pp);
 }
 
 static void kstats_pair_show_counts(struct seq_file *m,

@@ -51,6 +51,19 @@ enum kstats_pair_lean {
 	KSTATS_PAIR_LEAN_TASK,
 };
 
+/*
+ * "if argN OP NUMBER" of one side, as set up: @mask the argument's width,
+ * @bits that width, @is_signed from BTF or "type".
+ */
+struct kstats_pair_cond {
+	u8 op;				/* enum kstats_cond_op; 0: none */
+	u8 arg;				/* N, 1-based */
+	u8 bits;
+	bool is_signed;
+	u64 mask;
+	s64 val;
+};
+
 /* Its handlers reach it from @start's or @end's hook by container_of. */
 struct kstats_pair_probe {
 	struct kstats_probe p;
@@ -60,9 +73,10 @@ struct kstats_pair_probe {
 	struct kstats_task_table *tasks;	/* pairs keyed by task */
 	struct kstats_req_table *reqs;		/* pairs keyed by an argument */
 	struct delayed_work expire_work;	/* frees @reqs' old starts */
-	unsigned int key_arg;			/* key argN: N */
+	unsigned int key_arg[KSTATS_NR_SIDES];	/* key argN: N at start, end */
 	u8 lean;				/* enum kstats_pair_lean */
 	u64 key_mask[KSTATS_NR_SIDES];		/* its width at start, end */
+	struct kstats_pair_cond cond[KSTATS_NR_SIDES];
 };
 
 static inline struct kstats_pair_probe *kstats_pair(const struct kstats_probe *p)

@@ -110,10 +110,94 @@ static int kstats_parse_func(struct kstats_cmd *cmd, const char *func)
 	return 0;
 }
 
+/*
+ * "key cpu|task|argN". key argN written after start or end goes to
+ * @key_args[that side], before both to @key_args[KSTATS_NR_SIDES];
+ * kstats_key_sides() spreads them once the line is read.
+ */
+static int kstats_parse_key(struct kstats_cmd *cmd, const char *v,
+			    enum kstats_side side, unsigned int *key_args)
+{
+	unsigned int arg;
+
+	if (!strcasecmp(v, "cpu") || !strcasecmp(v, "task")) {
+		if (cmd->key != KSTATS_KEY_CPU ||
+		    memchr_inv(key_args, 0, sizeof(*key_args) * (KSTATS_NR_SIDES + 1)))
+			return kstats_why(cmd, "key given twice");
+		cmd->key = tolower(v[0]) == 'c' ? KSTATS_KEY_CPU : KSTATS_KEY_TASK;
+		/* key cpu, the default, written: a key argN may not follow. */
+		key_args[KSTATS_NR_SIDES] = UINT_MAX;
+		return 0;
+	}
+	if (kstats_parse_arg(v, &arg))
+		return kstats_why(cmd, "key must be cpu, task or arg1 to arg%d",
+				  KSTATS_REG_ARGS);
+	if (cmd->key != KSTATS_KEY_CPU || key_args[KSTATS_NR_SIDES] == UINT_MAX ||
+	    key_args[side])
+		return kstats_why(cmd, "key given twice%s",
+				  side == KSTATS_NR_SIDES ? "" :
+				  side == KSTATS_SIDE_BEGIN ? " for start" : " for end");
+	key_args[side] = arg;
+	return 0;
+}
+
+/*
+ * Each side's key argN: its own; else a start takes the end's, an end the
+ * start's, and either the one written before both.
+ */
+static void kstats_key_sides(struct kstats_cmd *cmd, const unsigned int *key_args)
+{
+	unsigned int begin = key_args[KSTATS_SIDE_BEGIN];
+	unsigned int end = key_args[KSTATS_SIDE_END];
+	unsigned int both = key_args[KSTATS_NR_SIDES];
+
+	if (both == UINT_MAX || !(begin | end | both))
+		return;
+	cmd->key = KSTATS_KEY_ARG;
+	cmd->side[KSTATS_SIDE_BEGIN].key_arg = begin ?: end ?: both;
+	cmd->side[KSTATS_SIDE_END].key_arg = end ?: both ?: begin;
+}
+
+/* "if argN OP NUMBER", @w at argN and @n words from there, into @sd. */
+static int kstats_parse_cond(struct kstats_cmd *cmd, struct kstats_cmd_side *sd,
+			     char **w, int n)
+{
+	static const char * const ops[] = {
+		[KSTATS_COND_EQ] = "==", [KSTATS_COND_NE] = "!=",
+		[KSTATS_COND_LT] = "<", [KSTATS_COND_GT] = ">",
+	};
+	unsigned int op;
+	u64 u;
+
+	if (sd->cond)
+		return kstats_why(cmd, "if given twice for one side");
+	if (n < 3)
+		return kstats_why(cmd, "if takes argN OP NUMBER");
+	if (kstats_parse_arg(w[0], &sd->cond_arg))
+		return kstats_why(cmd, "if: arg1 to arg%d, not '%.20s'",
+				  KSTATS_REG_ARGS, w[0]);
+	for (op = KSTATS_COND_EQ; op < ARRAY_SIZE(ops); op++)
+		if (!strcmp(w[1], ops[op]))
+			break;
+	if (op == ARRAY_SIZE(ops))
+		return kstats_why(cmd, "if: OP must be ==, !=, < or >, not '%.20s'",
+				  w[1]);
+	if (w[2][0] == '-' ? kstrtos64(w[2], 0, &sd->cond_val) :
+	    kstrtou64(w[2], 0, &u))
+		return kstats_why(cmd, "if: bad NUMBER '%.24s'", w[2]);
+	sd->cond_neg = w[2][0] == '-';
+	if (!sd->cond_neg)
+		sd->cond_val = (s64)u;
+	sd->cond = op;
+	return 0;
+}
+
 static int kstats_parse_trace(struct kstats_cmd *cmd, char **w, int n)
 {
+	unsigned int key_args[KSTATS_NR_SIDES + 1] = {};
+	enum kstats_side side = KSTATS_NR_SIDES;	/* before start and end */
 	bool pair = false, have_bits = false, have_via = false, have_as = false,
-	     have_key = false, have_start = false, have_end = false,
+	     have_start = false, have_end = false,
 	     have_slots = false, have_clock = false, have_value = false,
 	     have_type = false, have_expire = false, gap = false;
 	unsigned int bits, slots, expire;
@@ -187,18 +271,19 @@ static int kstats_parse_trace(struct kstats_cmd *cmd, char **w, int n)
 		} else if (!strcasecmp(k, "key")) {
 			if (cmd->op != KSTATS_CMD_TRACE_PAIR)
 				return kstats_why(cmd, "key is only for start/end pairs");
-			if (have_key)
-				return kstats_why(cmd, "key given twice");
-			have_key = true;
-			if (!strcasecmp(v, "cpu"))
-				cmd->key = KSTATS_KEY_CPU;
-			else if (!strcasecmp(v, "task"))
-				cmd->key = KSTATS_KEY_TASK;
-			else if (!kstats_parse_arg(v, &cmd->key_arg))
-				cmd->key = KSTATS_KEY_ARG;
-			else
-				return kstats_why(cmd, "key must be cpu, task or arg1 to arg%d",
-						  KSTATS_REG_ARGS);
+			ret = kstats_parse_key(cmd, v, side, key_args);
+			if (ret)
+				return ret;
+		} else if (!strcasecmp(k, "if")) {
+			if (cmd->op != KSTATS_CMD_TRACE_PAIR)
+				return kstats_why(cmd, "if is only for start/end pairs");
+			if (side == KSTATS_NR_SIDES)
+				return kstats_why(cmd, "if must follow start SITE or end SITE");
+			ret = kstats_parse_cond(cmd, &cmd->side[side], w + i + 1,
+						n - i - 1);
+			if (ret)
+				return ret;
+			i += 2;		/* argN OP NUMBER: two words more */
 		} else if (!strcasecmp(k, "expire")) {
 			if (have_expire)
 				return kstats_why(cmd, "expire given twice");
@@ -240,6 +325,7 @@ static int kstats_parse_trace(struct kstats_cmd *cmd, char **w, int n)
 			if (have_start)
 				return kstats_why(cmd, "start given twice");
 			have_start = true;
+			side = KSTATS_SIDE_BEGIN;
 			ret = kstats_parse_target(cmd, v, "start", &cmd->start);
 			if (ret)
 				return ret;
@@ -247,6 +333,7 @@ static int kstats_parse_trace(struct kstats_cmd *cmd, char **w, int n)
 			if (have_end)
 				return kstats_why(cmd, "end given twice");
 			have_end = true;
+			side = KSTATS_SIDE_END;
 			ret = kstats_parse_target(cmd, v, "end", &cmd->end);
 			if (ret)
 				return ret;
@@ -288,14 +375,16 @@ static int kstats_parse_trace(struct kstats_cmd *cmd, char **w, int n)
 	}
 	if (pair && (!have_start || !have_end))
 		return kstats_why(cmd, "a pair needs both start and end");
+	kstats_key_sides(cmd, key_args);
 	if (have_slots && cmd->key == KSTATS_KEY_CPU)
 		return kstats_why(cmd, "slots is only for key task and key argN");
 	if (have_expire && cmd->key != KSTATS_KEY_ARG)
 		return kstats_why(cmd, "expire is only for key argN");
 	/* Past a function's entry its argument registers may be reused. */
-	if (cmd->key == KSTATS_KEY_ARG && (cmd->start.offset || cmd->end.offset))
+	if ((cmd->key == KSTATS_KEY_ARG || cmd->side[0].cond ||
+	     cmd->side[1].cond) && (cmd->start.offset || cmd->end.offset))
 		return kstats_why(cmd,
-				  "key argN: %s is SYMBOL+OFFSET, where the argument registers may hold anything",
+				  "key argN, if argN: %s is SYMBOL+OFFSET, where the argument registers may hold anything",
 				  cmd->start.offset ? "start" : "end");
 	if (cmd->by == KSTATS_BY_ARG && cmd->start.offset)
 		return kstats_why(cmd,
@@ -308,9 +397,10 @@ static int kstats_parse_trace(struct kstats_cmd *cmd, char **w, int n)
 	if (have_value && have_clock)
 		return kstats_why(cmd, "a value entry reads no clock");
 	if (have_type && !have_value && cmd->by != KSTATS_BY_RETVAL &&
-	    cmd->by != KSTATS_BY_ARG && cmd->key != KSTATS_KEY_ARG)
+	    cmd->by != KSTATS_BY_ARG && cmd->key != KSTATS_KEY_ARG &&
+	    !cmd->side[KSTATS_SIDE_BEGIN].cond && !cmd->side[KSTATS_SIDE_END].cond)
 		return kstats_why(cmd,
-				  "type is only for value argN|retval, by retval|argN and key argN");
+				  "type is only for value argN|retval, by retval|argN, key argN and if argN");
 	if (cmd->keys && !cmd->by)
 		return kstats_why(cmd, "keys is only for by KEY");
 	ret = kstats_parse_counter_check(cmd);

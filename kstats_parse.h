@@ -57,7 +57,40 @@ enum kstats_cmd_via {
 enum kstats_cmd_key {
 	KSTATS_KEY_CPU,		/* same CPU (default) */
 	KSTATS_KEY_TASK,	/* same task */
-	KSTATS_KEY_ARG,		/* same value of argument @key_arg */
+	KSTATS_KEY_ARG,		/* the start's key argN equal to the end's */
+};
+
+/* The sides of a call or a pair; a command's options per side. */
+enum kstats_side {
+	KSTATS_SIDE_BEGIN,	/* function entry, or X of a pair */
+	KSTATS_SIDE_END,	/* function return, or Y of a pair */
+	KSTATS_NR_SIDES,
+};
+
+/* The comparison of "if argN OP NUMBER". */
+enum kstats_cond_op {
+	KSTATS_COND_NONE,
+	KSTATS_COND_EQ,		/* == */
+	KSTATS_COND_NE,		/* != */
+	KSTATS_COND_LT,		/* < */
+	KSTATS_COND_GT,		/* > */
+};
+
+/**
+ * struct kstats_cmd_side - what a pair's start or end reads there
+ * @key_arg: its key argN, 1-based; 0 unless the pair is %KSTATS_KEY_ARG.
+ * @cond: "if argN OP NUMBER" written after it: the hits whose argument
+ *	compares so are taken, the others left alone.
+ * @cond_arg: that N, 1-based.
+ * @cond_val: that NUMBER.
+ * @cond_neg: NUMBER was written with a '-'.
+ */
+struct kstats_cmd_side {
+	unsigned int key_arg;
+	enum kstats_cond_op cond;
+	unsigned int cond_arg;
+	s64 cond_val;
+	bool cond_neg;
 };
 
 /* "by KEY": the key of per-key histograms (kstats_keys.h); NONE: no keys. */
@@ -169,7 +202,10 @@ struct kstats_target {
  * @via: mechanism for %KSTATS_CMD_TRACE.
  * @key: pairing for %KSTATS_CMD_TRACE_PAIR.
  * @clock: the clock asked for with "clock".
- * @key_arg: the argument of %KSTATS_KEY_ARG, 1-based.
+ * @side: per side of a pair, its key argN and condition. "key argN" and
+ *	"if" written after "start SITE" or "end SITE" are that side's; a key
+ *	written after the end, or before both, also keys a start without its
+ *	own, and a start's keys an end without its own.
  * @slots: table size for %KSTATS_KEY_TASK and %KSTATS_KEY_ARG; 0 for the
  *	default.
  * @expire: seconds after which a start of %KSTATS_KEY_ARG not ended is
@@ -199,7 +235,7 @@ struct kstats_cmd {
 	u8 bits;
 	enum kstats_cmd_via via;
 	enum kstats_cmd_key key;
-	unsigned int key_arg;
+	struct kstats_cmd_side side[KSTATS_NR_SIDES];
 	enum kstats_cmd_clock clock;
 	unsigned int slots;
 	unsigned int expire;

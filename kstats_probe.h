@@ -55,13 +55,6 @@ struct task_struct;
 struct seq_file;
 struct tracepoint;
 
-/* Handlers of a hit whose time is sampled for overhead_ns. */
-enum kstats_side {
-	KSTATS_SIDE_BEGIN,	/* function entry, or X of a pair */
-	KSTATS_SIDE_END,	/* function return, or Y of a pair */
-	KSTATS_NR_SIDES,
-};
-
 /* Per-CPU event counters of an entry, summed for the listing. */
 struct kstats_probe_stats {
 	unsigned long skipped;	/* pcpu: calls not measured */

@@ -2570,7 +2570,9 @@ struct kt_parse_case {
 	enum kstats_cmd_by by;
 	unsigned int by_arg;
 	unsigned int keys;
-	unsigned int key_arg;
+	unsigned int key_arg;		/* the start's; the end's too ... */
+	unsigned int end_key_arg;	/* ... unless this is set */
+	struct kstats_cmd_side cond[KSTATS_NR_SIDES];	/* "if" only */
 	unsigned int expire;
 	unsigned int outliers;
 };
@@ -2729,6 +2731,36 @@ static const struct kt_parse_case kt_parse_cases[] = {
 	  .op = KSTATS_CMD_TRACE_PAIR, .name = "l", .bits = 4,
 	  .key = KSTATS_KEY_ARG, .key_arg = 6, .expire = 3600, .vbytes = 4,
 	  .slots = 5000, .start = "a", .end = "b" },
+	/* key argN and if argN OP NUMBER after start or end: that side's */
+	{ .line = "trace l start a key arg2 end b key arg1",
+	  .op = KSTATS_CMD_TRACE_PAIR, .name = "l", .bits = 4,
+	  .key = KSTATS_KEY_ARG, .key_arg = 2, .end_key_arg = 1,
+	  .start = "a", .end = "b" },
+	{ .line = "trace l start a key arg2 end b",
+	  .op = KSTATS_CMD_TRACE_PAIR, .name = "l", .bits = 4,
+	  .key = KSTATS_KEY_ARG, .key_arg = 2, .start = "a", .end = "b" },
+	{ .line = "trace l key arg3 start a end b",
+	  .op = KSTATS_CMD_TRACE_PAIR, .name = "l", .bits = 4,
+	  .key = KSTATS_KEY_ARG, .key_arg = 3, .start = "a", .end = "b" },
+	{ .line = "trace l key arg3 start a end b key arg4",
+	  .op = KSTATS_CMD_TRACE_PAIR, .name = "l", .bits = 4,
+	  .key = KSTATS_KEY_ARG, .key_arg = 4, .start = "a", .end = "b" },
+	{ .line = "trace l start a key arg2 if arg2 < 64 end b key arg1 if arg1 != 0x5",
+	  .op = KSTATS_CMD_TRACE_PAIR, .name = "l", .bits = 4,
+	  .key = KSTATS_KEY_ARG, .key_arg = 2, .end_key_arg = 1,
+	  .start = "a", .end = "b",
+	  .cond = { { .cond = KSTATS_COND_LT, .cond_arg = 2, .cond_val = 64 },
+		    { .cond = KSTATS_COND_NE, .cond_arg = 1, .cond_val = 5 } } },
+	{ .line = "trace l start a if arg1 > -3 end b key task",
+	  .op = KSTATS_CMD_TRACE_PAIR, .name = "l", .bits = 4,
+	  .key = KSTATS_KEY_TASK, .start = "a", .end = "b",
+	  .cond = { { .cond = KSTATS_COND_GT, .cond_arg = 1, .cond_val = -3,
+		      .cond_neg = true } } },
+	{ .line = "trace l start a end b if arg4 == 18446744073709551615",
+	  .op = KSTATS_CMD_TRACE_PAIR, .name = "l", .bits = 4,
+	  .start = "a", .end = "b",
+	  .cond = { {}, { .cond = KSTATS_COND_EQ, .cond_arg = 4,
+			  .cond_val = -1 } } },
 	/* value argN|retval: trace FUNC only, N within the register arguments */
 	KT_VALUE("trace f value arg1", "f", ARG, 1),
 	KT_VALUE("trace f VALUE ARG6", "f", ARG, 6),
@@ -2890,6 +2922,24 @@ static const struct kt_parse_case kt_parse_cases[] = {
 	KT_BAD("trace l start a end b key"),
 	KT_BAD("trace l start a end b key node"),
 	KT_BAD("trace l start a end b key cpu key task"),
+	KT_BAD("trace l start a key arg1 key arg2 end b"),
+	KT_BAD("trace l start a end b key arg1 key arg1"),
+	KT_BAD("trace l key arg1 key arg2 start a end b"),
+	KT_BAD("trace l key cpu start a key arg1 end b"),
+	KT_BAD("trace l start a key arg1 end b key task"),
+	KT_BAD("trace l if arg1 == 0 start a end b"),
+	KT_BAD("trace l start a if arg1 = 0 end b"),
+	KT_BAD("trace l start a if arg1 =< 0 end b"),
+	KT_BAD("trace l start a if arg0 == 0 end b"),
+	KT_BAD("trace l start a if arg1 == x end b"),
+	KT_BAD("trace l start a if arg1 == -x end b"),
+	KT_BAD("trace l start a if arg1 == 18446744073709551616 end b"),
+	KT_BAD("trace l start a if arg1 == 1 if arg1 == 2 end b"),
+	KT_BAD("trace l start a end b if arg1 =="),
+	KT_BAD("trace l start a end b if arg1"),
+	KT_BAD("trace l start a+4 if arg1 == 0 end b"),
+	KT_BAD("trace f if arg1 == 0 x"),
+	KT_BAD("trace g gap f if arg1 == 0"),
 	KT_BAD("trace l start a end b via fprobe"),
 	KT_BAD("trace l start a end b bits 9"),
 	KT_BAD("trace _l start a end b"),
@@ -3105,7 +3155,7 @@ static void kt_parse_table(struct kunit *test)
 {
 	const struct kt_parse_case *c = test->param_value;
 	struct kstats_cmd *cmd;
-	int ret;
+	int i, ret;
 
 	cmd = kunit_kzalloc(test, sizeof(*cmd), GFP_KERNEL);
 	KUNIT_ASSERT_NOT_NULL(test, cmd);
@@ -3143,7 +3193,15 @@ static void kt_parse_table(struct kunit *test)
 	KUNIT_EXPECT_EQ(test, cmd->by, c->by);
 	KUNIT_EXPECT_EQ(test, cmd->by_arg, c->by_arg);
 	KUNIT_EXPECT_EQ(test, cmd->keys, c->keys);
-	KUNIT_EXPECT_EQ(test, cmd->key_arg, c->key_arg);
+	KUNIT_EXPECT_EQ(test, cmd->side[KSTATS_SIDE_BEGIN].key_arg, c->key_arg);
+	KUNIT_EXPECT_EQ(test, cmd->side[KSTATS_SIDE_END].key_arg,
+			c->end_key_arg ?: c->key_arg);
+	for (i = 0; i < KSTATS_NR_SIDES; i++) {
+		KUNIT_EXPECT_EQ(test, cmd->side[i].cond, c->cond[i].cond);
+		KUNIT_EXPECT_EQ(test, cmd->side[i].cond_arg, c->cond[i].cond_arg);
+		KUNIT_EXPECT_EQ(test, cmd->side[i].cond_val, c->cond[i].cond_val);
+		KUNIT_EXPECT_EQ(test, cmd->side[i].cond_neg, c->cond[i].cond_neg);
+	}
 	KUNIT_EXPECT_EQ(test, cmd->expire, c->expire);
 	KUNIT_EXPECT_EQ(test, cmd->outliers, c->outliers);
 }

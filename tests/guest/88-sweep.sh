@@ -109,8 +109,9 @@ cmd() {
 	start-task) C="trace $3 start $2 end $OTHER key task" ;;
 	end-cpu) C="trace $3 start $OTHER end $2 key cpu" ;;
 	end-task) C="trace $3 start $OTHER end $2 key task" ;;
-	start-arg) C="trace $3 start $2 end $OTHER key arg1 by comm" ;;
-	end-arg) C="trace $3 start $OTHER end $2 key arg1" ;;
+	# A key per side, and a condition on FUNC's side.
+	start-arg) C="trace $3 start $2 key arg1 if arg1 != 0 end $OTHER key arg3 by comm" ;;
+	end-arg) C="trace $3 start $OTHER key arg2 end $2 key arg1 if arg1 != 0" ;;
 	arg1) C="trace $2 value arg1 as $3" ;;
 	retval) C="trace $2 value retval as $3" ;;
 	cgroup) C="trace $2 cgroup / as $3" ;;

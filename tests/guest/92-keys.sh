@@ -304,7 +304,7 @@ is "$(ctl trace $V by comm keys x as bad7)" "$EINVAL" "keys x: EINVAL"
 is "$(ctl trace $V by pid type s64 as bad9)" "$EINVAL" "type without value or by retval: EINVAL"
 logs "by given twice" 1 "by: KEY is comm, pid, tid, cpu, cgroup, retval, syscall, stack or arg1 to arg$NARGS" 1 \
 	"keys must be 1 to 1024" 3 "keys is only for by KEY" 1 "keys given twice" 1 \
-	"type is only for value argN|retval, by retval|argN and key argN" 1
+	"type is only for value argN|retval, by retval|argN, key argN and if argN" 1
 log_mark
 is "$(ctl trace kgap gap $MS by comm)" "$ENOTSUP" "a gap by comm: EOPNOTSUPP"
 is "$(ctl trace kpc start $MS end $ME by comm)" "$ENOTSUP" "a key cpu pair by comm: EOPNOTSUPP"

@@ -9,7 +9,7 @@
 # reads, by comm of the reader.
 # timeout: 400
 . /tests/lib.sh
-plan 62
+plan 82
 load_modules
 
 RS=kstats_helper_req_start
@@ -104,6 +104,34 @@ if [ -z "$T" ]; then
 	ctl remove rqa > /dev/null
 fi
 
+# Each side its own key: the request's id is kstats_helper_req_start's
+# second argument and the end tracepoint's first.
+is "$(ctl trace rqs start $RS key arg2 end $TPE key arg1 $T32)" OK \
+	"start ... key arg2 end ... key arg1"
+is "$(line rqs | grep -c ' mechanism pair key arg2,arg1 targets ')" 1 "listing: key arg2,arg1"
+is "$(helper req 64 1000)" OK "64 requests"
+is "$(counts rqs)" "64 0 0 0 0" "a key per side: all 64 paired"
+ctl remove rqs > /dev/null
+
+# if argN OP NUMBER after a side: only its hits that compare so count.
+# Starts of ids 0 to 15, ends of every id but 3: 15 pairs, the ends of 16
+# to 31 unpaired, the start of 3 left pending.
+is "$(ctl trace rqi start $RS key arg2 if arg2 '<' 16 end $RE if arg2 '!=' 3 $T32)" OK \
+	"start ... if arg2 < 16 end ... if arg2 != 3"
+is "$(line rqi | grep -c ' key arg2 targets .* if arg2<16,arg2!=3 ')" 1 "listing: both conditions"
+is "$(helper req 32 1000)" OK "32 requests"
+is "$(counts rqi)" "15 16 0 0 0" "if: 15 pairs, 16 ends unpaired"
+is "$(helper reqstart 4)" OK "4 starts more, of ids 0 to 3"
+is "$(helper reqend 4)" OK "and their ends"
+is "$(counts rqi)" "18 16 1 0 0" "ids 0 to 2 paired, id 3 restarted and its end left out"
+ctl remove rqi > /dev/null
+# On tracepoints, with key cpu's default pairing.
+is "$(ctl trace tpi start $TPS if arg1 '>' 9 end $TPE if arg1 == 12 $T32)" OK \
+	"tracepoints: start if arg1 > 9, end if arg1 == 12, key cpu"
+is "$(helper irqend 16 1000)" OK "16 starts and ends on one CPU"
+is "$(samples tpi) $(field tpi unpaired)" "1 0" "one pair: id 12's start and end"
+ctl remove tpi > /dev/null
+
 # Expiry: starts never ended go after expire N s (checked every N/2 s).
 is "$(ctl trace rqx start $RS end $RE key arg1 expire 1 $T)" OK "expire 1"
 is "$(helper reqstart 7)" OK "7 starts never ended"
@@ -137,7 +165,7 @@ refuse() {
 	is "$(log_new | grep -c "refused: $why")" 1 "$desc: reason logged"
 }
 log_mark
-refuse "$EINVAL" "key argN: start is SYMBOL+OFFSET, where the argument registers may hold anything" \
+refuse "$EINVAL" "key argN, if argN: start is SYMBOL+OFFSET, where the argument registers may hold anything" \
 	"key argN at SYMBOL+OFFSET: EINVAL" trace bad start $RS+4 end $RE key arg1 $T
 refuse "$EINVAL" "key must be cpu, task or arg1 to arg$NARGS" "key arg0: EINVAL" \
 	trace bad start $RS end $RE key arg0
@@ -159,6 +187,17 @@ refuse "$ENOTSUP" "key arg6: a tracepoint's probe has arg1 to arg5 in registers"
 	"key arg6 of a tracepoint: EOPNOTSUPP" trace bad start $TPS end $TPE key arg6 $T
 refuse "$EINVAL" "key must be cpu, task or arg1 to arg$NARGS" "key $PAST: EINVAL" \
 	trace bad start $RS end $RE key $PAST
+# The log's next window of refusals.
+sleep 5
+log_mark
+refuse "$EINVAL" "if arg2: 4294967296 is no u32 value (start $RS)" \
+	"if: a NUMBER beyond the argument's type: EINVAL" \
+	trace bad start $RS if arg2 == 4294967296 end $RE $T32
+refuse "$EINVAL" "if arg2: -1 is no u32 value (end $RE)" \
+	"if: a negative NUMBER for an unsigned argument: EINVAL" \
+	trace bad start $RS end $RE if arg2 '>' -1 $T32
+refuse "$EINVAL" "if must follow start SITE or end SITE" "if before start and end: EINVAL" \
+	trace bad if arg1 == 0 start $RS end $RE
 is "$(grep -c '^name bad ' "$KS/_control")" 0 "nothing created"
 
 # The block layer: biolatency's pair on a null_blk disk. Each completed

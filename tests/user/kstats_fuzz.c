@@ -128,6 +128,8 @@ static const char * const seeds[] = {
 	"trace kstats_helper_work by stack keys 2 via kretprobe as fz_s",
 	"trace fz_og gap __tracepoint_kstats_helper_start outliers 1",
 	"trace fz_rt start __tracepoint_kstats_helper_start end __tracepoint_kstats_helper_end key arg1 expire 2 slots 64 type u32",
+	"trace fz_rs start kstats_helper_req_start key arg2 if arg2 < 16 end __tracepoint_kstats_helper_end key arg1 type u32",
+	"trace fz_if start __tracepoint_kstats_helper_start if arg1 > 9 end __tracepoint_kstats_helper_end if arg1 != 12 type u32",
 	"stop fz",
 	"reset fz",
 	"start fz",
@@ -151,6 +153,7 @@ static const char * const words[] = {
 	"a/b", "fz fz", "_x", "-", ":", "type", "s32", "u64", "u0", "cgroup",
 	"value", "arg2", "retval", "by", "keys", "comm", "pid", "tid",
 	"arg1", "arg0", "arg6", "expire", "slots", "outliers", "stack",
+	"if", "==", "!=", "<", ">", "=",
 };
 
 static const char * const numbers[] = {
