@@ -134,8 +134,8 @@ out:
  * carry the entry's epoch, so none pairs across a stop. A running one
  * times one call in KSTATS_TIMED_EVERY for overhead_ns. Filters apply to
  * the start only: the end of a start left out finds no start (unpaired).
- * @key is the argument of key argN, @byv that of by argN (at X only), as
- * the hook gave them.
+ * @key is the argument of key argN cut to its width, @byv that of by
+ * argN (at X only), as the hook gave them.
  */
 static __always_inline void kstats_pair_hit(struct kstats_pair_probe *pp,
 					    enum kstats_side side, u64 key,
@@ -151,7 +151,6 @@ static __always_inline void kstats_pair_hit(struct kstats_pair_probe *pp,
 	preempt_disable_notrace();
 	if (kstats_guard_enter(p, &saved)) {
 		kstats_timed_begin(p, &tm);
-		key &= pp->key_mask[side];
 		if (side == KSTATS_SIDE_BEGIN)
 			kstats_pair_start(pp, key, byv);
 		else
@@ -269,6 +268,19 @@ static notrace void kstats_tp_task_end(void *data)
 			     KSTATS_PAIR_LEAN_TASK);
 }
 
+/* Those of the other starts: @data is their endpoint. */
+static notrace void kstats_tp_cpu_more(void *data)
+{
+	kstats_pair_lean_hit(((struct kstats_endpoint *)data)->pp,
+			     KSTATS_SIDE_BEGIN, KSTATS_PAIR_LEAN_CPU);
+}
+
+static notrace void kstats_tp_task_more(void *data)
+{
+	kstats_pair_lean_hit(((struct kstats_endpoint *)data)->pp,
+			     KSTATS_SIDE_BEGIN, KSTATS_PAIR_LEAN_TASK);
+}
+
 static __always_inline bool kstats_pair_keyed(const struct kstats_pair_probe *pp)
 {
 	return pp->p.key == KSTATS_KEY_ARG;
@@ -321,17 +333,18 @@ static __always_inline unsigned long kstats_tp_arg(unsigned int n,
 }
 
 /*
- * Tracepoint probes: @data is the entry, then come the tracepoint's
- * arguments, in registers (kstats_site_arg_type() checks that key argN's
- * and by argN's are); those past the tracepoint's own are never read.
+ * Tracepoint probes: @data is the entry (or another start's endpoint),
+ * then come the tracepoint's arguments, in registers
+ * (kstats_site_arg_type() checks that key argN's and by argN's are);
+ * those past the tracepoint's own are never read. @idx is the site's.
  */
-static __always_inline void kstats_tp_hit(void *data, enum kstats_side side,
+static __always_inline void kstats_tp_hit(struct kstats_pair_probe *pp,
+					  enum kstats_side side, unsigned int idx,
 					  unsigned long a1, unsigned long a2,
 					  unsigned long a3, unsigned long a4,
 					  unsigned long a5)
 {
-	struct kstats_pair_probe *pp = kstats_pair(data);
-	const struct kstats_pair_cond *c = &pp->cond[side];
+	const struct kstats_pair_cond *c = &pp->cond[idx];
 	unsigned int by = pp->p.by_arg;
 	unsigned long byv = 0;
 	u64 key = 0;
@@ -340,7 +353,8 @@ static __always_inline void kstats_tp_hit(void *data, enum kstats_side side,
 	    !kstats_cond_pass(c, kstats_tp_arg(c->arg, a1, a2, a3, a4, a5)))
 		return;
 	if (kstats_pair_keyed(pp))
-		key = kstats_tp_arg(pp->key_arg[side], a1, a2, a3, a4, a5);
+		key = kstats_tp_arg(pp->key_arg[idx], a1, a2, a3, a4, a5) &
+		      pp->key_mask[idx];
 	if (unlikely(by) && side == KSTATS_SIDE_BEGIN)
 		byv = kstats_tp_arg(by, a1, a2, a3, a4, a5);
 	kstats_pair_hit(pp, side, key, byv);
@@ -350,22 +364,33 @@ static notrace void kstats_tp_start(void *data, unsigned long a1,
 				    unsigned long a2, unsigned long a3,
 				    unsigned long a4, unsigned long a5)
 {
-	kstats_tp_hit(data, KSTATS_SIDE_BEGIN, a1, a2, a3, a4, a5);
+	kstats_tp_hit(kstats_pair(data), KSTATS_SIDE_BEGIN, KSTATS_SIDE_BEGIN,
+		      a1, a2, a3, a4, a5);
 }
 
 static notrace void kstats_tp_end(void *data, unsigned long a1,
 				  unsigned long a2, unsigned long a3,
 				  unsigned long a4, unsigned long a5)
 {
-	kstats_tp_hit(data, KSTATS_SIDE_END, a1, a2, a3, a4, a5);
+	kstats_tp_hit(kstats_pair(data), KSTATS_SIDE_END, KSTATS_SIDE_END,
+		      a1, a2, a3, a4, a5);
+}
+
+static notrace void kstats_tp_more(void *data, unsigned long a1,
+				   unsigned long a2, unsigned long a3,
+				   unsigned long a4, unsigned long a5)
+{
+	struct kstats_endpoint *ep = data;
+
+	kstats_tp_hit(ep->pp, KSTATS_SIDE_BEGIN, ep->idx, a1, a2, a3, a4, a5);
 }
 
 /* A kprobe's hit: the arguments from its registers. */
 static __always_inline void kstats_kp_hit(struct kstats_pair_probe *pp,
-					  enum kstats_side side,
+					  enum kstats_side side, unsigned int idx,
 					  struct pt_regs *regs)
 {
-	const struct kstats_pair_cond *c = &pp->cond[side];
+	const struct kstats_pair_cond *c = &pp->cond[idx];
 	unsigned int by = pp->p.by_arg;
 
 	if (pp->lean) {
@@ -376,7 +401,8 @@ static __always_inline void kstats_kp_hit(struct kstats_pair_probe *pp,
 	    !kstats_cond_pass(c, regs_get_kernel_argument(regs, c->arg - 1)))
 		return;
 	kstats_pair_hit(pp, side, kstats_pair_keyed(pp) ?
-			regs_get_kernel_argument(regs, pp->key_arg[side] - 1) : 0,
+			regs_get_kernel_argument(regs, pp->key_arg[idx] - 1) &
+			pp->key_mask[idx] : 0,
 			by && side == KSTATS_SIDE_BEGIN ?
 			regs_get_kernel_argument(regs, by - 1) : 0);
 }
@@ -384,23 +410,31 @@ static __always_inline void kstats_kp_hit(struct kstats_pair_probe *pp,
 static notrace int kstats_kp_start(struct kprobe *kp, struct pt_regs *regs)
 {
 	kstats_kp_hit(container_of(kp, struct kstats_pair_probe, start.kp),
-		      KSTATS_SIDE_BEGIN, regs);
+		      KSTATS_SIDE_BEGIN, KSTATS_SIDE_BEGIN, regs);
 	return 0;
 }
 
 static notrace int kstats_kp_end(struct kprobe *kp, struct pt_regs *regs)
 {
 	kstats_kp_hit(container_of(kp, struct kstats_pair_probe, end.kp),
-		      KSTATS_SIDE_END, regs);
+		      KSTATS_SIDE_END, KSTATS_SIDE_END, regs);
+	return 0;
+}
+
+static notrace int kstats_kp_more(struct kprobe *kp, struct pt_regs *regs)
+{
+	struct kstats_endpoint *ep = container_of(kp, struct kstats_endpoint, kp);
+
+	kstats_kp_hit(ep->pp, KSTATS_SIDE_BEGIN, ep->idx, regs);
 	return 0;
 }
 
 /* An ftrace callback's hit: the arguments from its ftrace_regs. */
 static __always_inline void kstats_ft_hit(struct kstats_pair_probe *pp,
-					  enum kstats_side side,
+					  enum kstats_side side, unsigned int idx,
 					  struct ftrace_regs *fregs)
 {
-	const struct kstats_pair_cond *c = &pp->cond[side];
+	const struct kstats_pair_cond *c = &pp->cond[idx];
 	unsigned int by = pp->p.by_arg;
 
 	if (pp->lean) {
@@ -411,7 +445,8 @@ static __always_inline void kstats_ft_hit(struct kstats_pair_probe *pp,
 	    !kstats_cond_pass(c, kstats_ft_arg(fregs, c->arg - 1)))
 		return;
 	kstats_pair_hit(pp, side, kstats_pair_keyed(pp) ?
-			kstats_ft_arg(fregs, pp->key_arg[side] - 1) : 0,
+			kstats_ft_arg(fregs, pp->key_arg[idx] - 1) &
+			pp->key_mask[idx] : 0,
 			by && side == KSTATS_SIDE_BEGIN ?
 			kstats_ft_arg(fregs, by - 1) : 0);
 }
@@ -422,7 +457,7 @@ static notrace void kstats_ft_start(unsigned long ip, unsigned long parent_ip,
 				    struct ftrace_regs *fregs)
 {
 	kstats_ft_hit(container_of(ops, struct kstats_pair_probe, start.ops),
-		      KSTATS_SIDE_BEGIN, fregs);
+		      KSTATS_SIDE_BEGIN, KSTATS_SIDE_BEGIN, fregs);
 }
 
 static notrace void kstats_ft_end(unsigned long ip, unsigned long parent_ip,
@@ -430,7 +465,17 @@ static notrace void kstats_ft_end(unsigned long ip, unsigned long parent_ip,
 				  struct ftrace_regs *fregs)
 {
 	kstats_ft_hit(container_of(ops, struct kstats_pair_probe, end.ops),
-		      KSTATS_SIDE_END, fregs);
+		      KSTATS_SIDE_END, KSTATS_SIDE_END, fregs);
+}
+
+static notrace void kstats_ft_more(unsigned long ip, unsigned long parent_ip,
+				   struct ftrace_ops *ops,
+				   struct ftrace_regs *fregs)
+{
+	struct kstats_endpoint *ep = container_of(ops, struct kstats_endpoint,
+						  ops);
+
+	kstats_ft_hit(ep->pp, KSTATS_SIDE_BEGIN, ep->idx, fregs);
 }
 
 static const struct kstats_hooks kstats_start_hooks = {
@@ -473,6 +518,28 @@ static const struct kstats_hooks kstats_task_end_hooks = {
 	.ftrace = kstats_ft_end,
 	.kprobe = kstats_kp_end,
 	.tracepoint = (void *)kstats_tp_task_end,
+};
+
+/* The other starts': by key, as the first start's above. */
+static const struct kstats_hooks kstats_more_hooks[] = {
+	[KSTATS_PAIR_FULL] = {
+		.what = "start",
+		.ftrace = kstats_ft_more,
+		.kprobe = kstats_kp_more,
+		.tracepoint = (void *)kstats_tp_more,
+	},
+	[KSTATS_PAIR_LEAN_CPU] = {
+		.what = "start",
+		.ftrace = kstats_ft_more,
+		.kprobe = kstats_kp_more,
+		.tracepoint = (void *)kstats_tp_cpu_more,
+	},
+	[KSTATS_PAIR_LEAN_TASK] = {
+		.what = "start",
+		.ftrace = kstats_ft_more,
+		.kprobe = kstats_kp_more,
+		.tracepoint = (void *)kstats_tp_task_more,
+	},
 };
 
 /*
@@ -543,7 +610,10 @@ int kstats_endpoint_attach(struct kstats_pair_probe *pp,
 		if (!site->tp)
 			return kstats_fail(cmd, -ENOENT, "%s: no tracepoint %s",
 					   what, site->target.sym);
-		ret = tracepoint_probe_register(site->tp, ep->fn->tracepoint, &pp->p);
+		if (!ep->tp_data)
+			ep->tp_data = &pp->p;
+		ret = tracepoint_probe_register(site->tp, ep->fn->tracepoint,
+						ep->tp_data);
 		if (ret)
 			return kstats_fail(cmd, ret, "%s: tracepoint %s refused (error %d)",
 					   what, site->target.sym, ret);
@@ -589,7 +659,8 @@ static bool kstats_detach_endpoint(struct kstats_probe *p,
 		/* Taken off by a stop or now: callers in flight need the sync. */
 		if (!ep->disarmed)
 			tracepoint_probe_unregister(ep->site->tp,
-						    ep->fn->tracepoint, p);
+						    ep->fn->tracepoint,
+						    ep->tp_data);
 		return true;
 	}
 	/* Waits for pre-handlers in flight. */
@@ -617,16 +688,33 @@ static int kstats_pair_key_type(unsigned int arg, struct kstats_site *site,
 	return 0;
 }
 
+/* Site @i of the pair (kstats_parse.h: start, end, the other starts). */
+static struct kstats_site *kstats_pair_site(struct kstats_pair_probe *pp,
+					    unsigned int i)
+{
+	if (i == KSTATS_SIDE_BEGIN)
+		return &pp->p.start;
+	if (i == KSTATS_SIDE_END)
+		return &pp->p.end;
+	return &pp->more_site[i - KSTATS_NR_SIDES];
+}
+
+static const char *kstats_site_what(unsigned int i)
+{
+	return i == KSTATS_SIDE_END ? "end" : "start";
+}
+
 /*
- * "if argN OP NUMBER" of @side at @site: the argument's width and sign,
+ * "if argN OP NUMBER" of site @side at @site: the argument's width and sign,
  * from BTF or "type". A NUMBER that no value of that type equals, or a
  * negative one against an unsigned argument, is refused: the condition
  * would be constant.
  */
 static int kstats_pair_cond_setup(struct kstats_pair_probe *pp,
-				  enum kstats_side side, struct kstats_site *site,
-				  const char *what, struct kstats_cmd *cmd)
+				  unsigned int side, struct kstats_cmd *cmd)
 {
+	struct kstats_site *site = kstats_pair_site(pp, side);
+	const char *what = kstats_site_what(side);
 	const struct kstats_cmd_side *sd = &cmd->side[side];
 	struct kstats_pair_cond *c = &pp->cond[side];
 	struct kstats_btf_int type = {};
@@ -683,18 +771,18 @@ static void kstats_pair_expire_work(struct work_struct *work)
 static int kstats_pair_key_setup(struct kstats_pair_probe *pp,
 				 struct kstats_cmd *cmd)
 {
-	struct kstats_probe *p = &pp->p;
 	int ret;
 
-	pp->key_arg[KSTATS_SIDE_BEGIN] = cmd->side[KSTATS_SIDE_BEGIN].key_arg;
-	pp->key_arg[KSTATS_SIDE_END] = cmd->side[KSTATS_SIDE_END].key_arg;
-	ret = kstats_pair_key_type(pp->key_arg[KSTATS_SIDE_BEGIN], &p->start,
-				   "start", cmd,
-				   &pp->key_mask[KSTATS_SIDE_BEGIN]) ?:
-	      kstats_pair_key_type(pp->key_arg[KSTATS_SIDE_END], &p->end,
-				   "end", cmd, &pp->key_mask[KSTATS_SIDE_END]);
-	if (ret)
-		return ret;
+	unsigned int i;
+
+	for (i = 0; i < KSTATS_NR_SIDES + pp->nr_more; i++) {
+		pp->key_arg[i] = cmd->side[i].key_arg;
+		ret = kstats_pair_key_type(pp->key_arg[i], kstats_pair_site(pp, i),
+					   kstats_site_what(i), cmd,
+					   &pp->key_mask[i]);
+		if (ret)
+			return ret;
+	}
 	pp->reqs = kstats_req_table_alloc(cmd->slots, cmd->expire);
 	if (!pp->reqs)
 		return kstats_fail(cmd, -ENOMEM, "out of memory");
@@ -703,16 +791,46 @@ static int kstats_pair_key_setup(struct kstats_pair_probe *pp,
 	return 0;
 }
 
+/*
+ * The starts after the first: their addresses, and the refusal of kstats'
+ * own code, before anything is hooked (kstats_resolve_targets() and
+ * kstats_check_addrs() do the first start's and the end's).
+ */
+static int kstats_pair_more_sites(struct kstats_pair_probe *pp,
+				  struct kstats_cmd *cmd)
+{
+	struct kstats_site *site;
+	unsigned int i;
+	int ret;
+
+	pp->nr_more = cmd->nr_more;
+	for (i = 0; i < pp->nr_more; i++) {
+		site = &pp->more_site[i];
+		site->target = cmd->more[i];
+		pp->more[i].pp = pp;
+		pp->more[i].idx = KSTATS_NR_SIDES + i;
+		pp->more[i].tp_data = &pp->more[i];
+		if (site->target.tracepoint)
+			continue;
+		ret = kstats_resolve(cmd, "start", &site->target, &site->addr) ?:
+		      kstats_check_addr(cmd, "start", site->addr);
+		if (ret)
+			return ret;
+	}
+	return 0;
+}
+
 /* Attach the probes of a pair; kprobes stay disabled. */
 static int kstats_pair_attach(struct kstats_probe *p, struct kstats_cmd *cmd)
 {
 	struct kstats_pair_probe *pp = kstats_pair(p);
+	unsigned int i;
 	int ret;
 
 	p->ops = &kstats_pair_ops;
-	ret = kstats_pair_cond_setup(pp, KSTATS_SIDE_BEGIN, &p->start, "start",
-				     cmd) ?:
-	      kstats_pair_cond_setup(pp, KSTATS_SIDE_END, &p->end, "end", cmd);
+	ret = kstats_pair_more_sites(pp, cmd);
+	for (i = 0; !ret && i < KSTATS_NR_SIDES + pp->nr_more; i++)
+		ret = kstats_pair_cond_setup(pp, i, cmd);
 	if (ret)
 		return ret;
 	if (p->key == KSTATS_KEY_ARG) {
@@ -743,10 +861,15 @@ static int kstats_pair_attach(struct kstats_probe *p, struct kstats_cmd *cmd)
 		pp->start.fn = &kstats_task_start_hooks;
 		pp->end.fn = &kstats_task_end_hooks;
 	}
+	for (i = 0; i < pp->nr_more; i++)
+		pp->more[i].fn = &kstats_more_hooks[pp->lean];
 	/* The end first, so that no start waits for an end not yet there. */
 	ret = kstats_endpoint_attach(pp, &pp->end, &p->end, cmd);
 	if (!ret)
 		ret = kstats_endpoint_attach(pp, &pp->start, &p->start, cmd);
+	for (i = 0; !ret && i < pp->nr_more; i++)
+		ret = kstats_endpoint_attach(pp, &pp->more[i], &pp->more_site[i],
+					     cmd);
 	return ret;
 }
 
@@ -782,7 +905,7 @@ static int kstats_arm_endpoint(struct kstats_probe *p,
 		ret = register_ftrace_function(&ep->ops);
 	else
 		ret = tracepoint_probe_register(ep->site->tp, ep->fn->tracepoint,
-						p);
+						ep->tp_data);
 	if (!ret)
 		ep->disarmed = false;
 	return ret;
@@ -806,7 +929,7 @@ static void kstats_disarm_endpoint(struct kstats_probe *p,
 		if (unregister_ftrace_function(&ep->ops))
 			return;
 	} else if (tracepoint_probe_unregister(ep->site->tp, ep->fn->tracepoint,
-					       p)) {
+					       ep->tp_data)) {
 		return;
 	}
 	ep->disarmed = true;
@@ -816,16 +939,24 @@ static void kstats_disarm_endpoint(struct kstats_probe *p,
 int kstats_pair_enable(struct kstats_probe *p)
 {
 	struct kstats_pair_probe *pp = kstats_pair(p);
+	unsigned int i;
+	int ret;
 
-	return kstats_arm_endpoint(p, &pp->end) ?:
-	       kstats_arm_endpoint(p, &pp->start);
+	ret = kstats_arm_endpoint(p, &pp->end) ?:
+	      kstats_arm_endpoint(p, &pp->start);
+	for (i = 0; !ret && i < pp->nr_more; i++)
+		ret = kstats_arm_endpoint(p, &pp->more[i]);
+	return ret;
 }
 
 /* Start before end: no end is left waiting for a start that cannot come. */
 void kstats_pair_disable(struct kstats_probe *p)
 {
 	struct kstats_pair_probe *pp = kstats_pair(p);
+	unsigned int i;
 
+	for (i = 0; i < pp->nr_more; i++)
+		kstats_disarm_endpoint(p, &pp->more[i]);
 	kstats_disarm_endpoint(p, &pp->start);
 	kstats_disarm_endpoint(p, &pp->end);
 }
@@ -839,7 +970,10 @@ void kstats_pair_detach(struct kstats_probe *p)
 {
 	struct kstats_pair_probe *pp = kstats_pair(p);
 	bool sync = false;
+	unsigned int i;
 
+	for (i = 0; i < pp->nr_more; i++)
+		sync |= kstats_detach_endpoint(p, &pp->more[i]);
 	sync |= kstats_detach_endpoint(p, &pp->start);
 	sync |= kstats_detach_endpoint(p, &pp->end);
 	if (p->registered) {
@@ -851,15 +985,20 @@ void kstats_pair_detach(struct kstats_probe *p)
 		tracepoint_synchronize_unregister();
 }
 
+static unsigned long kstats_endpoint_missed(const struct kstats_endpoint *ep)
+{
+	return ep->hook == KSTATS_HOOK_KPROBE ? READ_ONCE(ep->kp.nmissed) : 0;
+}
+
 unsigned long kstats_pair_missed(const struct kstats_probe *p)
 {
 	const struct kstats_pair_probe *pp = kstats_pair(p);
-	unsigned long n = 0;
+	unsigned long n = kstats_endpoint_missed(&pp->start) +
+			  kstats_endpoint_missed(&pp->end);
+	unsigned int i;
 
-	if (pp->start.hook == KSTATS_HOOK_KPROBE)
-		n += READ_ONCE(pp->start.kp.nmissed);
-	if (pp->end.hook == KSTATS_HOOK_KPROBE)
-		n += READ_ONCE(pp->end.kp.nmissed);
+	for (i = 0; i < pp->nr_more; i++)
+		n += kstats_endpoint_missed(&pp->more[i]);
 	return n;
 }
 
@@ -880,7 +1019,37 @@ static const char *kstats_pair_name(const struct kstats_probe *p)
 	return "pair";
 }
 
-/* " if arg4==0,-": each side's condition, "-" for none. */
+/*
+ * The listing's per-site words: the starts joined by '|', then ',' and
+ * the end, in the order of kstats_parse.h's sites.
+ */
+static void kstats_pair_sep(struct seq_file *m, const struct kstats_pair_probe *pp,
+			    unsigned int n)
+{
+	if (n + 1 < KSTATS_NR_SIDES + pp->nr_more)
+		seq_putc(m, n == pp->nr_more ? ',' : '|');
+}
+
+/* Site @n of the listing's order: the first start, the others, the end. */
+static unsigned int kstats_pair_nth(const struct kstats_pair_probe *pp,
+				    unsigned int n)
+{
+	if (!n)
+		return KSTATS_SIDE_BEGIN;
+	return n <= pp->nr_more ? KSTATS_NR_SIDES + n - 1 : KSTATS_SIDE_END;
+}
+
+static const struct kstats_endpoint *
+kstats_pair_ep(const struct kstats_pair_probe *pp, unsigned int i)
+{
+	if (i == KSTATS_SIDE_BEGIN)
+		return &pp->start;
+	if (i == KSTATS_SIDE_END)
+		return &pp->end;
+	return &pp->more[i - KSTATS_NR_SIDES];
+}
+
+/* " if -|arg4==0,-": each site's condition, "-" for none. */
 static void kstats_pair_show_conds(struct seq_file *m,
 				   const struct kstats_pair_probe *pp)
 {
@@ -888,16 +1057,16 @@ static void kstats_pair_show_conds(struct seq_file *m,
 		[KSTATS_COND_EQ] = "==", [KSTATS_COND_NE] = "!=",
 		[KSTATS_COND_LT] = "<", [KSTATS_COND_GT] = ">",
 	};
+	unsigned int n, sites = KSTATS_NR_SIDES + pp->nr_more;
 	const struct kstats_pair_cond *c;
-	int side;
 
-	if (!pp->cond[KSTATS_SIDE_BEGIN].op && !pp->cond[KSTATS_SIDE_END].op)
+	for (n = 0; n < sites && !pp->cond[n].op; n++)
+		;
+	if (n == sites)
 		return;
 	seq_puts(m, " if ");
-	for (side = 0; side < KSTATS_NR_SIDES; side++) {
-		c = &pp->cond[side];
-		if (side)
-			seq_putc(m, ',');
+	for (n = 0; n < sites; n++) {
+		c = &pp->cond[kstats_pair_nth(pp, n)];
 		if (!c->op)
 			seq_putc(m, '-');
 		else if (c->is_signed)
@@ -905,27 +1074,61 @@ static void kstats_pair_show_conds(struct seq_file *m,
 		else
 			seq_printf(m, "arg%u%s%llu", c->arg, ops[c->op],
 				   (u64)c->val & c->mask);
+		kstats_pair_sep(m, pp, n);
+	}
+}
+
+/* The target of site @i. */
+static const struct kstats_target *
+kstats_pair_target(const struct kstats_pair_probe *pp, unsigned int i)
+{
+	if (i == KSTATS_SIDE_BEGIN)
+		return &pp->p.start.target;
+	if (i == KSTATS_SIDE_END)
+		return &pp->p.end.target;
+	return &pp->more_site[i - KSTATS_NR_SIDES].target;
+}
+
+/* " key arg1" where every site has one N, else " key arg1|arg2,arg3". */
+static void kstats_pair_show_key(struct seq_file *m,
+				 const struct kstats_pair_probe *pp)
+{
+	unsigned int n, sites = KSTATS_NR_SIDES + pp->nr_more;
+
+	if (pp->p.key != KSTATS_KEY_ARG) {
+		seq_printf(m, " key %s",
+			   pp->p.key == KSTATS_KEY_TASK ? "task" : "cpu");
+		return;
+	}
+	for (n = 1; n < sites && pp->key_arg[n] == pp->key_arg[0]; n++)
+		;
+	if (n == sites) {
+		seq_printf(m, " key arg%u", pp->key_arg[0]);
+		return;
+	}
+	seq_puts(m, " key ");
+	for (n = 0; n < sites; n++) {
+		seq_printf(m, "arg%u", pp->key_arg[kstats_pair_nth(pp, n)]);
+		kstats_pair_sep(m, pp, n);
 	}
 }
 
 static void kstats_pair_show(struct seq_file *m, const struct kstats_probe *p)
 {
 	const struct kstats_pair_probe *pp = kstats_pair(p);
+	unsigned int n, sites = KSTATS_NR_SIDES + pp->nr_more;
 
-	if (p->key == KSTATS_KEY_ARG &&
-	    pp->key_arg[KSTATS_SIDE_BEGIN] == pp->key_arg[KSTATS_SIDE_END])
-		seq_printf(m, " key arg%u", pp->key_arg[KSTATS_SIDE_BEGIN]);
-	else if (p->key == KSTATS_KEY_ARG)
-		seq_printf(m, " key arg%u,arg%u", pp->key_arg[KSTATS_SIDE_BEGIN],
-			   pp->key_arg[KSTATS_SIDE_END]);
-	else
-		seq_printf(m, " key %s", p->key == KSTATS_KEY_TASK ? "task" : "cpu");
+	kstats_pair_show_key(m, pp);
 	seq_puts(m, " targets ");
-	kstats_show_target(m, &p->start.target);
-	seq_putc(m, ',');
-	kstats_show_target(m, &p->end.target);
-	seq_printf(m, " hooks %s,%s", kstats_hook_name(&kstats_pair(p)->start),
-		   kstats_hook_name(&kstats_pair(p)->end));
+	for (n = 0; n < sites; n++) {
+		kstats_show_target(m, kstats_pair_target(pp, kstats_pair_nth(pp, n)));
+		kstats_pair_sep(m, pp, n);
+	}
+	seq_puts(m, " hooks ");
+	for (n = 0; n < sites; n++) {
+		seq_puts(m, kstats_hook_name(kstats_pair_ep(pp, kstats_pair_nth(pp, n))));
+		kstats_pair_sep(m, pp, n);
+	}
 	kstats_pair_show_conds(m, pp);
 }
 
@@ -975,13 +1178,20 @@ static bool kstats_pair_uses(const struct kstats_probe *p, struct module *mod,
 			     bool tracepoints)
 {
 	const struct kstats_pair_probe *pp = kstats_pair(p);
+	const struct kstats_endpoint *ep;
+	const struct kstats_site *site;
+	unsigned int i;
 
-	if (tracepoints)
-		return p->start.tp_mod == mod || p->end.tp_mod == mod;
-	return (pp->start.registered && !p->start.tp &&
-		within_module(p->start.addr, mod)) ||
-	       (pp->end.registered && !p->end.tp &&
-		within_module(p->end.addr, mod));
+	for (i = 0; i < KSTATS_NR_SIDES + pp->nr_more; i++) {
+		ep = kstats_pair_ep(pp, i);
+		site = i == KSTATS_SIDE_BEGIN ? &p->start :
+		       i == KSTATS_SIDE_END ? &p->end :
+		       &pp->more_site[i - KSTATS_NR_SIDES];
+		if (tracepoints ? site->tp_mod == mod :
+		    ep->registered && !site->tp && within_module(site->addr, mod))
+			return true;
+	}
+	return false;
 }
 
 /* The pending starts: a request table, a task table or one per CPU. */

@@ -40,6 +40,9 @@ struct kstats_endpoint {
 	const struct kstats_hooks *fn;	/* set before attaching */
 	struct ftrace_ops ops;
 	struct kprobe kp;
+	void *tp_data;			/* its tracepoint probe's data */
+	struct kstats_pair_probe *pp;	/* of another start: its pair, */
+	u8 idx;				/* and its site (kstats_parse.h) */
 	bool registered;
 	bool disarmed;		/* ftrace or tracepoint hook taken off */
 };
@@ -64,19 +67,26 @@ struct kstats_pair_cond {
 	s64 val;
 };
 
-/* Its handlers reach it from @start's or @end's hook by container_of. */
+/*
+ * Its handlers reach it from @start's or @end's hook by container_of, and
+ * from another start's through that endpoint's @pp. Per site (start,
+ * end, then @more: kstats_parse.h) its key argN, its width and "if".
+ */
 struct kstats_pair_probe {
 	struct kstats_probe p;
 	struct kstats_endpoint start;
 	struct kstats_endpoint end;		/* pairs only */
+	struct kstats_endpoint more[KSTATS_MORE_STARTS];	/* other starts */
+	struct kstats_site more_site[KSTATS_MORE_STARTS];
+	u8 nr_more;
 	struct kstats_cpu_start __percpu *t0;	/* pairs keyed by CPU, gaps */
 	struct kstats_task_table *tasks;	/* pairs keyed by task */
 	struct kstats_req_table *reqs;		/* pairs keyed by an argument */
 	struct delayed_work expire_work;	/* frees @reqs' old starts */
-	unsigned int key_arg[KSTATS_NR_SIDES];	/* key argN: N at start, end */
+	unsigned int key_arg[KSTATS_PAIR_SITES];	/* key argN: N */
 	u8 lean;				/* enum kstats_pair_lean */
-	u64 key_mask[KSTATS_NR_SIDES];		/* its width at start, end */
-	struct kstats_pair_cond cond[KSTATS_NR_SIDES];
+	u64 key_mask[KSTATS_PAIR_SITES];	/* its width */
+	struct kstats_pair_cond cond[KSTATS_PAIR_SITES];
 };
 
 static inline struct kstats_pair_probe *kstats_pair(const struct kstats_probe *p)

@@ -110,52 +110,90 @@ static int kstats_parse_func(struct kstats_cmd *cmd, const char *func)
 	return 0;
 }
 
+/* Where key argN written before every site of a pair goes. */
+#define KSTATS_KEY_ALL	KSTATS_PAIR_SITES
+
 /*
- * "key cpu|task|argN". key argN written after start or end goes to
- * @key_args[that side], before both to @key_args[KSTATS_NR_SIDES];
- * kstats_key_sides() spreads them once the line is read.
+ * "key cpu|task|argN". key argN written after a site goes to
+ * @key_args[that site], before every site to @key_args[KSTATS_KEY_ALL];
+ * kstats_key_sites() spreads them once the line is read.
  */
 static int kstats_parse_key(struct kstats_cmd *cmd, const char *v,
-			    enum kstats_side side, unsigned int *key_args)
+			    unsigned int site, unsigned int *key_args)
 {
 	unsigned int arg;
 
 	if (!strcasecmp(v, "cpu") || !strcasecmp(v, "task")) {
 		if (cmd->key != KSTATS_KEY_CPU ||
-		    memchr_inv(key_args, 0, sizeof(*key_args) * (KSTATS_NR_SIDES + 1)))
+		    memchr_inv(key_args, 0, sizeof(*key_args) * (KSTATS_KEY_ALL + 1)))
 			return kstats_why(cmd, "key given twice");
 		cmd->key = tolower(v[0]) == 'c' ? KSTATS_KEY_CPU : KSTATS_KEY_TASK;
 		/* key cpu, the default, written: a key argN may not follow. */
-		key_args[KSTATS_NR_SIDES] = UINT_MAX;
+		key_args[KSTATS_KEY_ALL] = UINT_MAX;
 		return 0;
 	}
 	if (kstats_parse_arg(v, &arg))
 		return kstats_why(cmd, "key must be cpu, task or arg1 to arg%d",
 				  KSTATS_REG_ARGS);
-	if (cmd->key != KSTATS_KEY_CPU || key_args[KSTATS_NR_SIDES] == UINT_MAX ||
-	    key_args[side])
+	if (cmd->key != KSTATS_KEY_CPU || key_args[KSTATS_KEY_ALL] == UINT_MAX ||
+	    key_args[site])
 		return kstats_why(cmd, "key given twice%s",
-				  side == KSTATS_NR_SIDES ? "" :
-				  side == KSTATS_SIDE_BEGIN ? " for start" : " for end");
-	key_args[side] = arg;
+				  site == KSTATS_KEY_ALL ? "" :
+				  site == KSTATS_SIDE_END ? " for end" : " for a start");
+	key_args[site] = arg;
 	return 0;
 }
 
 /*
- * Each side's key argN: its own; else a start takes the end's, an end the
- * start's, and either the one written before both.
+ * Each site's key argN: the end's own, else the one written before every
+ * site, else the starts' if they agree; a start's own, else the end's.
  */
-static void kstats_key_sides(struct kstats_cmd *cmd, const unsigned int *key_args)
+static int kstats_key_sites(struct kstats_cmd *cmd, const unsigned int *key_args)
 {
-	unsigned int begin = key_args[KSTATS_SIDE_BEGIN];
-	unsigned int end = key_args[KSTATS_SIDE_END];
-	unsigned int both = key_args[KSTATS_NR_SIDES];
+	unsigned int i, end = key_args[KSTATS_SIDE_END] ?: key_args[KSTATS_KEY_ALL];
 
-	if (both == UINT_MAX || !(begin | end | both))
-		return;
+	if (end == UINT_MAX)
+		return 0;
+	for (i = 0; i < KSTATS_NR_SIDES + cmd->nr_more; i++) {
+		if (i == KSTATS_SIDE_END || !key_args[i] ||
+		    key_args[KSTATS_SIDE_END] || key_args[KSTATS_KEY_ALL])
+			continue;
+		if (end && end != key_args[i])
+			return kstats_why(cmd,
+					  "the starts have keys of their own that differ: give the end one");
+		end = key_args[i];
+	}
+	if (!end)
+		return 0;
 	cmd->key = KSTATS_KEY_ARG;
-	cmd->side[KSTATS_SIDE_BEGIN].key_arg = begin ?: end ?: both;
-	cmd->side[KSTATS_SIDE_END].key_arg = end ?: both ?: begin;
+	for (i = 0; i < KSTATS_NR_SIDES + cmd->nr_more; i++)
+		cmd->side[i].key_arg = i == KSTATS_SIDE_END ? end :
+				       key_args[i] ?: end;
+	return 0;
+}
+
+/*
+ * Past a function's entry its argument registers may be reused: key argN
+ * and if argN need every site at an entry or a tracepoint. The options
+ * read at "the" start are refused with several.
+ */
+static int kstats_parse_more_check(struct kstats_cmd *cmd)
+{
+	const struct kstats_target *t;
+	unsigned int i;
+
+	for (i = 0; i < KSTATS_NR_SIDES + cmd->nr_more; i++) {
+		t = i == KSTATS_SIDE_BEGIN ? &cmd->start :
+		    i == KSTATS_SIDE_END ? &cmd->end : &cmd->more[i - KSTATS_NR_SIDES];
+		if (t->offset && (cmd->key == KSTATS_KEY_ARG || cmd->side[i].cond))
+			return kstats_why(cmd,
+					  "key argN, if argN: %s is SYMBOL+OFFSET, where the argument registers may hold anything",
+					  i == KSTATS_SIDE_END ? "end" : "start");
+	}
+	if (cmd->nr_more && cmd->by == KSTATS_BY_ARG)
+		return kstats_why(cmd,
+				  "by argN: one start only (each start's argument N may differ)");
+	return 0;
 }
 
 /* "if argN OP NUMBER", @w at argN and @n words from there, into @sd. */
@@ -194,8 +232,8 @@ static int kstats_parse_cond(struct kstats_cmd *cmd, struct kstats_cmd_side *sd,
 
 static int kstats_parse_trace(struct kstats_cmd *cmd, char **w, int n)
 {
-	unsigned int key_args[KSTATS_NR_SIDES + 1] = {};
-	enum kstats_side side = KSTATS_NR_SIDES;	/* before start and end */
+	unsigned int key_args[KSTATS_KEY_ALL + 1] = {};
+	unsigned int site = KSTATS_KEY_ALL;	/* before every site */
 	bool pair = false, have_bits = false, have_via = false, have_as = false,
 	     have_start = false, have_end = false,
 	     have_slots = false, have_clock = false, have_value = false,
@@ -271,15 +309,15 @@ static int kstats_parse_trace(struct kstats_cmd *cmd, char **w, int n)
 		} else if (!strcasecmp(k, "key")) {
 			if (cmd->op != KSTATS_CMD_TRACE_PAIR)
 				return kstats_why(cmd, "key is only for start/end pairs");
-			ret = kstats_parse_key(cmd, v, side, key_args);
+			ret = kstats_parse_key(cmd, v, site, key_args);
 			if (ret)
 				return ret;
 		} else if (!strcasecmp(k, "if")) {
 			if (cmd->op != KSTATS_CMD_TRACE_PAIR)
 				return kstats_why(cmd, "if is only for start/end pairs");
-			if (side == KSTATS_NR_SIDES)
+			if (site == KSTATS_KEY_ALL)
 				return kstats_why(cmd, "if must follow start SITE or end SITE");
-			ret = kstats_parse_cond(cmd, &cmd->side[side], w + i + 1,
+			ret = kstats_parse_cond(cmd, &cmd->side[site], w + i + 1,
 						n - i - 1);
 			if (ret)
 				return ret;
@@ -322,18 +360,26 @@ static int kstats_parse_trace(struct kstats_cmd *cmd, char **w, int n)
 						  KSTATS_TASK_SLOTS_MAX);
 			cmd->slots = slots;
 		} else if (!strcasecmp(k, "start")) {
-			if (have_start)
-				return kstats_why(cmd, "start given twice");
+			if (!have_start) {
+				site = KSTATS_SIDE_BEGIN;
+				ret = kstats_parse_target(cmd, v, "start",
+							  &cmd->start);
+			} else if (cmd->nr_more < KSTATS_MORE_STARTS) {
+				site = KSTATS_NR_SIDES + cmd->nr_more;
+				ret = kstats_parse_target(cmd, v, "start",
+							  &cmd->more[cmd->nr_more++]);
+			} else {
+				return kstats_why(cmd, "at most %d starts",
+						  KSTATS_MORE_STARTS + 1);
+			}
 			have_start = true;
-			side = KSTATS_SIDE_BEGIN;
-			ret = kstats_parse_target(cmd, v, "start", &cmd->start);
 			if (ret)
 				return ret;
 		} else if (!strcasecmp(k, "end")) {
 			if (have_end)
 				return kstats_why(cmd, "end given twice");
 			have_end = true;
-			side = KSTATS_SIDE_END;
+			site = KSTATS_SIDE_END;
 			ret = kstats_parse_target(cmd, v, "end", &cmd->end);
 			if (ret)
 				return ret;
@@ -375,17 +421,16 @@ static int kstats_parse_trace(struct kstats_cmd *cmd, char **w, int n)
 	}
 	if (pair && (!have_start || !have_end))
 		return kstats_why(cmd, "a pair needs both start and end");
-	kstats_key_sides(cmd, key_args);
+	ret = kstats_key_sites(cmd, key_args);
+	if (ret)
+		return ret;
+	ret = kstats_parse_more_check(cmd);
+	if (ret)
+		return ret;
 	if (have_slots && cmd->key == KSTATS_KEY_CPU)
 		return kstats_why(cmd, "slots is only for key task and key argN");
 	if (have_expire && cmd->key != KSTATS_KEY_ARG)
 		return kstats_why(cmd, "expire is only for key argN");
-	/* Past a function's entry its argument registers may be reused. */
-	if ((cmd->key == KSTATS_KEY_ARG || cmd->side[0].cond ||
-	     cmd->side[1].cond) && (cmd->start.offset || cmd->end.offset))
-		return kstats_why(cmd,
-				  "key argN, if argN: %s is SYMBOL+OFFSET, where the argument registers may hold anything",
-				  cmd->start.offset ? "start" : "end");
 	if (cmd->by == KSTATS_BY_ARG && cmd->start.offset)
 		return kstats_why(cmd,
 				  "by argN: %s is SYMBOL+OFFSET, where the argument registers may hold anything",

@@ -67,6 +67,13 @@ enum kstats_side {
 	KSTATS_NR_SIDES,
 };
 
+/*
+ * The sites of a pair: its start and end (enum kstats_side), then the
+ * starts written after the first; a command's side[] is indexed so.
+ */
+#define KSTATS_MORE_STARTS	3
+#define KSTATS_PAIR_SITES	(KSTATS_NR_SIDES + KSTATS_MORE_STARTS)
+
 /* The comparison of "if argN OP NUMBER". */
 enum kstats_cond_op {
 	KSTATS_COND_NONE,
@@ -202,10 +209,11 @@ struct kstats_target {
  * @via: mechanism for %KSTATS_CMD_TRACE.
  * @key: pairing for %KSTATS_CMD_TRACE_PAIR.
  * @clock: the clock asked for with "clock".
- * @side: per side of a pair, its key argN and condition. "key argN" and
- *	"if" written after "start SITE" or "end SITE" are that side's; a key
- *	written after the end, or before both, also keys a start without its
- *	own, and a start's keys an end without its own.
+ * @side: per site of a pair (start, end, then @more), its key argN and
+ *	condition. "key argN" and "if" written after "start SITE" or "end
+ *	SITE" are that site's; a key written after the end, or before every
+ *	site, also keys a start without its own, and the starts' (if they
+ *	agree) an end without its own.
  * @slots: table size for %KSTATS_KEY_TASK and %KSTATS_KEY_ARG; 0 for the
  *	default.
  * @expire: seconds after which a start of %KSTATS_KEY_ARG not ended is
@@ -227,6 +235,8 @@ struct kstats_target {
  * @outliers: "outliers N", the N largest samples kept; 0 for none.
  * @start: FUNC, X of a pair, or X of a gap.
  * @end: Y of a pair.
+ * @more: the starts of a pair written after the first.
+ * @nr_more: how many.
  * @why: on error, why the line was refused, for the kernel log.
  */
 struct kstats_cmd {
@@ -235,7 +245,7 @@ struct kstats_cmd {
 	u8 bits;
 	enum kstats_cmd_via via;
 	enum kstats_cmd_key key;
-	struct kstats_cmd_side side[KSTATS_NR_SIDES];
+	struct kstats_cmd_side side[KSTATS_PAIR_SITES];
 	enum kstats_cmd_clock clock;
 	unsigned int slots;
 	unsigned int expire;
@@ -254,6 +264,8 @@ struct kstats_cmd {
 	unsigned int outliers;
 	struct kstats_target start;
 	struct kstats_target end;
+	struct kstats_target more[KSTATS_MORE_STARTS];
+	unsigned int nr_more;
 	char why[256];
 };
 

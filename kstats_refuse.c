@@ -130,8 +130,16 @@ static int kstats_refuse_one(struct kstats_cmd *cmd, const char *what,
 
 int kstats_refuse(struct kstats_cmd *cmd)
 {
+	unsigned int i;
+	int ret;
+
 	switch (cmd->op) {
 	case KSTATS_CMD_TRACE_PAIR:
+		for (i = 0; i < cmd->nr_more; i++) {
+			ret = kstats_refuse_one(cmd, "start", &cmd->more[i], false);
+			if (ret)
+				return ret;
+		}
 		return kstats_refuse_one(cmd, "start", &cmd->start, false) ?:
 		       kstats_refuse_one(cmd, "end", &cmd->end, false);
 	case KSTATS_CMD_TRACE_GAP:

@@ -122,8 +122,8 @@ int kstats_resolve(struct kstats_cmd *cmd, const char *what,
  * once the module has initialised, it would leave a probe, or a direct
  * call's site, on freed text.
  */
-static int kstats_check_addr(struct kstats_cmd *cmd, const char *what,
-			     unsigned long addr)
+int kstats_check_addr(struct kstats_cmd *cmd, const char *what,
+		      unsigned long addr)
 {
 	struct kstats_module_ref *m;
 

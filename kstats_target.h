@@ -35,6 +35,9 @@ struct kstats_probe;
  */
 int kstats_resolve_targets(struct kstats_probe *p, struct kstats_cmd *cmd);
 int kstats_check_addrs(struct kstats_probe *p, struct kstats_cmd *cmd);
+/* The same refusal for one more site, @what at @addr (0: none). */
+int kstats_check_addr(struct kstats_cmd *cmd, const char *what,
+		      unsigned long addr);
 /* @t as written in a command. */
 void kstats_show_target(struct seq_file *m, const struct kstats_target *t);
 

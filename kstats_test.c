@@ -2572,7 +2572,9 @@ struct kt_parse_case {
 	unsigned int keys;
 	unsigned int key_arg;		/* the start's; the end's too ... */
 	unsigned int end_key_arg;	/* ... unless this is set */
-	struct kstats_cmd_side cond[KSTATS_NR_SIDES];	/* "if" only */
+	unsigned int more[KSTATS_MORE_STARTS];	/* the other starts' keys */
+	unsigned int nr_more;		/* other starts: c, d, e in order */
+	struct kstats_cmd_side cond[KSTATS_PAIR_SITES];	/* "if" only */
 	unsigned int expire;
 	unsigned int outliers;
 };
@@ -2761,6 +2763,18 @@ static const struct kt_parse_case kt_parse_cases[] = {
 	  .start = "a", .end = "b",
 	  .cond = { {}, { .cond = KSTATS_COND_EQ, .cond_arg = 4,
 			  .cond_val = -1 } } },
+	{ .line = "trace l start a key arg1 start c end b key arg3",
+	  .op = KSTATS_CMD_TRACE_PAIR, .name = "l", .bits = 4,
+	  .key = KSTATS_KEY_ARG, .key_arg = 1, .end_key_arg = 3,
+	  .more = { 3 }, .nr_more = 1, .start = "a", .end = "b" },
+	{ .line = "trace l start a key arg1 start c key arg1 if arg4 == 0 start d end b",
+	  .op = KSTATS_CMD_TRACE_PAIR, .name = "l", .bits = 4,
+	  .key = KSTATS_KEY_ARG, .key_arg = 1, .more = { 1, 1 }, .nr_more = 2,
+	  .start = "a", .end = "b",
+	  .cond = { {}, {}, { .cond = KSTATS_COND_EQ, .cond_arg = 4 } } },
+	{ .line = "trace l start a start c start d start e end b key task",
+	  .op = KSTATS_CMD_TRACE_PAIR, .name = "l", .bits = 4,
+	  .key = KSTATS_KEY_TASK, .nr_more = 3, .start = "a", .end = "b" },
 	/* value argN|retval: trace FUNC only, N within the register arguments */
 	KT_VALUE("trace f value arg1", "f", ARG, 1),
 	KT_VALUE("trace f VALUE ARG6", "f", ARG, 6),
@@ -2917,7 +2931,10 @@ static const struct kt_parse_case kt_parse_cases[] = {
 	/* Pairs */
 	KT_BAD("trace l start a"),
 	KT_BAD("trace l end b"),
-	KT_BAD("trace l start a end b start c"),
+	KT_BAD("trace l start a end b start c start d start e start f"),
+	KT_BAD("trace l start a key arg1 start c key arg2 end b"),
+	KT_BAD("trace l start a start c+4 key arg1 end b"),
+	KT_BAD("trace l start a start c end b by arg1"),
 	KT_BAD("trace l start a end b end c"),
 	KT_BAD("trace l start a end b key"),
 	KT_BAD("trace l start a end b key node"),
@@ -3196,7 +3213,13 @@ static void kt_parse_table(struct kunit *test)
 	KUNIT_EXPECT_EQ(test, cmd->side[KSTATS_SIDE_BEGIN].key_arg, c->key_arg);
 	KUNIT_EXPECT_EQ(test, cmd->side[KSTATS_SIDE_END].key_arg,
 			c->end_key_arg ?: c->key_arg);
-	for (i = 0; i < KSTATS_NR_SIDES; i++) {
+	KUNIT_EXPECT_EQ(test, cmd->nr_more, c->nr_more);
+	for (i = 0; i < c->nr_more; i++) {
+		KUNIT_EXPECT_EQ(test, cmd->more[i].sym[0], 'c' + i);
+		KUNIT_EXPECT_EQ(test, cmd->side[KSTATS_NR_SIDES + i].key_arg,
+				c->more[i]);
+	}
+	for (i = 0; i < KSTATS_PAIR_SITES; i++) {
 		KUNIT_EXPECT_EQ(test, cmd->side[i].cond, c->cond[i].cond);
 		KUNIT_EXPECT_EQ(test, cmd->side[i].cond_arg, c->cond[i].cond_arg);
 		KUNIT_EXPECT_EQ(test, cmd->side[i].cond_val, c->cond[i].cond_val);

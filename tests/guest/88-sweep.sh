@@ -106,7 +106,8 @@ cmd() {
 	pcpu) C="trace pcpu:$2 as $3" ;;
 	gap) C="trace $3 gap $2" ;;
 	start-cpu) C="trace $3 start $2 end $OTHER key cpu" ;;
-	start-task) C="trace $3 start $2 end $OTHER key task" ;;
+	# A second start, on the end's tracepoint.
+	start-task) C="trace $3 start $2 start $OTHER end $OTHER key task" ;;
 	end-cpu) C="trace $3 start $OTHER end $2 key cpu" ;;
 	end-task) C="trace $3 start $OTHER end $2 key task" ;;
 	# A key per side, and a condition on FUNC's side.

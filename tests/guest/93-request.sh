@@ -9,7 +9,7 @@
 # reads, by comm of the reader.
 # timeout: 400
 . /tests/lib.sh
-plan 82
+plan 91
 load_modules
 
 RS=kstats_helper_req_start
@@ -113,6 +113,26 @@ is "$(helper req 64 1000)" OK "64 requests"
 is "$(counts rqs)" "64 0 0 0 0" "a key per side: all 64 paired"
 ctl remove rqs > /dev/null
 
+# Several starts: each request is started twice, by the function and then
+# by its tracepoint (a restart), and ended once.
+is "$(ctl trace rqm start $RS key arg2 start $TPS key arg1 end $RE key arg2 $T32)" OK \
+	"two starts, each with its key"
+is "$(line rqm | grep -c " key arg2|arg1,arg2 targets $RS|$TPS,$RE hooks [a-z]*|tracepoint,[a-z]* ")" 1 \
+	"listing: both starts, their keys and hooks"
+is "$(helper req 32 1000)" OK "32 requests"
+is "$(counts rqm)" "32 0 32 0 0" "32 pairs, each started twice"
+ctl remove rqm > /dev/null
+# runqlat's pair: from a task's wakeup, or its preemption while still
+# runnable, to its next switch-in, keyed by the task's address.
+RUNQ="start __tracepoint_sched_wakeup key arg1 start __tracepoint_sched_wakeup_new key arg1"
+RUNQ="$RUNQ start __tracepoint_sched_switch key arg2 if arg4 == 0 end __tracepoint_sched_switch key arg3"
+is "$(ctl trace runq $RUNQ)" OK "runqlat's line"
+is "$(line runq | grep -c ' key arg1|arg1|arg2,arg3 targets __tracepoint_sched_wakeup|__tracepoint_sched_wakeup_new|__tracepoint_sched_switch,__tracepoint_sched_switch hooks tracepoint|tracepoint|tracepoint,tracepoint if -|-|arg4==0,- ')" 1 \
+	"listing: three starts, one of them conditional"
+for _ in 1 2 3 4 5 6 7 8 9 10 11 12 13 14 15 16 17 18 19 20; do sleep 0.01; done
+check "runq: at least the 20 wakeups of the sleeps ($(samples runq))" test "$(samples runq)" -ge 20
+ctl remove runq > /dev/null
+
 # if argN OP NUMBER after a side: only its hits that compare so count.
 # Starts of ids 0 to 15, ends of every id but 3: 15 pairs, the ends of 16
 # to 31 unpaired, the start of 3 left pending.
@@ -198,6 +218,9 @@ refuse "$EINVAL" "if arg2: -1 is no u32 value (end $RE)" \
 	trace bad start $RS end $RE if arg2 '>' -1 $T32
 refuse "$EINVAL" "if must follow start SITE or end SITE" "if before start and end: EINVAL" \
 	trace bad if arg1 == 0 start $RS end $RE
+refuse "$EINVAL" "the starts have keys of their own that differ: give the end one" \
+	"two starts with keys that differ, an end without: EINVAL" \
+	trace bad start $RS key arg2 start $TPS key arg1 end $RE $T32
 is "$(grep -c '^name bad ' "$KS/_control")" 0 "nothing created"
 
 # The block layer: biolatency's pair on a null_blk disk. Each completed

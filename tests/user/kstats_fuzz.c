@@ -130,6 +130,7 @@ static const char * const seeds[] = {
 	"trace fz_rt start __tracepoint_kstats_helper_start end __tracepoint_kstats_helper_end key arg1 expire 2 slots 64 type u32",
 	"trace fz_rs start kstats_helper_req_start key arg2 if arg2 < 16 end __tracepoint_kstats_helper_end key arg1 type u32",
 	"trace fz_if start __tracepoint_kstats_helper_start if arg1 > 9 end __tracepoint_kstats_helper_end if arg1 != 12 type u32",
+	"trace fz_ms start kstats_helper_mark_start start __tracepoint_kstats_helper_start start kstats_helper_req_start end __tracepoint_kstats_helper_end key task",
 	"stop fz",
 	"reset fz",
 	"start fz",
