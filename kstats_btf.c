@@ -402,25 +402,30 @@ static const struct btf_type *kstats_btf_type(const struct kstats_btf *btf,
 	return btf->mod->types[id - btf->mod->first_id];
 }
 
-/* Name of @t: its string in whichever blob holds it. */
-static const char *kstats_btf_name(const struct kstats_btf *btf,
-				   const struct btf_type *t, u32 id)
+/*
+ * The string at @off of the blob that holds type @id. Split BTF: a
+ * module's string offsets continue vmlinux's.
+ */
+static const char *kstats_btf_str(const struct kstats_btf *btf, u32 off, u32 id)
 {
 	const struct kstats_btf_blob *b = btf->base;
-	u32 off = t->name_off;
 
-	/* Split BTF: a module's string offsets continue vmlinux's. */
-	if (btf->mod && id >= btf->mod->first_id &&
-	    off >= btf->base->strs_len) {
+	if (btf->mod && id >= btf->mod->first_id && off >= btf->base->strs_len) {
 		b = btf->mod;
 		off -= btf->base->strs_len;
 	}
 	return off < b->strs_len ? b->strs + off : "";
 }
 
-/* @id without typedefs and qualifiers; NULL for void or a bad id. */
-static const struct btf_type *kstats_btf_resolve(const struct kstats_btf *btf,
-						 u32 id)
+/* Name of @t: its string in whichever blob holds it. */
+static const char *kstats_btf_name(const struct kstats_btf *btf,
+				   const struct btf_type *t, u32 id)
+{
+	return kstats_btf_str(btf, t->name_off, id);
+}
+
+/* @id without typedefs and qualifiers, as an id; 0 for a bad one. */
+static u32 kstats_btf_resolved_id(const struct kstats_btf *btf, u32 id)
 {
 	const struct btf_type *t;
 	int hops;
@@ -428,7 +433,7 @@ static const struct btf_type *kstats_btf_resolve(const struct kstats_btf *btf,
 	for (hops = 0; hops < 32; hops++) {
 		t = kstats_btf_type(btf, id);
 		if (!t)
-			return NULL;
+			return 0;
 		switch (BTF_INFO_KIND(t->info)) {
 		case BTF_KIND_TYPEDEF:
 		case BTF_KIND_VOLATILE:
@@ -438,10 +443,17 @@ static const struct btf_type *kstats_btf_resolve(const struct kstats_btf *btf,
 			id = t->type;
 			break;
 		default:
-			return t;
+			return id;
 		}
 	}
-	return NULL;
+	return 0;
+}
+
+/* @id without typedefs and qualifiers; NULL for void or a bad id. */
+static const struct btf_type *kstats_btf_resolve(const struct kstats_btf *btf,
+						 u32 id)
+{
+	return kstats_btf_type(btf, kstats_btf_resolved_id(btf, id));
 }
 
 /* Registers that an argument of type @id takes, or -1 if not only registers. */
@@ -649,15 +661,122 @@ static int kstats_btf_int_of(const struct kstats_btf *btf, u32 id,
 }
 
 /*
+ * Member @name (@nlen bytes) of struct or union @sid, or of an anonymous
+ * struct or union in it (at most @depth deep): its type into @tid, its
+ * byte offset added to @off. 0, -ENOENT, or -EOPNOTSUPP for a bitfield.
+ */
+static int kstats_btf_member(const struct kstats_btf *btf, u32 sid,
+			     const char *name, size_t nlen, int depth,
+			     u32 *tid, u32 *off)
+{
+	const struct btf_type *st = kstats_btf_type(btf, sid);
+	const struct btf_type *mt;
+	const struct btf_member *m;
+	u32 bits, i, inner;
+	int ret;
+
+	if (!st)
+		return -ENOENT;
+	m = (const struct btf_member *)(st + 1);
+	for (i = 0; i < BTF_INFO_VLEN(st->info); i++, m++) {
+		const char *mname = kstats_btf_str(btf, m->name_off, sid);
+
+		bits = BTF_INFO_KFLAG(st->info) ? BTF_MEMBER_BIT_OFFSET(m->offset) :
+						  m->offset;
+		if (mname[0]) {
+			if (strlen(mname) != nlen || strncmp(mname, name, nlen))
+				continue;
+			if ((BTF_INFO_KFLAG(st->info) &&
+			     BTF_MEMBER_BITFIELD_SIZE(m->offset)) || bits % 8)
+				return -EOPNOTSUPP;
+			*tid = m->type;
+			*off += bits / 8;
+			return 0;
+		}
+		mt = kstats_btf_resolve(btf, m->type);
+		if (depth <= 0 || !mt ||
+		    (BTF_INFO_KIND(mt->info) != BTF_KIND_STRUCT &&
+		     BTF_INFO_KIND(mt->info) != BTF_KIND_UNION) || bits % 8)
+			continue;
+		inner = *off + bits / 8;
+		ret = kstats_btf_member(btf, kstats_btf_resolved_id(btf, m->type),
+					name, nlen, depth - 1, tid, &inner);
+		if (ret != -ENOENT) {
+			*off = inner;
+			return ret;
+		}
+	}
+	return -ENOENT;
+}
+
+/*
+ * Type @id of argument @arg of @of (a function, or "tracepoint NAME"),
+ * then the members that @path names, each through a pointer to a struct
+ * or union: the last one's integer type (@what names it in refusals).
+ */
+static int kstats_btf_expr_of(const struct kstats_btf *btf, u32 id,
+			      const char *of, unsigned int arg,
+			      const char *what, struct kstats_btf_path *path,
+			      bool ptr_ok, struct kstats_btf_int *type,
+			      char *why, size_t len)
+{
+	const char *s = path ? path->names : "", *name;
+	const struct btf_type *t;
+	size_t nlen;
+	int ret;
+
+	if (path)
+		path->n = 0;
+	while (*s) {
+		if (path->n == KSTATS_PATH_STEPS) {
+			snprintf(why, len, "a field path of at most %d members",
+				 KSTATS_PATH_STEPS);
+			return -EOPNOTSUPP;
+		}
+		name = s + 2;	/* past "->", as the parser checked */
+		nlen = strcspn(name, "-");
+		t = kstats_btf_resolve(btf, id);
+		if (!t || BTF_INFO_KIND(t->info) != BTF_KIND_PTR) {
+			snprintf(why, len, "arg%u%.*s of %s is no pointer: ->%.*s cannot follow it",
+				 arg, (int)(s - path->names), path->names, of,
+				 (int)nlen, name);
+			return -EOPNOTSUPP;
+		}
+		id = kstats_btf_resolved_id(btf, t->type);
+		t = kstats_btf_type(btf, id);
+		if (!t || (BTF_INFO_KIND(t->info) != BTF_KIND_STRUCT &&
+			   BTF_INFO_KIND(t->info) != BTF_KIND_UNION)) {
+			snprintf(why, len, "arg%u%.*s of %s points to no struct or union",
+				 arg, (int)(s - path->names), path->names, of);
+			return -EOPNOTSUPP;
+		}
+		path->off[path->n] = 0;
+		ret = kstats_btf_member(btf, id, name, nlen, 4, &id,
+					&path->off[path->n]);
+		if (ret) {
+			snprintf(why, len, ret == -ENOENT ?
+				 "arg%u%.*s of %s has no member %.*s" :
+				 "arg%u%.*s of %s: member %.*s is a bitfield",
+				 arg, (int)(s - path->names), path->names, of,
+				 (int)nlen, name);
+			return -EOPNOTSUPP;
+		}
+		path->n++;
+		s = name + nlen;
+	}
+	return kstats_btf_int_of(btf, id, what, ptr_ok, type, why, len);
+}
+
+/*
  * The type of argument @arg (0: the return value) of FUNC type @t. The
  * argument must be in register @arg: every argument before it takes one
  * register, and no struct returned in memory takes rdi.
  */
 static int kstats_btf_func_value(const struct kstats_btf *btf,
 				 const struct btf_type *t, const char *func,
-				 unsigned int arg, bool ptr_ok,
-				 struct kstats_btf_int *type, char *why,
-				 size_t len)
+				 unsigned int arg, struct kstats_btf_path *path,
+				 bool ptr_ok, struct kstats_btf_int *type,
+				 char *why, size_t len)
 {
 	const struct btf_type *proto = kstats_btf_type(btf, t->type);
 	const struct btf_type *ret;
@@ -695,14 +814,19 @@ static int kstats_btf_func_value(const struct kstats_btf *btf,
 			return -EOPNOTSUPP;
 		}
 	}
-	snprintf(what, sizeof(what), "argument %u of %s", arg, func);
-	return kstats_btf_int_of(btf, args[arg - 1].type, what, ptr_ok, type,
-				 why, len);
+	if (path && path->names[0])
+		snprintf(what, sizeof(what), "arg%u%s of %s", arg, path->names,
+			 func);
+	else
+		snprintf(what, sizeof(what), "argument %u of %s", arg, func);
+	return kstats_btf_expr_of(btf, args[arg - 1].type, func, arg, what,
+				  path, ptr_ok, type, why, len);
 }
 
 struct kstats_btf_value_visit {
 	struct kstats_btf_visit v;
 	unsigned int arg;
+	struct kstats_btf_path *path;
 	bool ptr_ok;
 	struct kstats_btf_int *type;
 };
@@ -714,32 +838,41 @@ static int kstats_btf_value_cb(const struct kstats_btf *btf,
 {
 	struct kstats_btf_value_visit *vv =
 		container_of(v, struct kstats_btf_value_visit, v);
+	struct kstats_btf_path one_path = {};
 	struct kstats_btf_int one;
 	int ret;
 
-	ret = kstats_btf_func_value(btf, t, v->func, vv->arg, vv->ptr_ok, &one,
-				    v->why, v->len);
+	if (vv->path)
+		one_path.names = vv->path->names;
+	ret = kstats_btf_func_value(btf, t, v->func, vv->arg,
+				    vv->path ? &one_path : NULL, vv->ptr_ok,
+				    &one, v->why, v->len);
 	if (ret)
 		return ret;
 	if (v->found > 1 && (one.bytes != vv->type->bytes ||
-			     one.is_signed != vv->type->is_signed)) {
+			     one.is_signed != vv->type->is_signed ||
+			     (vv->path && memcmp(one_path.off, vv->path->off,
+						 sizeof(one_path.off))))) {
 		snprintf(v->why, v->len, "%s has several prototypes that disagree",
 			 v->func);
 		return -EOPNOTSUPP;
 	}
 	*vv->type = one;
+	if (vv->path)
+		*vv->path = one_path;
 	return 0;
 }
 
 static int kstats_btf_func_type(const char *func, const char *mod,
-				unsigned int arg, bool ptr_ok,
-				struct kstats_btf_int *type, char *why,
-				size_t len)
+				unsigned int arg, struct kstats_btf_path *path,
+				bool ptr_ok, struct kstats_btf_int *type,
+				char *why, size_t len)
 {
 	struct kstats_btf_value_visit vv = {
 		.v = { .func = func, .fn = kstats_btf_value_cb, .why = why,
 		       .len = len },
 		.arg = arg,
+		.path = path,
 		.ptr_ok = ptr_ok,
 		.type = type,
 	};
@@ -755,7 +888,7 @@ static int kstats_btf_func_type(const char *func, const char *mod,
 int kstats_btf_value_type(const char *func, const char *mod, unsigned int arg,
 			  struct kstats_btf_int *type, char *why, size_t len)
 {
-	return kstats_btf_func_type(func, mod, arg, false, type, why, len);
+	return kstats_btf_func_type(func, mod, arg, NULL, false, type, why, len);
 }
 
 /*
@@ -764,12 +897,13 @@ int kstats_btf_value_type(const char *func, const char *mod, unsigned int arg,
  * arguments, each in a register of its own.
  */
 static int kstats_btf_tp_arg(const struct kstats_btf *btf, const char *tp,
-			     unsigned int arg, bool ptr_ok,
-			     struct kstats_btf_int *type, char *why, size_t len)
+			     unsigned int arg, struct kstats_btf_path *path,
+			     bool ptr_ok, struct kstats_btf_int *type, char *why,
+			     size_t len)
 {
 	const struct btf_type *t = NULL, *proto;
 	const struct btf_param *args;
-	char what[KSYM_NAME_LEN + 32];
+	char what[KSYM_NAME_LEN + 32], of[160];
 	unsigned int i;
 	u32 id;
 
@@ -802,28 +936,35 @@ static int kstats_btf_tp_arg(const struct kstats_btf *btf, const char *tp,
 			return -EOPNOTSUPP;
 		}
 	}
-	snprintf(what, sizeof(what), "argument %u of tracepoint %s", arg, tp);
-	return kstats_btf_int_of(btf, args[arg].type, what, ptr_ok, type, why,
-				 len);
+	if (path && path->names[0])
+		snprintf(what, sizeof(what), "arg%u%s of tracepoint %s", arg,
+			 path->names, tp);
+	else
+		snprintf(what, sizeof(what), "argument %u of tracepoint %s",
+			 arg, tp);
+	snprintf(of, sizeof(of), "tracepoint %.140s", tp);
+	return kstats_btf_expr_of(btf, args[arg].type, of, arg, what, path,
+				  ptr_ok, type, why, len);
 }
 
 int kstats_btf_key_type(const char *sym, const char *mod, bool tracepoint,
-			unsigned int arg, bool ptr_ok,
-			struct kstats_btf_int *type, char *why, size_t len)
+			unsigned int arg, struct kstats_btf_path *path,
+			bool ptr_ok, struct kstats_btf_int *type, char *why,
+			size_t len)
 {
 	struct kstats_btf btf;
 	int ret;
 
 	if (!tracepoint)
-		return kstats_btf_func_type(sym, mod, arg, ptr_ok, type, why,
-					    len);
+		return kstats_btf_func_type(sym, mod, arg, path, ptr_ok, type,
+					    why, len);
 	mutex_lock(&kstats_btf_mutex);
 	ret = kstats_btf_get(&btf, mod);
 	if (ret)
 		ret = -ENOENT;
 	else
-		ret = kstats_btf_tp_arg(&btf, sym, arg, ptr_ok, type, why,
-					len);
+		ret = kstats_btf_tp_arg(&btf, sym, arg, path, ptr_ok, type,
+					why, len);
 	mutex_unlock(&kstats_btf_mutex);
 	return ret;
 }

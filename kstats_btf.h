@@ -10,6 +10,7 @@
 #define _KSTATS_BTF_H
 
 #include <linux/types.h>
+#include "kstats_parse.h"
 
 /* What a value of an argument or a return value is, from BTF. */
 struct kstats_btf_int {
@@ -28,13 +29,28 @@ int kstats_btf_value_type(const char *func, const char *mod, unsigned int arg,
 			  struct kstats_btf_int *type, char *why, size_t len);
 
 /*
+ * A field path from an argument: @names as written ("->a->b", or "" for
+ * the argument itself); once resolved, the byte offset of each step's
+ * member, each step but the last through a pointer.
+ */
+struct kstats_btf_path {
+	const char *names;
+	u8 n;
+	u32 off[KSTATS_PATH_STEPS];
+};
+
+/*
  * The type of argument @arg (1-based) of function @sym, or of tracepoint
- * @sym if @tracepoint: an integer, or a pointer if @ptr_ok (key argN only
- * compares it). Returns as kstats_btf_value_type() does.
+ * @sym if @tracepoint, or of the member that @path (NULL: none) reaches
+ * from it: an integer, or a pointer if @ptr_ok (key argN only compares
+ * it). Each step must go through a pointer to a struct or union that has
+ * the member (in an anonymous member too), no bitfield. Returns as
+ * kstats_btf_value_type() does, and @path's offsets.
  */
 int kstats_btf_key_type(const char *sym, const char *mod, bool tracepoint,
-			unsigned int arg, bool ptr_ok,
-			struct kstats_btf_int *type, char *why, size_t len);
+			unsigned int arg, struct kstats_btf_path *path,
+			bool ptr_ok, struct kstats_btf_int *type, char *why,
+			size_t len);
 
 /*
  * Whether every argument of @func (in module @mod, or vmlinux if NULL)

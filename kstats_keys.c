@@ -351,7 +351,7 @@ static int kstats_keys_ret_type(struct kstats_probe *p, struct kstats_cmd *cmd,
 		return kstats_site_arg_type(cmd, &p->start,
 					    cmd->op == KSTATS_CMD_TRACE ?
 					    "FUNC" : "start", "by",
-					    cmd->by_arg, false, type);
+					    cmd->by_arg, NULL, false, type);
 	if (cmd->by != KSTATS_BY_RETVAL)
 		return 0;
 	if (p->value == KSTATS_VALUE_RETVAL) {

@@ -46,6 +46,7 @@ static void kstats_sum_stats(const struct kstats_probe *p,
 		sum->unpaired += READ_ONCE(s->unpaired);
 		sum->notask += READ_ONCE(s->notask);
 		sum->restarted += READ_ONCE(s->restarted);
+		sum->faulted += READ_ONCE(s->faulted);
 		sum->expired += READ_ONCE(s->expired);
 		sum->filtered += READ_ONCE(s->filtered);
 		sum->errors += READ_ONCE(s->errors);

@@ -310,6 +310,76 @@ static __always_inline bool kstats_cond_pass(const struct kstats_pair_cond *c,
 	}
 }
 
+/*
+ * Follow @pth from @v: every step but the last through a pointer; false
+ * if a read faults (a NULL or stale pointer).
+ */
+static noinline notrace bool kstats_path_follow(const struct kstats_pair_path *pth,
+						unsigned long *v)
+{
+	unsigned long x = *v, y;
+	unsigned int i;
+
+	for (i = 0; i < pth->n; i++) {
+		y = 0;
+		/* Little-endian: a narrower last member fills y's low bytes. */
+		if (copy_from_kernel_nofault(&y, (void *)(x + pth->off[i]),
+					     i + 1 < pth->n ? sizeof(y) :
+					     pth->bytes))
+			return false;
+		x = y;
+	}
+	*v = x;
+	return true;
+}
+
+/*
+ * The field paths of site @idx, from the condition's argument @cv and the
+ * key's @kv: under kstats' guard, as copy_from_kernel_nofault() may be
+ * traced, by this very pair too. A read that faults leaves the hit out,
+ * counted in faulted.
+ */
+static noinline notrace bool kstats_pair_deref(struct kstats_pair_probe *pp,
+					       unsigned int idx,
+					       unsigned long *cv,
+					       unsigned long *kv)
+{
+	unsigned int saved;
+	bool ok = false;
+
+	preempt_disable_notrace();
+	if (kstats_guard_enter(&pp->p, &saved)) {
+		ok = kstats_path_follow(&pp->cond[idx].path, cv) &&
+		     (!kstats_pair_keyed(pp) ||
+		      kstats_path_follow(&pp->key_path[idx], kv));
+		if (!ok)
+			this_cpu_inc(pp->p.stats->faulted);
+		kstats_guard_exit(saved);
+	}
+	preempt_enable_notrace();
+	return ok;
+}
+
+/*
+ * A hit of site @idx, with the argument of its condition @cv, of its key
+ * @kv and of by argN @byv as the hook read them: their field paths
+ * followed and the condition tested, a start or an end.
+ */
+static __always_inline void kstats_pair_take(struct kstats_pair_probe *pp,
+					     enum kstats_side side,
+					     unsigned int idx, unsigned long cv,
+					     unsigned long kv, unsigned long byv)
+{
+	const struct kstats_pair_cond *c = &pp->cond[idx];
+
+	if (unlikely(pp->deref[idx]) && !kstats_pair_deref(pp, idx, &cv, &kv))
+		return;
+	if (unlikely(c->op) && !kstats_cond_pass(c, cv))
+		return;
+	kstats_pair_hit(pp, side,
+			kstats_pair_keyed(pp) ? kv & pp->key_mask[idx] : 0, byv);
+}
+
 /* Argument @n (1 to KSTATS_TP_ARGS, as kstats_site_arg_type() checks). */
 static __always_inline unsigned long kstats_tp_arg(unsigned int n,
 						   unsigned long a1,
@@ -346,18 +416,15 @@ static __always_inline void kstats_tp_hit(struct kstats_pair_probe *pp,
 {
 	const struct kstats_pair_cond *c = &pp->cond[idx];
 	unsigned int by = pp->p.by_arg;
-	unsigned long byv = 0;
-	u64 key = 0;
+	unsigned long byv = 0, cv = 0, kv = 0;
 
-	if (unlikely(c->op) &&
-	    !kstats_cond_pass(c, kstats_tp_arg(c->arg, a1, a2, a3, a4, a5)))
-		return;
+	if (unlikely(c->op))
+		cv = kstats_tp_arg(c->arg, a1, a2, a3, a4, a5);
 	if (kstats_pair_keyed(pp))
-		key = kstats_tp_arg(pp->key_arg[idx], a1, a2, a3, a4, a5) &
-		      pp->key_mask[idx];
+		kv = kstats_tp_arg(pp->key_arg[idx], a1, a2, a3, a4, a5);
 	if (unlikely(by) && side == KSTATS_SIDE_BEGIN)
 		byv = kstats_tp_arg(by, a1, a2, a3, a4, a5);
-	kstats_pair_hit(pp, side, key, byv);
+	kstats_pair_take(pp, side, idx, cv, kv, byv);
 }
 
 static notrace void kstats_tp_start(void *data, unsigned long a1,
@@ -397,14 +464,12 @@ static __always_inline void kstats_kp_hit(struct kstats_pair_probe *pp,
 		kstats_pair_lean_hit(pp, side, pp->lean);
 		return;
 	}
-	if (unlikely(c->op) &&
-	    !kstats_cond_pass(c, regs_get_kernel_argument(regs, c->arg - 1)))
-		return;
-	kstats_pair_hit(pp, side, kstats_pair_keyed(pp) ?
-			regs_get_kernel_argument(regs, pp->key_arg[idx] - 1) &
-			pp->key_mask[idx] : 0,
-			by && side == KSTATS_SIDE_BEGIN ?
-			regs_get_kernel_argument(regs, by - 1) : 0);
+	kstats_pair_take(pp, side, idx,
+			 c->op ? regs_get_kernel_argument(regs, c->arg - 1) : 0,
+			 kstats_pair_keyed(pp) ?
+			 regs_get_kernel_argument(regs, pp->key_arg[idx] - 1) : 0,
+			 by && side == KSTATS_SIDE_BEGIN ?
+			 regs_get_kernel_argument(regs, by - 1) : 0);
 }
 
 static notrace int kstats_kp_start(struct kprobe *kp, struct pt_regs *regs)
@@ -441,14 +506,12 @@ static __always_inline void kstats_ft_hit(struct kstats_pair_probe *pp,
 		kstats_pair_lean_hit(pp, side, pp->lean);
 		return;
 	}
-	if (unlikely(c->op) &&
-	    !kstats_cond_pass(c, kstats_ft_arg(fregs, c->arg - 1)))
-		return;
-	kstats_pair_hit(pp, side, kstats_pair_keyed(pp) ?
-			kstats_ft_arg(fregs, pp->key_arg[idx] - 1) &
-			pp->key_mask[idx] : 0,
-			by && side == KSTATS_SIDE_BEGIN ?
-			kstats_ft_arg(fregs, by - 1) : 0);
+	kstats_pair_take(pp, side, idx,
+			 c->op ? kstats_ft_arg(fregs, c->arg - 1) : 0,
+			 kstats_pair_keyed(pp) ?
+			 kstats_ft_arg(fregs, pp->key_arg[idx] - 1) : 0,
+			 by && side == KSTATS_SIDE_BEGIN ?
+			 kstats_ft_arg(fregs, by - 1) : 0);
 }
 
 /* ftrace callbacks, called directly (see kstats_attach_ftrace()). */
@@ -668,24 +731,14 @@ static bool kstats_detach_endpoint(struct kstats_probe *p,
 	return false;
 }
 
-/*
- * key argN: the width of argument N at @site, from BTF or "type", into
- * @mask. The parser allows a function's entry or a tracepoint only (where
- * the arguments are); a tracepoint's probe takes its data first.
- */
-static int kstats_pair_key_type(unsigned int arg, struct kstats_site *site,
-				const char *what, struct kstats_cmd *cmd,
-				u64 *mask)
+/* @path as BTF resolved it, ending in a member of @bytes bytes. */
+static void kstats_pair_path_set(struct kstats_pair_path *pth,
+				 const struct kstats_btf_path *path, u8 bytes)
 {
-	struct kstats_btf_int type = {};
-	int ret;
-
-	ret = kstats_site_arg_type(cmd, site, what, "key", arg, true, &type);
-	if (ret)
-		return ret;
-	/* Only compared: the sign does not matter, the garbage above does. */
-	*mask = kstats_int_mask(type.bytes * 8);
-	return 0;
+	pth->n = path->n;
+	pth->bytes = bytes;
+	memcpy(pth->off, path->off, sizeof(pth->off));
+	strscpy(pth->names, path->names, sizeof(pth->names));
 }
 
 /* Site @i of the pair (kstats_parse.h: start, end, the other starts). */
@@ -705,6 +758,30 @@ static const char *kstats_site_what(unsigned int i)
 }
 
 /*
+ * key argN: the width of argument N at @site, from BTF or "type", into
+ * @mask. The parser allows a function's entry or a tracepoint only (where
+ * the arguments are); a tracepoint's probe takes its data first.
+ */
+static int kstats_pair_key_type(struct kstats_pair_probe *pp, unsigned int i,
+				struct kstats_cmd *cmd)
+{
+	struct kstats_btf_path path = { .names = cmd->side[i].key_path };
+	struct kstats_btf_int type = {};
+	int ret;
+
+	ret = kstats_site_arg_type(cmd, kstats_pair_site(pp, i),
+				   kstats_site_what(i), "key", pp->key_arg[i],
+				   &path, true, &type);
+	if (ret)
+		return ret;
+	/* Only compared: the sign does not matter, the garbage above does. */
+	pp->key_mask[i] = kstats_int_mask(type.bytes * 8);
+	kstats_pair_path_set(&pp->key_path[i], &path, type.bytes);
+	pp->deref[i] |= path.n;
+	return 0;
+}
+
+/*
  * "if argN OP NUMBER" of site @side at @site: the argument's width and sign,
  * from BTF or "type". A NUMBER that no value of that type equals, or a
  * negative one against an unsigned argument, is refused: the condition
@@ -716,6 +793,7 @@ static int kstats_pair_cond_setup(struct kstats_pair_probe *pp,
 	struct kstats_site *site = kstats_pair_site(pp, side);
 	const char *what = kstats_site_what(side);
 	const struct kstats_cmd_side *sd = &cmd->side[side];
+	struct kstats_btf_path path = { .names = sd->cond_path };
 	struct kstats_pair_cond *c = &pp->cond[side];
 	struct kstats_btf_int type = {};
 	bool fits;
@@ -723,10 +801,12 @@ static int kstats_pair_cond_setup(struct kstats_pair_probe *pp,
 
 	if (!sd->cond)
 		return 0;
-	ret = kstats_site_arg_type(cmd, site, what, "if", sd->cond_arg, true,
-				   &type);
+	ret = kstats_site_arg_type(cmd, site, what, "if", sd->cond_arg, &path,
+				   true, &type);
 	if (ret)
 		return ret;
+	kstats_pair_path_set(&c->path, &path, type.bytes);
+	pp->deref[side] |= path.n;
 	c->arg = sd->cond_arg;
 	c->bits = type.bytes * 8;
 	c->is_signed = type.is_signed;
@@ -777,9 +857,7 @@ static int kstats_pair_key_setup(struct kstats_pair_probe *pp,
 
 	for (i = 0; i < KSTATS_NR_SIDES + pp->nr_more; i++) {
 		pp->key_arg[i] = cmd->side[i].key_arg;
-		ret = kstats_pair_key_type(pp->key_arg[i], kstats_pair_site(pp, i),
-					   kstats_site_what(i), cmd,
-					   &pp->key_mask[i]);
+		ret = kstats_pair_key_type(pp, i, cmd);
 		if (ret)
 			return ret;
 	}
@@ -1070,10 +1148,11 @@ static void kstats_pair_show_conds(struct seq_file *m,
 		if (!c->op)
 			seq_putc(m, '-');
 		else if (c->is_signed)
-			seq_printf(m, "arg%u%s%lld", c->arg, ops[c->op], c->val);
+			seq_printf(m, "arg%u%s%s%lld", c->arg, c->path.names,
+				   ops[c->op], c->val);
 		else
-			seq_printf(m, "arg%u%s%llu", c->arg, ops[c->op],
-				   (u64)c->val & c->mask);
+			seq_printf(m, "arg%u%s%s%llu", c->arg, c->path.names,
+				   ops[c->op], (u64)c->val & c->mask);
 		kstats_pair_sep(m, pp, n);
 	}
 }
@@ -1093,22 +1172,25 @@ kstats_pair_target(const struct kstats_pair_probe *pp, unsigned int i)
 static void kstats_pair_show_key(struct seq_file *m,
 				 const struct kstats_pair_probe *pp)
 {
-	unsigned int n, sites = KSTATS_NR_SIDES + pp->nr_more;
+	unsigned int i, n, sites = KSTATS_NR_SIDES + pp->nr_more;
 
 	if (pp->p.key != KSTATS_KEY_ARG) {
 		seq_printf(m, " key %s",
 			   pp->p.key == KSTATS_KEY_TASK ? "task" : "cpu");
 		return;
 	}
-	for (n = 1; n < sites && pp->key_arg[n] == pp->key_arg[0]; n++)
+	for (n = 1; n < sites && pp->key_arg[n] == pp->key_arg[0] &&
+	     !strcmp(pp->key_path[n].names, pp->key_path[0].names); n++)
 		;
 	if (n == sites) {
-		seq_printf(m, " key arg%u", pp->key_arg[0]);
+		seq_printf(m, " key arg%u%s", pp->key_arg[0],
+			   pp->key_path[0].names);
 		return;
 	}
 	seq_puts(m, " key ");
 	for (n = 0; n < sites; n++) {
-		seq_printf(m, "arg%u", pp->key_arg[kstats_pair_nth(pp, n)]);
+		i = kstats_pair_nth(pp, n);
+		seq_printf(m, "arg%u%s", pp->key_arg[i], pp->key_path[i].names);
 		kstats_pair_sep(m, pp, n);
 	}
 }
@@ -1136,10 +1218,13 @@ static void kstats_pair_show_counts(struct seq_file *m,
 				    const struct kstats_probe *p,
 				    const struct kstats_probe_stats *sum)
 {
-	const struct kstats_task_table *tasks = kstats_pair(p)->tasks;
-	const struct kstats_req_table *reqs = kstats_pair(p)->reqs;
+	const struct kstats_pair_probe *pp = kstats_pair(p);
+	const struct kstats_task_table *tasks = pp->tasks;
+	const struct kstats_req_table *reqs = pp->reqs;
 
 	seq_printf(m, " dropped %lu unpaired %lu", sum->dropped, sum->unpaired);
+	if (memchr_inv(pp->deref, 0, sizeof(pp->deref)))
+		seq_printf(m, " faulted %lu", sum->faulted);
 	if (tasks)
 		seq_printf(m, " notask %lu slots %u", sum->notask,
 			   kstats_task_table_size(tasks));

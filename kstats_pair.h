@@ -55,7 +55,18 @@ enum kstats_pair_lean {
 };
 
 /*
- * "if argN OP NUMBER" of one side, as set up: @mask the argument's width,
+ * A field path, argN->a->b, as set up: the offset of each member, every
+ * step but the last through a pointer, and the last one's width.
+ */
+struct kstats_pair_path {
+	u8 n;				/* steps; 0: the argument itself */
+	u8 bytes;
+	u32 off[KSTATS_PATH_STEPS];
+	char names[KSTATS_PATH_LEN];	/* as written, for the listing */
+};
+
+/*
+ * "if EXPR OP NUMBER" of one side, as set up: @mask the value's width,
  * @bits that width, @is_signed from BTF or "type".
  */
 struct kstats_pair_cond {
@@ -65,6 +76,7 @@ struct kstats_pair_cond {
 	bool is_signed;
 	u64 mask;
 	s64 val;
+	struct kstats_pair_path path;
 };
 
 /*
@@ -86,6 +98,8 @@ struct kstats_pair_probe {
 	unsigned int key_arg[KSTATS_PAIR_SITES];	/* key argN: N */
 	u8 lean;				/* enum kstats_pair_lean */
 	u64 key_mask[KSTATS_PAIR_SITES];	/* its width */
+	struct kstats_pair_path key_path[KSTATS_PAIR_SITES];
+	u8 deref[KSTATS_PAIR_SITES];		/* a field path to follow */
 	struct kstats_pair_cond cond[KSTATS_PAIR_SITES];
 };
 

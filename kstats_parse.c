@@ -114,61 +114,121 @@ static int kstats_parse_func(struct kstats_cmd *cmd, const char *func)
 #define KSTATS_KEY_ALL	KSTATS_PAIR_SITES
 
 /*
- * "key cpu|task|argN". key argN written after a site goes to
- * @key_args[that site], before every site to @key_args[KSTATS_KEY_ALL];
- * kstats_key_sites() spreads them once the line is read.
+ * EXPR: "argN", then at most KSTATS_PATH_STEPS "->MEMBER", into @arg and
+ * @path ("" or "->a->b"); 0 or -EINVAL with @cmd->why set (for @opt).
  */
-static int kstats_parse_key(struct kstats_cmd *cmd, const char *v,
-			    unsigned int site, unsigned int *key_args)
+static int kstats_parse_expr(struct kstats_cmd *cmd, const char *opt,
+			     const char *v, unsigned int *arg, char *path)
 {
-	unsigned int arg;
+	const char *arrow = strstr(v, "->"), *s;
+	unsigned int steps = 0;
+	char n[8];
 
-	if (!strcasecmp(v, "cpu") || !strcasecmp(v, "task")) {
-		if (cmd->key != KSTATS_KEY_CPU ||
-		    memchr_inv(key_args, 0, sizeof(*key_args) * (KSTATS_KEY_ALL + 1)))
-			return kstats_why(cmd, "key given twice");
-		cmd->key = tolower(v[0]) == 'c' ? KSTATS_KEY_CPU : KSTATS_KEY_TASK;
-		/* key cpu, the default, written: a key argN may not follow. */
-		key_args[KSTATS_KEY_ALL] = UINT_MAX;
-		return 0;
+	path[0] = '\0';
+	if (arrow && arrow - v < sizeof(n)) {
+		memcpy(n, v, arrow - v);
+		n[arrow - v] = '\0';
 	}
-	if (kstats_parse_arg(v, &arg))
-		return kstats_why(cmd, "key must be cpu, task or arg1 to arg%d",
-				  KSTATS_REG_ARGS);
-	if (cmd->key != KSTATS_KEY_CPU || key_args[KSTATS_KEY_ALL] == UINT_MAX ||
-	    key_args[site])
-		return kstats_why(cmd, "key given twice%s",
-				  site == KSTATS_KEY_ALL ? "" :
-				  site == KSTATS_SIDE_END ? " for end" : " for a start");
-	key_args[site] = arg;
+	if (arrow ? arrow - v >= sizeof(n) || kstats_parse_arg(n, arg) :
+	    kstats_parse_arg(v, arg))
+		return kstats_why(cmd, "%s: arg1 to arg%d, then ->MEMBER..., not '%.40s'",
+				  opt, KSTATS_REG_ARGS, v);
+	if (!arrow)
+		return 0;
+	if (strlen(arrow) >= KSTATS_PATH_LEN)
+		return kstats_why(cmd, "%s: a field path of over %d characters",
+				  opt, KSTATS_PATH_LEN - 1);
+	for (s = arrow; *s; steps++) {
+		if (strncmp(s, "->", 2) || !(isalpha(s[2]) || s[2] == '_'))
+			return kstats_why(cmd, "%s: bad field path '%.40s'", opt, arrow);
+		for (s += 3; isalnum(*s) || *s == '_'; s++)
+			;
+	}
+	if (steps > KSTATS_PATH_STEPS)
+		return kstats_why(cmd, "%s: a field path of at most %d members",
+				  opt, KSTATS_PATH_STEPS);
+	strscpy(path, arrow, KSTATS_PATH_LEN);
 	return 0;
 }
 
 /*
- * Each site's key argN: the end's own, else the one written before every
+ * "key cpu|task|EXPR". key EXPR written after a site is that site's,
+ * before every site @all's; kstats_key_sites() spreads them once the line
+ * is read. @all->key_arg is UINT_MAX once key cpu or task was written.
+ */
+static int kstats_parse_key(struct kstats_cmd *cmd, const char *v,
+			    unsigned int site, struct kstats_cmd_side *all)
+{
+	struct kstats_cmd_side *sd = site == KSTATS_KEY_ALL ? all : &cmd->side[site];
+	unsigned int i;
+
+	if (!strcasecmp(v, "cpu") || !strcasecmp(v, "task")) {
+		for (i = 0; i < KSTATS_PAIR_SITES; i++)
+			if (cmd->side[i].key_arg)
+				break;
+		if (cmd->key != KSTATS_KEY_CPU || all->key_arg ||
+		    i < KSTATS_PAIR_SITES)
+			return kstats_why(cmd, "key given twice");
+		cmd->key = tolower(v[0]) == 'c' ? KSTATS_KEY_CPU : KSTATS_KEY_TASK;
+		/* key cpu, the default, written: a key argN may not follow. */
+		all->key_arg = UINT_MAX;
+		return 0;
+	}
+	if (!strstr(v, "->") && kstats_parse_arg(v, &i))
+		return kstats_why(cmd, "key must be cpu, task or arg1 to arg%d",
+				  KSTATS_REG_ARGS);
+	if (cmd->key != KSTATS_KEY_CPU || all->key_arg == UINT_MAX ||
+	    sd->key_arg)
+		return kstats_why(cmd, "key given twice%s",
+				  site == KSTATS_KEY_ALL ? "" :
+				  site == KSTATS_SIDE_END ? " for end" : " for a start");
+	return kstats_parse_expr(cmd, "key", v, &sd->key_arg, sd->key_path);
+}
+
+static bool kstats_same_key(const struct kstats_cmd_side *a,
+			    const struct kstats_cmd_side *b)
+{
+	return a->key_arg == b->key_arg && !strcmp(a->key_path, b->key_path);
+}
+
+/*
+ * Each site's key: the end's own, else the one written before every
  * site, else the starts' if they agree; a start's own, else the end's.
  */
-static int kstats_key_sites(struct kstats_cmd *cmd, const unsigned int *key_args)
+static int kstats_key_sites(struct kstats_cmd *cmd,
+			    const struct kstats_cmd_side *all)
 {
-	unsigned int i, end = key_args[KSTATS_SIDE_END] ?: key_args[KSTATS_KEY_ALL];
+	struct kstats_cmd_side *end = &cmd->side[KSTATS_SIDE_END];
+	const struct kstats_cmd_side *key = NULL, *sd;
+	unsigned int i;
 
-	if (end == UINT_MAX)
+	if (all->key_arg == UINT_MAX)
 		return 0;
-	for (i = 0; i < KSTATS_NR_SIDES + cmd->nr_more; i++) {
-		if (i == KSTATS_SIDE_END || !key_args[i] ||
-		    key_args[KSTATS_SIDE_END] || key_args[KSTATS_KEY_ALL])
+	if (end->key_arg)
+		key = end;
+	else if (all->key_arg)
+		key = all;
+	for (i = 0; !key && i < KSTATS_NR_SIDES + cmd->nr_more; i++) {
+		sd = &cmd->side[i];
+		if (!sd->key_arg)
 			continue;
-		if (end && end != key_args[i])
-			return kstats_why(cmd,
-					  "the starts have keys of their own that differ: give the end one");
-		end = key_args[i];
+		for (; i < KSTATS_NR_SIDES + cmd->nr_more; i++)
+			if (cmd->side[i].key_arg && !kstats_same_key(sd, &cmd->side[i]))
+				return kstats_why(cmd,
+						  "the starts have keys of their own that differ: give the end one");
+		key = sd;
 	}
-	if (!end)
+	if (!key)
 		return 0;
 	cmd->key = KSTATS_KEY_ARG;
-	for (i = 0; i < KSTATS_NR_SIDES + cmd->nr_more; i++)
-		cmd->side[i].key_arg = i == KSTATS_SIDE_END ? end :
-				       key_args[i] ?: end;
+	for (i = 0; i < KSTATS_NR_SIDES + cmd->nr_more; i++) {
+		sd = &cmd->side[i];
+		if (i == KSTATS_SIDE_END ? sd != key : !sd->key_arg) {
+			cmd->side[i].key_arg = key->key_arg;
+			strscpy(cmd->side[i].key_path, key->key_path,
+				sizeof(cmd->side[i].key_path));
+		}
+	}
 	return 0;
 }
 
@@ -211,9 +271,8 @@ static int kstats_parse_cond(struct kstats_cmd *cmd, struct kstats_cmd_side *sd,
 		return kstats_why(cmd, "if given twice for one side");
 	if (n < 3)
 		return kstats_why(cmd, "if takes argN OP NUMBER");
-	if (kstats_parse_arg(w[0], &sd->cond_arg))
-		return kstats_why(cmd, "if: arg1 to arg%d, not '%.20s'",
-				  KSTATS_REG_ARGS, w[0]);
+	if (kstats_parse_expr(cmd, "if", w[0], &sd->cond_arg, sd->cond_path))
+		return -EINVAL;
 	for (op = KSTATS_COND_EQ; op < ARRAY_SIZE(ops); op++)
 		if (!strcmp(w[1], ops[op]))
 			break;
@@ -232,8 +291,8 @@ static int kstats_parse_cond(struct kstats_cmd *cmd, struct kstats_cmd_side *sd,
 
 static int kstats_parse_trace(struct kstats_cmd *cmd, char **w, int n)
 {
-	unsigned int key_args[KSTATS_KEY_ALL + 1] = {};
-	unsigned int site = KSTATS_KEY_ALL;	/* before every site */
+	struct kstats_cmd_side all = {};	/* key written before every site */
+	unsigned int site = KSTATS_KEY_ALL;	/* where options go */
 	bool pair = false, have_bits = false, have_via = false, have_as = false,
 	     have_start = false, have_end = false,
 	     have_slots = false, have_clock = false, have_value = false,
@@ -309,7 +368,7 @@ static int kstats_parse_trace(struct kstats_cmd *cmd, char **w, int n)
 		} else if (!strcasecmp(k, "key")) {
 			if (cmd->op != KSTATS_CMD_TRACE_PAIR)
 				return kstats_why(cmd, "key is only for start/end pairs");
-			ret = kstats_parse_key(cmd, v, site, key_args);
+			ret = kstats_parse_key(cmd, v, site, &all);
 			if (ret)
 				return ret;
 		} else if (!strcasecmp(k, "if")) {
@@ -421,7 +480,7 @@ static int kstats_parse_trace(struct kstats_cmd *cmd, char **w, int n)
 	}
 	if (pair && (!have_start || !have_end))
 		return kstats_why(cmd, "a pair needs both start and end");
-	ret = kstats_key_sites(cmd, key_args);
+	ret = kstats_key_sites(cmd, &all);
 	if (ret)
 		return ret;
 	ret = kstats_parse_more_check(cmd);

@@ -74,6 +74,10 @@ enum kstats_side {
 #define KSTATS_MORE_STARTS	3
 #define KSTATS_PAIR_SITES	(KSTATS_NR_SIDES + KSTATS_MORE_STARTS)
 
+/* EXPR's field path, argN->a->b: at most this many members and bytes. */
+#define KSTATS_PATH_STEPS	4
+#define KSTATS_PATH_LEN		64
+
 /* The comparison of "if argN OP NUMBER". */
 enum kstats_cond_op {
 	KSTATS_COND_NONE,
@@ -86,16 +90,20 @@ enum kstats_cond_op {
 /**
  * struct kstats_cmd_side - what a pair's start or end reads there
  * @key_arg: its key argN, 1-based; 0 unless the pair is %KSTATS_KEY_ARG.
+ * @key_path: the field path after argN ("->a->b"), or "".
  * @cond: "if argN OP NUMBER" written after it: the hits whose argument
  *	compares so are taken, the others left alone.
  * @cond_arg: that N, 1-based.
+ * @cond_path: the field path after it, or "".
  * @cond_val: that NUMBER.
  * @cond_neg: NUMBER was written with a '-'.
  */
 struct kstats_cmd_side {
 	unsigned int key_arg;
+	char key_path[KSTATS_PATH_LEN];
 	enum kstats_cond_op cond;
 	unsigned int cond_arg;
+	char cond_path[KSTATS_PATH_LEN];
 	s64 cond_val;
 	bool cond_neg;
 };

@@ -69,6 +69,7 @@ struct kstats_probe_stats {
 	unsigned long migrated;	/* counter, trace FUNC: calls that moved */
 	unsigned long uncounted;	/* counter: reads without a counter */
 	unsigned long recursed;	/* hits inside a kstats handler, skipped */
+	unsigned long faulted;	/* pairs: a field path that could not be read */
 	unsigned long hits;	/* handler calls, to pick those timed */
 	u64 handler_ns[KSTATS_NR_SIDES];	/* time in timed handlers */
 	unsigned long timed[KSTATS_NR_SIDES];	/* how many were timed */

@@ -2572,6 +2572,8 @@ struct kt_parse_case {
 	unsigned int keys;
 	unsigned int key_arg;		/* the start's; the end's too ... */
 	unsigned int end_key_arg;	/* ... unless this is set */
+	const char *kpath;		/* the start's key field path */
+	const char *end_kpath;		/* the end's, if not the start's */
 	unsigned int more[KSTATS_MORE_STARTS];	/* the other starts' keys */
 	unsigned int nr_more;		/* other starts: c, d, e in order */
 	struct kstats_cmd_side cond[KSTATS_PAIR_SITES];	/* "if" only */
@@ -2763,6 +2765,18 @@ static const struct kt_parse_case kt_parse_cases[] = {
 	  .start = "a", .end = "b",
 	  .cond = { {}, { .cond = KSTATS_COND_EQ, .cond_arg = 4,
 			  .cond_val = -1 } } },
+	/* EXPR: argN->MEMBER... */
+	{ .line = "trace l start a key arg1->pid end b key arg3->se->vruntime",
+	  .op = KSTATS_CMD_TRACE_PAIR, .name = "l", .bits = 4,
+	  .key = KSTATS_KEY_ARG, .key_arg = 1, .end_key_arg = 3,
+	  .kpath = "->pid", .end_kpath = "->se->vruntime",
+	  .start = "a", .end = "b" },
+	{ .line = "trace l start a end b key arg1->q->disk->_x9 if arg2->cmd_flags != 0",
+	  .op = KSTATS_CMD_TRACE_PAIR, .name = "l", .bits = 4,
+	  .key = KSTATS_KEY_ARG, .key_arg = 1, .kpath = "->q->disk->_x9",
+	  .start = "a", .end = "b",
+	  .cond = { {}, { .cond = KSTATS_COND_NE, .cond_arg = 2,
+			  .cond_path = "->cmd_flags" } } },
 	{ .line = "trace l start a key arg1 start c end b key arg3",
 	  .op = KSTATS_CMD_TRACE_PAIR, .name = "l", .bits = 4,
 	  .key = KSTATS_KEY_ARG, .key_arg = 1, .end_key_arg = 3,
@@ -2940,6 +2954,15 @@ static const struct kt_parse_case kt_parse_cases[] = {
 	KT_BAD("trace l start a end b key node"),
 	KT_BAD("trace l start a end b key cpu key task"),
 	KT_BAD("trace l start a key arg1 key arg2 end b"),
+	KT_BAD("trace l start a end b key arg1->"),
+	KT_BAD("trace l start a end b key arg1->1x"),
+	KT_BAD("trace l start a end b key arg1-->x"),
+	KT_BAD("trace l start a end b key arg1->a.b"),
+	KT_BAD("trace l start a end b key arg1->a->b->c->d->e"),
+	KT_BAD("trace l start a end b key arg0->a"),
+	KT_BAD("trace l start a end b key argx->a"),
+	KT_BAD("trace l start a key arg1->pid start c key arg1 end b"),
+	KT_BAD("trace l start a if arg1-> == 0 end b"),
 	KT_BAD("trace l start a end b key arg1 key arg1"),
 	KT_BAD("trace l key arg1 key arg2 start a end b"),
 	KT_BAD("trace l key cpu start a key arg1 end b"),
@@ -3213,6 +3236,10 @@ static void kt_parse_table(struct kunit *test)
 	KUNIT_EXPECT_EQ(test, cmd->side[KSTATS_SIDE_BEGIN].key_arg, c->key_arg);
 	KUNIT_EXPECT_EQ(test, cmd->side[KSTATS_SIDE_END].key_arg,
 			c->end_key_arg ?: c->key_arg);
+	KUNIT_EXPECT_STREQ(test, cmd->side[KSTATS_SIDE_BEGIN].key_path,
+			   c->kpath ?: "");
+	KUNIT_EXPECT_STREQ(test, cmd->side[KSTATS_SIDE_END].key_path,
+			   c->end_kpath ?: c->kpath ?: "");
 	KUNIT_EXPECT_EQ(test, cmd->nr_more, c->nr_more);
 	for (i = 0; i < c->nr_more; i++) {
 		KUNIT_EXPECT_EQ(test, cmd->more[i].sym[0], 'c' + i);
@@ -3224,6 +3251,8 @@ static void kt_parse_table(struct kunit *test)
 		KUNIT_EXPECT_EQ(test, cmd->side[i].cond_arg, c->cond[i].cond_arg);
 		KUNIT_EXPECT_EQ(test, cmd->side[i].cond_val, c->cond[i].cond_val);
 		KUNIT_EXPECT_EQ(test, cmd->side[i].cond_neg, c->cond[i].cond_neg);
+		KUNIT_EXPECT_STREQ(test, cmd->side[i].cond_path,
+				   c->cond[i].cond_path);
 	}
 	KUNIT_EXPECT_EQ(test, cmd->expire, c->expire);
 	KUNIT_EXPECT_EQ(test, cmd->outliers, c->outliers);

@@ -118,7 +118,8 @@ int kstats_value_type(struct kstats_probe *p, struct kstats_cmd *cmd,
 
 int kstats_site_arg_type(struct kstats_cmd *cmd, struct kstats_site *site,
 			 const char *what, const char *opt, unsigned int arg,
-			 bool ptr_ok, struct kstats_btf_int *type)
+			 struct kstats_btf_path *path, bool ptr_ok,
+			 struct kstats_btf_int *type)
 {
 	char sym[KSYM_SYMBOL_LEN];
 	const char *mod;
@@ -145,8 +146,12 @@ int kstats_site_arg_type(struct kstats_cmd *cmd, struct kstats_site *site,
 		mod = kstats_btf_module_of(site->addr, sym);
 	}
 	ret = kstats_btf_key_type(site->target.sym, mod,
-				  site->target.tracepoint, arg, ptr_ok, type,
-				  cmd->why, sizeof(cmd->why));
+				  site->target.tracepoint, arg, path, ptr_ok,
+				  type, cmd->why, sizeof(cmd->why));
+	if (ret == -ENOENT && path && path->names[0])
+		return kstats_fail(cmd, -EOPNOTSUPP,
+				   "%s arg%u%s: %s has no BTF, which a field path needs",
+				   opt, arg, path->names, site->target.sym);
 	if (ret == -ENOENT) {
 		if (!cmd->vbytes)
 			return kstats_fail(cmd, -EINVAL,

@@ -79,12 +79,15 @@ int kstats_value_type(struct kstats_probe *p, struct kstats_cmd *cmd,
  * (@what in refusals): from BTF, a function's prototype or a tracepoint's
  * btf_trace_ typedef, else @cmd's "type", whose width BTF must not
  * contradict; an integer, or a pointer too if @ptr_ok. @opt ("key",
- * "by") names the option in refusals.
+ * "by") names the option in refusals. With a field @path (NULL: none),
+ * the type of the member it reaches, and its offsets: BTF only.
  */
 struct kstats_site;
+struct kstats_btf_path;
 int kstats_site_arg_type(struct kstats_cmd *cmd, struct kstats_site *site,
 			 const char *what, const char *opt, unsigned int arg,
-			 bool ptr_ok, struct kstats_btf_int *type);
+			 struct kstats_btf_path *path, bool ptr_ok,
+			 struct kstats_btf_int *type);
 
 /* "value argN" or "value retval errors N" for the _control listing. */
 void kstats_value_show(struct seq_file *m, const struct kstats_probe *p,

@@ -39,6 +39,9 @@
  *                            kstats_helper_end(i)); needs two online CPUs
  *   reqstart K, reqend K     only the starts, or only the ends (on another
  *                            CPU), of requests 0 to K-1
+ *   reqpeek K                K calls of kstats_helper_req_peek(rq, i), rq
+ *                            request i's for even i, NULL for odd i (a
+ *                            field path through it faults)
  *   value V COUNT            COUNT calls of kstats_helper_value(i, V), a
  *                            long function that returns V (signed)
  *   ivalue V COUNT           the same with kstats_helper_ivalue(i, V), an
@@ -393,6 +396,13 @@ kstats_helper_req_end(struct helper_req *rq, unsigned int id)
 	WRITE_ONCE(rq->done, true);
 }
 
+/* Looks at nothing: its arguments are for field paths to follow. */
+static noinline __noclone void
+kstats_helper_req_peek(struct helper_req *rq, unsigned int id)
+{
+	barrier();
+}
+
 struct helper_req_ends {
 	struct work_struct work;
 	unsigned int k, ns;
@@ -523,7 +533,7 @@ static int helper_run(char *buf)
 	char cmd[16], name[128];
 	unsigned long long a = 0, b = 0;
 	struct helper_entry *e;
-	unsigned int nr;
+	unsigned int nr, i;
 	int n;
 
 	n = sscanf(buf, "%15s %127s %llu %llu", cmd, name, &a, &b);
@@ -549,6 +559,11 @@ static int helper_run(char *buf)
 		return helper_fault(nr);
 	if (!strcmp(cmd, "naps") && n == 2 && !kstrtouint(name, 10, &nr)) {
 		kstats_helper_naps(nr);
+		return 0;
+	}
+	if (!strcmp(cmd, "reqpeek") && n == 2 && !kstrtouint(name, 10, &nr)) {
+		for (i = 0; i < nr && i < HELPER_REQS; i++)
+			kstats_helper_req_peek(i % 2 ? NULL : &helper_reqs[i], i);
 		return 0;
 	}
 	if (!strcmp(cmd, "req") || !strcmp(cmd, "reqstart") ||

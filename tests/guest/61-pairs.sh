@@ -2,7 +2,7 @@
 # _control: trace NAME start X end Y, with kprobes and tracepoints, keyed
 # by CPU and by task; syscall latency.
 . /tests/lib.sh
-plan 71
+plan 79
 load_modules
 
 K=200
@@ -161,5 +161,21 @@ is "$(ctl trace tp6 start $TS end $TE key arg6 type u64)" "Operation not support
 	"key arg6 of a tracepoint: EOPNOTSUPP"
 is "$(log_new | grep -c "refused: key arg6: a tracepoint's probe has arg1 to arg5 in registers")" 1 \
 	"key arg6 of a tracepoint: reason logged"
+
+# The scheduler's pairs of kstats runqlat and cpudist, on every arch: a
+# start per wakeup tracepoint, a condition, keys by pid through BTF.
+RUNQ="start __tracepoint_sched_wakeup key arg1->pid start __tracepoint_sched_wakeup_new key arg1->pid"
+RUNQ="$RUNQ start __tracepoint_sched_switch key arg2->pid if arg4 == 0"
+RUNQ="$RUNQ end __tracepoint_sched_switch key arg3->pid if arg3->pid != 0"
+ONCPU="start __tracepoint_sched_switch key arg3->pid if arg3->pid != 0"
+ONCPU="$ONCPU end __tracepoint_sched_switch key arg2->pid if arg2->pid != 0"
+is "$(ctl trace runq $RUNQ)" OK "runqlat's pair"
+is "$(ctl trace oncpu $ONCPU)" OK "cpudist's pair"
+for _ in 1 2 3 4 5 6 7 8 9 10 11 12 13 14 15 16 17 18 19 20; do sleep 0.01; done
+for e in runq oncpu; do
+	check "$e: at least the 20 sleeps' samples ($(samples $e))" test "$(samples $e)" -ge 20
+	is "$(field $e faulted)" 0 "$e: no read of a field path faulted"
+	is "$(ctl remove $e)" OK "remove $e"
+done
 
 is "$(cat "$KS/_control")" "" "_control empty at the end"

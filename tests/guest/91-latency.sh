@@ -6,7 +6,7 @@
 # cgroup are left, whichever way it ends.
 # timeout: 300
 . /tests/lib.sh
-plan 16
+plan 26
 load_modules
 
 FN=kstats_helper_work
@@ -196,6 +196,16 @@ done
 kstats latency $FN no_such_function_91 -d 1s >/tmp/out 2>&1
 is "$? $(grep -c 'no_such_function_91: not traced' /tmp/out)" "1 1" "a target that cannot be traced: exit 1"
 is "$(left)" "0 0" "the one traced before it is removed"
+# runqlat and cpudist: a pair entry each (the loop above sleeps, so its
+# tasks wake and switch), its histogram, nothing left.
+# -p: the loop's own shell, which waits for its sleep and wakes each 20 ms.
+for c in runqlat cpudist "cpudist --offcpu" "runqlat -p $BG" "cpudist -p $BG"; do
+	# shellcheck disable=SC2086 # "cpudist --offcpu" is two words
+	kstats $c -d 1s >/tmp/out 2>&1
+	is "$? $(awk '$1 == "count" && $3 == "min" && $2 > 0 { n++ } END { print n + 0 }' /tmp/out)" \
+		"0 1" "kstats $c -d 1s: exit 0, a histogram with samples"
+	is "$(left)" "0 0" "kstats $c: nothing left"
+done
 kill $BG
 wait $BG 2>/dev/null
 is "$(left)" "0 0" "nothing left at the end"

@@ -9,7 +9,7 @@
 # reads, by comm of the reader.
 # timeout: 400
 . /tests/lib.sh
-plan 91
+plan 96
 load_modules
 
 RS=kstats_helper_req_start
@@ -133,6 +133,36 @@ for _ in 1 2 3 4 5 6 7 8 9 10 11 12 13 14 15 16 17 18 19 20; do sleep 0.01; done
 check "runq: at least the 20 wakeups of the sleeps ($(samples runq))" test "$(samples runq)" -ge 20
 ctl remove runq > /dev/null
 
+# The same line keyed by pid: a field path through BTF, read at the hit.
+RUNQ="start __tracepoint_sched_wakeup key arg1->pid start __tracepoint_sched_wakeup_new key arg1->pid"
+RUNQ="$RUNQ start __tracepoint_sched_switch key arg2->pid if arg4 == 0 end __tracepoint_sched_switch key arg3->pid"
+is "$(ctl trace runqp $RUNQ)" OK "runqlat's line by pid"
+is "$(line runqp | grep -c ' key arg1->pid|arg1->pid|arg2->pid,arg3->pid targets .* faulted 0 ')" 1 \
+	"listing: the field paths, faulted 0"
+for _ in 1 2 3 4 5 6 7 8 9 10 11 12 13 14 15 16 17 18 19 20; do sleep 0.01; done
+check "runq by pid: at least the 20 wakeups of the sleeps ($(samples runqp))" \
+	test "$(samples runqp)" -ge 20
+ctl remove runqp > /dev/null
+# Field paths into the helper's struct helper_req (its id is set by
+# kstats_helper_req_start, read at kstats_helper_req_end's entry), where
+# the helper has BTF.
+if [ -z "$T" ]; then
+	plan 7
+	is "$(ctl trace rqp start $RS key arg2 end $RE key 'arg1->id' if 'arg1->id' '<' 8)" OK \
+		"end ... key arg1->id if arg1->id < 8"
+	is "$(line rqp | grep -c ' key arg2,arg1->id targets .* if -,arg1->id<8 .* unpaired 0 faulted 0 ')" 1 \
+		"listing: the field paths"
+	is "$(helper req 32 1000)" OK "32 requests"
+	is "$(counts rqp)" "8 0 0 0 0" "the ids the struct holds: 8 pairs, the other ends left out"
+	ctl remove rqp > /dev/null
+	is "$(ctl trace pk start kstats_helper_req_peek key 'arg1->id' end $RE key arg2)" OK \
+		"a field path through a pointer that may be NULL"
+	is "$(helper reqpeek 16)" OK "16 calls, 8 of them with NULL"
+	is "$(field pk faulted) $(field pk dropped) $(field pk unpaired)" "8 0 0" \
+		"faulted 8: the NULL ones left out"
+	ctl remove pk > /dev/null
+fi
+
 # if argN OP NUMBER after a side: only its hits that compare so count.
 # Starts of ids 0 to 15, ends of every id but 3: 15 pairs, the ends of 16
 # to 31 unpaired, the start of 3 left pending.
@@ -221,6 +251,20 @@ refuse "$EINVAL" "if must follow start SITE or end SITE" "if before start and en
 refuse "$EINVAL" "the starts have keys of their own that differ: give the end one" \
 	"two starts with keys that differ, an end without: EINVAL" \
 	trace bad start $RS key arg2 start $TPS key arg1 end $RE $T32
+refuse "$ENOTSUP" "arg1->comm of tracepoint sched_wakeup is not an integer" \
+	"a string as a pair key: EOPNOTSUPP" \
+	trace bad start __tracepoint_sched_wakeup key 'arg1->comm' end __tracepoint_sched_switch key 'arg3->comm'
+if [ -z "$T" ]; then
+	plan 4
+	refuse "$ENOTSUP" "arg1 of kstats_helper_req_start has no member nosuch" \
+		"a member that is not there: EOPNOTSUPP" trace bad start $RS end $RE key 'arg1->nosuch'
+	refuse "$ENOTSUP" "arg2 of kstats_helper_req_start is no pointer: ->id cannot follow it" \
+		"a path from an integer: EOPNOTSUPP" trace bad start $RS end $RE key 'arg2->id'
+else
+	plan 2
+	refuse "$ENOTSUP" "key arg1->id: $RE has no BTF, which a field path needs" \
+		"a field path without BTF: EOPNOTSUPP" trace bad start $RS key arg2 end $RE key 'arg1->id' $T32
+fi
 is "$(grep -c '^name bad ' "$KS/_control")" 0 "nothing created"
 
 # The block layer: biolatency's pair on a null_blk disk. Each completed

@@ -237,3 +237,43 @@ def test_sigterm_in_an_interval_print(tmp_path, monkeypatch, capsys):
     out = capsys.readouterr().out.splitlines()
     assert [x.split()[1] for x in out if x.startswith('count ') and ' min ' in x] == ['3']
     assert out.count('no samples') == 1     # the last part: none since
+
+
+@pytest.mark.parametrize('argv,which', [(['runqlat'], 'runqlat'), (['cpudist'], 'oncpu'),
+                                        (['cpudist', '--offcpu'], 'offcpu')])
+def test_sched_lines(tmp_path, argv, which):
+    """runqlat and cpudist write their pair (one line, within _control's
+    256 bytes with the longest entry name) and, refused, leave nothing."""
+    label, words = latency.SCHED_PAIRS[which]
+    assert len('trace kl4194304_0 %s\n' % words) <= 256
+    (tmp_path / '_control').write_text('')
+    env = live_env(tmp_path, KSTATS_DEVICE='/dev/full', KSTATS_DMESG='true')
+    r = run(*argv, '--dir', tmp_path, '-d', '1s', check=False, env=env)
+    assert r.returncode == 1 and r.stdout == ''
+    err = r.stderr.splitlines()
+    assert err[0].startswith("kstats: 'trace kl") and \
+        err[0].endswith(" %s' refused by /dev/full: ENOSPC (No space left on device)" % words)
+    assert err[-1] == 'kstats: error: %s: not traced (above); nothing is left attached' % label
+
+
+def test_sched_pairs_are_their_mirror():
+    """cpudist --offcpu is cpudist with prev and next swapped."""
+    on, off = latency.SCHED_PAIRS['oncpu'][1], latency.SCHED_PAIRS['offcpu'][1]
+    assert off == on.replace('arg3', 'argX').replace('arg2', 'arg3').replace('argX', 'arg2')
+
+
+def test_sched_pid(tmp_path):
+    """-p PID: each side that left pid 0 out now takes only PID's threads."""
+    (tmp_path / '_control').write_text('')
+    env = live_env(tmp_path, KSTATS_DEVICE='/dev/full', KSTATS_DMESG='true')
+    r = run('cpudist', '--offcpu', '-p', '42', '--dir', tmp_path, '-d', '1s', check=False,
+            env=env)
+    assert r.returncode == 1 and r.stderr.startswith(
+        "kstats: 'trace kl%d_0 start __tracepoint_sched_switch key arg2->pid if arg2->tgid "
+        "== 42 end __tracepoint_sched_switch key arg3->pid if arg3->tgid == 42' refused"
+        % int(r.stderr.split('kl')[1].split('_')[0]))
+    r = run('runqlat', '-p', '7', '--dir', tmp_path, '-d', '1s', check=False, env=env)
+    assert 'if arg4 == 0 end __tracepoint_sched_switch key arg3->pid if arg3->tgid == 7' \
+        in r.stderr
+    r = run('runqlat', '-p', '-1', '--dir', tmp_path, check=False, env=env)
+    assert r.returncode == 2 and '-p PID must be 0 or more' in r.stderr

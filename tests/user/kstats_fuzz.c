@@ -131,6 +131,7 @@ static const char * const seeds[] = {
 	"trace fz_rs start kstats_helper_req_start key arg2 if arg2 < 16 end __tracepoint_kstats_helper_end key arg1 type u32",
 	"trace fz_if start __tracepoint_kstats_helper_start if arg1 > 9 end __tracepoint_kstats_helper_end if arg1 != 12 type u32",
 	"trace fz_ms start kstats_helper_mark_start start __tracepoint_kstats_helper_start start kstats_helper_req_start end __tracepoint_kstats_helper_end key task",
+	"trace fz_fp start kstats_helper_req_peek key arg1->id if arg1->id < 9 end kstats_helper_req_end key arg2",
 	"stop fz",
 	"reset fz",
 	"start fz",
@@ -154,7 +155,7 @@ static const char * const words[] = {
 	"a/b", "fz fz", "_x", "-", ":", "type", "s32", "u64", "u0", "cgroup",
 	"value", "arg2", "retval", "by", "keys", "comm", "pid", "tid",
 	"arg1", "arg0", "arg6", "expire", "slots", "outliers", "stack",
-	"if", "==", "!=", "<", ">", "=",
+	"if", "==", "!=", "<", ">", "=", "->", "arg1->id", "->pid", "->a->b",
 };
 
 static const char * const numbers[] = {

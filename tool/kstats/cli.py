@@ -20,7 +20,7 @@ from .commands import (
 from .completion import SHELLS, completion_script
 from .errors import Error
 from .export import EXPORT_BITS, EXPORT_KEY_TOP, METRIC_RE, label_arg, range_arg
-from .latency import MAX_GLOB, cmd_latency
+from .latency import MAX_GLOB, SCHED_PAIRS, cmd_latency, cmd_sched
 from .model import KEY_SORTS, MAX_BITS
 from .keyview import KEY_TOP
 from .outlierview import STACK_FRAMES
@@ -387,6 +387,30 @@ def add_latency(sub, par):
     s.set_defaults(func=cmd_latency, cpu=None, hist_bits=None, bias=None, run=None, count=None)
 
 
+def add_sched(sub, par):
+    for name, what in (('runqlat', 'run queue latency, as runqlat gives it'),
+                       ('cpudist', 'on-CPU (or off-CPU) time per run, as cpudist gives it')):
+        pair = SCHED_PAIRS['oncpu' if name == 'cpudist' else name]
+        s = sub.add_parser(name, parents=[par.common, par.unit], help=what,
+                           epilog='%s: one pair entry, removed at the end:\n  trace NAME %s'
+                           % (pair[0], pair[1]))
+        if name == 'cpudist':
+            s.add_argument('--offcpu', action='store_true',
+                           help='off-CPU time: switch-out to switch-in')
+        s.add_argument('-d', '--duration', type=seconds_arg, metavar='TIME',
+                       help='measure this long: 10s, 500ms, 1m (default: until Ctrl-C)')
+        s.add_argument('-i', '--interval', type=seconds_arg, metavar='TIME',
+                       help="print each TIME's histogram (of the samples since the last)")
+        s.add_argument('-p', '--pid', type=int, metavar='PID',
+                       help="only the threads of process PID (the task that waited or ran)")
+        s.add_argument('--percentiles', type=percentiles_arg, default=DEFAULT_PERCENTILES,
+                       metavar='LIST',
+                       help='comma-separated percentiles (default %s)' % DEFAULT_PERCENTILES)
+        s.add_argument('--rows', type=int, default=40, help='at most this many histogram rows')
+        s.set_defaults(func=cmd_sched, cpu=None, hist_bits=None, bias=None, run=None,
+                       count=None, by=None, outliers=None, comm=None, via=None)
+
+
 def add_calibrate(sub, par):
     s = sub.add_parser('calibrate', parents=[par.common, par.unit],
                        help='measure the bias and cost of every probe mechanism (live only)')
@@ -431,8 +455,8 @@ def add_completion(sub, par):
 
 # In the order of "kstats --help".
 COMMAND_PARSERS = (add_list, add_show, add_watch, add_plot, add_save, add_diff, add_export,
-                   add_record, add_heatmap, add_trace, add_latency, add_calibrate, add_remove,
-                   add_entry_commands, add_completion)
+                   add_record, add_heatmap, add_trace, add_latency, add_sched, add_calibrate,
+                   add_remove, add_entry_commands, add_completion)
 
 
 def build_parser():
@@ -510,7 +534,7 @@ def main(argv=None):
         sub.error('--bits must be 0..%d' % MAX_BITS)
     if args.command == 'latency' and args.max_targets < 1:
         sub.error('--max-targets must be 1 or more')
-    if args.command == 'latency' and args.pid is not None and args.pid < 0:
+    if args.command in ('latency', 'runqlat', 'cpudist') and (args.pid or 0) < 0:
         sub.error('-p PID must be 0 or more')
     if args.command == 'trace' and not args.words:
         parser.error('trace needs its arguments, e.g. "kstats trace vfs_read bits 4"')

@@ -35,6 +35,7 @@ EXPORT_COUNTS = (
      'and key argN pairs)'),
     ('restarted', 'starts of a key already pending, which restarted it (key argN pairs)'),
     ('expired', 'starts never ended, freed after the expiry (key argN pairs)'),
+    ('faulted', 'hits left out as a field path (argN->MEMBER) could not be read (pairs)'),
     ('filtered', 'hits left out by the filters'),
     ('errors', 'error returns of a value retval entry, not binned'),
     ('keys_dropped', 'samples of keys beyond keys_max (by KEY), in key="other"'))

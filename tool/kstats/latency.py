@@ -9,6 +9,7 @@ render."""
 import copy
 import fnmatch
 import os
+import re
 import signal
 import sys
 import time
@@ -22,6 +23,25 @@ from .outlierview import has_outliers, outlier_lines
 from .render import entry_warning, show_text
 
 STOP = {signal.SIGINT, signal.SIGTERM}     # the signals that end a run
+
+# The scheduler's questions as pairs of sched_switch and the wakeups,
+# keyed by the task's pid (a field path through BTF). pid 0, each CPU's
+# idle task, is left out of every side where it would pair with another
+# CPU's: "if argN->pid != 0", which -p PID makes "if argN->tgid == PID"
+# (the task that waited or ran, a thread of PID).
+SCHED_PAIRS = {
+    'runqlat': ('run queue latency (wakeup or preemption to switch-in)',
+                'start __tracepoint_sched_wakeup key arg1->pid '
+                'start __tracepoint_sched_wakeup_new key arg1->pid '
+                'start __tracepoint_sched_switch key arg2->pid if arg4 == 0 '
+                'end __tracepoint_sched_switch key arg3->pid if arg3->pid != 0'),
+    'oncpu': ('on-CPU time (switch-in to switch-out)',
+              'start __tracepoint_sched_switch key arg3->pid if arg3->pid != 0 '
+              'end __tracepoint_sched_switch key arg2->pid if arg2->pid != 0'),
+    'offcpu': ('off-CPU time (switch-out to switch-in)',
+               'start __tracepoint_sched_switch key arg2->pid if arg2->pid != 0 '
+               'end __tracepoint_sched_switch key arg3->pid if arg3->pid != 0'),
+}
 
 # A glob expands to at most this many functions: each is a probe.
 MAX_GLOB = 50
@@ -137,6 +157,13 @@ class Session(object):
                 raise Error('%s: not traced (above); nothing is left attached' % func)
             self.names.append((name, func))
 
+    def attach_pair(self, label, words):
+        """One pair entry: "trace NAME WORDS", shown as label."""
+        name = 'kl%d_%d' % (os.getpid(), len(self.names))
+        if write_command(control_path(self.args), 'trace %s %s\n' % (name, words)):
+            raise Error('%s: not traced (above); nothing is left attached' % label)
+        self.names.append((name, label))
+
     def show(self):
         """Each entry's histogram; with -i, of the samples since the last
         print (snapshots subtracted: nothing is reset, nothing is lost)."""
@@ -244,16 +271,9 @@ def wait(args, session):
             print()
 
 
-def cmd_latency(args):
-    require_live(args, 'latency')
-    if args.interval is not None and args.run:
-        raise Error('-i prints while it waits, -- COMMAND prints once COMMAND ends: give one')
-    if args.interval is not None and args.by:
-        raise Error('--by prints the table of keys once, at the end: not with -i')
-    if args.interval is not None and getattr(args, 'outliers', None):
-        raise Error('--outliers prints the slowest samples once, at the end: not with -i')
-    targets = expand(args.targets, args.max_targets)
-    session = Session(args)
+def measure(args, session, attach):
+    """attach(), then wait (or run COMMAND), stop, print; every way out
+    removes what it attached. COMMAND's exit status, or 0."""
     rc = 0
     # Ctrl-C and SIGTERM (a timeout, a service stop) end the wait and
     # nothing else: blocked, they cannot cut a write to _control from the
@@ -261,7 +281,7 @@ def cmd_latency(args):
     old = signal.pthread_sigmask(signal.SIG_BLOCK, STOP)
     try:
         cgroup_id = session.make_cgroup() if args.run else None
-        session.attach(targets, cgroup_id)
+        attach(cgroup_id)
         if args.run:
             rc = run_command(args.run, session.cgroup)
         else:
@@ -277,3 +297,29 @@ def cmd_latency(args):
             pass            # asked for the end, which this is
         signal.pthread_sigmask(signal.SIG_SETMASK, old)
     return rc
+
+
+def cmd_sched(args):
+    """kstats runqlat, kstats cpudist [--offcpu]: one pair of SCHED_PAIRS,
+    measured as kstats latency measures a function."""
+    require_live(args, args.command)
+    which = 'offcpu' if getattr(args, 'offcpu', False) else (
+        'oncpu' if args.command == 'cpudist' else args.command)
+    label, words = SCHED_PAIRS[which]
+    if args.pid is not None:
+        words = re.sub(r'(arg[0-9])->pid != 0', r'\1->tgid == %d' % args.pid, words)
+    session = Session(args)
+    return measure(args, session, lambda _: session.attach_pair(label, words))
+
+
+def cmd_latency(args):
+    require_live(args, 'latency')
+    if args.interval is not None and args.run:
+        raise Error('-i prints while it waits, -- COMMAND prints once COMMAND ends: give one')
+    if args.interval is not None and args.by:
+        raise Error('--by prints the table of keys once, at the end: not with -i')
+    if args.interval is not None and getattr(args, 'outliers', None):
+        raise Error('--outliers prints the slowest samples once, at the end: not with -i')
+    targets = expand(args.targets, args.max_targets)
+    session = Session(args)
+    return measure(args, session, lambda cg: session.attach(targets, cg))
