@@ -204,6 +204,7 @@ for c in runqlat cpudist "cpudist --offcpu" "runqlat -p $BG" "cpudist -p $BG"; d
 	kstats $c -d 1s >/tmp/out 2>&1
 	is "$? $(awk '$1 == "count" && $3 == "min" && $2 > 0 { n++ } END { print n + 0 }' /tmp/out)" \
 		"0 1" "kstats $c -d 1s: exit 0, a histogram with samples"
+	sed -n 's/^/# /; 1,24p' /tmp/out
 	is "$(left)" "0 0" "kstats $c: nothing left"
 done
 kill $BG
