@@ -129,9 +129,6 @@ RUNQ="$RUNQ start __tracepoint_sched_switch key arg2 if arg4 == 0 end __tracepoi
 is "$(ctl trace runq $RUNQ)" OK "runqlat's line"
 is "$(line runq | grep -c ' key arg1|arg1|arg2,arg3 targets __tracepoint_sched_wakeup|__tracepoint_sched_wakeup_new|__tracepoint_sched_switch,__tracepoint_sched_switch hooks tracepoint|tracepoint|tracepoint,tracepoint if -|-|arg4==0,- ')" 1 \
 	"listing: three starts, one of them conditional"
-for _ in 1 2 3 4 5 6 7 8 9 10 11 12 13 14 15 16 17 18 19 20; do sleep 0.01; done
-check "runq: at least the 20 wakeups of the sleeps ($(samples runq))" test "$(samples runq)" -ge 20
-ctl remove runq > /dev/null
 
 # The same line keyed by pid: a field path through BTF, read at the hit.
 RUNQ="start __tracepoint_sched_wakeup key arg1->pid start __tracepoint_sched_wakeup_new key arg1->pid"
@@ -140,8 +137,10 @@ is "$(ctl trace runqp $RUNQ)" OK "runqlat's line by pid"
 is "$(line runqp | grep -c ' key arg1->pid|arg1->pid|arg2->pid,arg3->pid targets .* faulted 0 ')" 1 \
 	"listing: the field paths, faulted 0"
 for _ in 1 2 3 4 5 6 7 8 9 10 11 12 13 14 15 16 17 18 19 20; do sleep 0.01; done
+check "runq: at least the 20 wakeups of the sleeps ($(samples runq))" test "$(samples runq)" -ge 20
 check "runq by pid: at least the 20 wakeups of the sleeps ($(samples runqp))" \
 	test "$(samples runqp)" -ge 20
+ctl remove runq > /dev/null
 ctl remove runqp > /dev/null
 # Field paths into the helper's struct helper_req (its id is set by
 # kstats_helper_req_start, read at kstats_helper_req_end's entry), where
