@@ -741,15 +741,22 @@ static void kstats_pair_path_set(struct kstats_pair_path *pth,
 	strscpy(pth->names, path->names, sizeof(pth->names));
 }
 
-/* Site @i of the pair (kstats_parse.h: start, end, the other starts). */
-static struct kstats_site *kstats_pair_site(struct kstats_pair_probe *pp,
-					    unsigned int i)
+/* The endpoint of site @i (kstats_parse.h: start, end, the other starts). */
+static const struct kstats_endpoint *
+kstats_pair_ep(const struct kstats_pair_probe *pp, unsigned int i)
 {
 	if (i == KSTATS_SIDE_BEGIN)
-		return &pp->p.start;
+		return &pp->start;
 	if (i == KSTATS_SIDE_END)
-		return &pp->p.end;
-	return &pp->more_site[i - KSTATS_NR_SIDES];
+		return &pp->end;
+	return &pp->more[i - KSTATS_NR_SIDES];
+}
+
+/* Site @i's place: its endpoint's, set before anything is looked up. */
+static struct kstats_site *kstats_pair_site(const struct kstats_pair_probe *pp,
+					    unsigned int i)
+{
+	return kstats_pair_ep(pp, i)->site;
 }
 
 static const char *kstats_site_what(unsigned int i)
@@ -885,6 +892,7 @@ static int kstats_pair_more_sites(struct kstats_pair_probe *pp,
 	for (i = 0; i < pp->nr_more; i++) {
 		site = &pp->more_site[i];
 		site->target = cmd->more[i];
+		pp->more[i].site = site;
 		pp->more[i].pp = pp;
 		pp->more[i].idx = KSTATS_NR_SIDES + i;
 		pp->more[i].tp_data = &pp->more[i];
@@ -906,6 +914,8 @@ static int kstats_pair_attach(struct kstats_probe *p, struct kstats_cmd *cmd)
 	int ret;
 
 	p->ops = &kstats_pair_ops;
+	pp->start.site = &p->start;
+	pp->end.site = &p->end;
 	ret = kstats_pair_more_sites(pp, cmd);
 	for (i = 0; !ret && i < KSTATS_NR_SIDES + pp->nr_more; i++)
 		ret = kstats_pair_cond_setup(pp, i, cmd);
@@ -1117,24 +1127,11 @@ static unsigned int kstats_pair_nth(const struct kstats_pair_probe *pp,
 	return n <= pp->nr_more ? KSTATS_NR_SIDES + n - 1 : KSTATS_SIDE_END;
 }
 
-static const struct kstats_endpoint *
-kstats_pair_ep(const struct kstats_pair_probe *pp, unsigned int i)
-{
-	if (i == KSTATS_SIDE_BEGIN)
-		return &pp->start;
-	if (i == KSTATS_SIDE_END)
-		return &pp->end;
-	return &pp->more[i - KSTATS_NR_SIDES];
-}
-
 /* " if -|arg4==0,-": each site's condition, "-" for none. */
 static void kstats_pair_show_conds(struct seq_file *m,
 				   const struct kstats_pair_probe *pp)
 {
-	static const char * const ops[] = {
-		[KSTATS_COND_EQ] = "==", [KSTATS_COND_NE] = "!=",
-		[KSTATS_COND_LT] = "<", [KSTATS_COND_GT] = ">",
-	};
+	const char * const *ops = kstats_cond_ops;
 	unsigned int n, sites = KSTATS_NR_SIDES + pp->nr_more;
 	const struct kstats_pair_cond *c;
 
@@ -1155,17 +1152,6 @@ static void kstats_pair_show_conds(struct seq_file *m,
 				   ops[c->op], (u64)c->val & c->mask);
 		kstats_pair_sep(m, pp, n);
 	}
-}
-
-/* The target of site @i. */
-static const struct kstats_target *
-kstats_pair_target(const struct kstats_pair_probe *pp, unsigned int i)
-{
-	if (i == KSTATS_SIDE_BEGIN)
-		return &pp->p.start.target;
-	if (i == KSTATS_SIDE_END)
-		return &pp->p.end.target;
-	return &pp->more_site[i - KSTATS_NR_SIDES].target;
 }
 
 /* " key arg1" where every site has one N, else " key arg1|arg2,arg3". */
@@ -1203,7 +1189,7 @@ static void kstats_pair_show(struct seq_file *m, const struct kstats_probe *p)
 	kstats_pair_show_key(m, pp);
 	seq_puts(m, " targets ");
 	for (n = 0; n < sites; n++) {
-		kstats_show_target(m, kstats_pair_target(pp, kstats_pair_nth(pp, n)));
+		kstats_show_target(m, &kstats_pair_site(pp, kstats_pair_nth(pp, n))->target);
 		kstats_pair_sep(m, pp, n);
 	}
 	seq_puts(m, " hooks ");
@@ -1269,9 +1255,7 @@ static bool kstats_pair_uses(const struct kstats_probe *p, struct module *mod,
 
 	for (i = 0; i < KSTATS_NR_SIDES + pp->nr_more; i++) {
 		ep = kstats_pair_ep(pp, i);
-		site = i == KSTATS_SIDE_BEGIN ? &p->start :
-		       i == KSTATS_SIDE_END ? &p->end :
-		       &pp->more_site[i - KSTATS_NR_SIDES];
+		site = ep->site;
 		if (tracepoints ? site->tp_mod == mod :
 		    ep->registered && !site->tp && within_module(site->addr, mod))
 			return true;

@@ -110,6 +110,11 @@ static int kstats_parse_func(struct kstats_cmd *cmd, const char *func)
 	return 0;
 }
 
+const char * const kstats_cond_ops[] = {
+	[KSTATS_COND_EQ] = "==", [KSTATS_COND_NE] = "!=",
+	[KSTATS_COND_LT] = "<", [KSTATS_COND_GT] = ">",
+};
+
 /* Where key argN written before every site of a pair goes. */
 #define KSTATS_KEY_ALL	KSTATS_PAIR_SITES
 
@@ -260,10 +265,7 @@ static int kstats_parse_more_check(struct kstats_cmd *cmd)
 static int kstats_parse_cond(struct kstats_cmd *cmd, struct kstats_cmd_side *sd,
 			     char **w, int n)
 {
-	static const char * const ops[] = {
-		[KSTATS_COND_EQ] = "==", [KSTATS_COND_NE] = "!=",
-		[KSTATS_COND_LT] = "<", [KSTATS_COND_GT] = ">",
-	};
+	const char * const *ops = kstats_cond_ops;
 	unsigned int op;
 	u64 u;
 
@@ -273,10 +275,10 @@ static int kstats_parse_cond(struct kstats_cmd *cmd, struct kstats_cmd_side *sd,
 		return kstats_why(cmd, "if takes argN OP NUMBER");
 	if (kstats_parse_expr(cmd, "if", w[0], &sd->cond_arg, sd->cond_path))
 		return -EINVAL;
-	for (op = KSTATS_COND_EQ; op < ARRAY_SIZE(ops); op++)
+	for (op = KSTATS_COND_EQ; op <= KSTATS_COND_GT; op++)
 		if (!strcmp(w[1], ops[op]))
 			break;
-	if (op == ARRAY_SIZE(ops))
+	if (op > KSTATS_COND_GT)
 		return kstats_why(cmd, "if: OP must be ==, !=, < or >, not '%.20s'",
 				  w[1]);
 	if (w[2][0] == '-' ? kstrtos64(w[2], 0, &sd->cond_val) :

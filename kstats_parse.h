@@ -87,6 +87,9 @@ enum kstats_cond_op {
 	KSTATS_COND_GT,		/* > */
 };
 
+/* Each OP as written, by enum kstats_cond_op (the parser's, the listing's). */
+extern const char * const kstats_cond_ops[];
+
 /**
  * struct kstats_cmd_side - what a pair's start or end reads there
  * @key_arg: its key argN, 1-based; 0 unless the pair is %KSTATS_KEY_ARG.
