@@ -710,6 +710,26 @@ static int kstats_btf_member(const struct kstats_btf *btf, u32 sid,
 }
 
 /*
+ * Whether type @id is an array of 1-byte integers (a name: a task's comm,
+ * a disk's disk_name): its first KSTATS_STR_KEY bytes at most into @bytes.
+ */
+static bool kstats_btf_chars(const struct kstats_btf *btf, u32 id, u8 *bytes)
+{
+	const struct btf_type *t = kstats_btf_resolve(btf, id), *et;
+	const struct btf_array *a;
+
+	if (!t || BTF_INFO_KIND(t->info) != BTF_KIND_ARRAY)
+		return false;
+	a = (const struct btf_array *)(t + 1);
+	et = kstats_btf_resolve(btf, a->type);
+	if (!et || BTF_INFO_KIND(et->info) != BTF_KIND_INT || et->size != 1 ||
+	    !a->nelems)
+		return false;
+	*bytes = min_t(u32, a->nelems, KSTATS_STR_KEY);
+	return true;
+}
+
+/*
  * Type @id of argument @arg of @of (a function, or "tracepoint NAME"),
  * then the members that @path names, each through a pointer to a struct
  * or union: the last one's integer type (@what names it in refusals).
@@ -763,6 +783,11 @@ static int kstats_btf_expr_of(const struct kstats_btf *btf, u32 id,
 		}
 		path->n++;
 		s = name + nlen;
+	}
+	if (path && path->n && path->str_ok && kstats_btf_chars(btf, id, &path->str)) {
+		type->bytes = path->str;
+		type->is_signed = false;
+		return 0;
 	}
 	return kstats_btf_int_of(btf, id, what, ptr_ok, type, why, len);
 }
@@ -842,8 +867,10 @@ static int kstats_btf_value_cb(const struct kstats_btf *btf,
 	struct kstats_btf_int one;
 	int ret;
 
-	if (vv->path)
+	if (vv->path) {
 		one_path.names = vv->path->names;
+		one_path.str_ok = vv->path->str_ok;
+	}
 	ret = kstats_btf_func_value(btf, t, v->func, vv->arg,
 				    vv->path ? &one_path : NULL, vv->ptr_ok,
 				    &one, v->why, v->len);
@@ -851,8 +878,9 @@ static int kstats_btf_value_cb(const struct kstats_btf *btf,
 		return ret;
 	if (v->found > 1 && (one.bytes != vv->type->bytes ||
 			     one.is_signed != vv->type->is_signed ||
-			     (vv->path && memcmp(one_path.off, vv->path->off,
-						 sizeof(one_path.off))))) {
+			     (vv->path && (memcmp(one_path.off, vv->path->off,
+						  sizeof(one_path.off)) ||
+					   one_path.str != vv->path->str)))) {
 		snprintf(v->why, v->len, "%s has several prototypes that disagree",
 			 v->func);
 		return -EOPNOTSUPP;

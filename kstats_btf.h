@@ -35,7 +35,9 @@ int kstats_btf_value_type(const char *func, const char *mod, unsigned int arg,
  */
 struct kstats_btf_path {
 	const char *names;
+	bool str_ok;		/* a char array may end it (by argN->MEMBER) */
 	u8 n;
+	u8 str;			/* it ends in a char array: bytes read, else 0 */
 	u32 off[KSTATS_PATH_STEPS];
 };
 

@@ -37,6 +37,7 @@
 #include <linux/seq_file.h>
 #include <linux/slab.h>
 #include <linux/string.h>
+#include <linux/uaccess.h>
 #include <asm/syscall.h>
 #include "kstats_btf.h"
 #include "kstats_compat.h"
@@ -150,7 +151,8 @@ static struct kstats *kstats_keys_find(struct kstats_keys *t,
 		/* A ready state comes with its key: see kstats_keys_fill(). */
 		s = smp_load_acquire(&e->state);
 		if (!s) {
-			if (atomic_read(&t->nr) >= t->max)
+			/* A stack's key is new only with its frames. */
+			if (atomic_read(&t->nr) >= t->max || (t->stacks && !stack))
 				return NULL;
 			s = cmpxchg(&e->state, 0, tag | KSTATS_KEY_CLAIMED);
 			if (!s)
@@ -191,22 +193,30 @@ EXPORT_SYMBOL_IF_KUNIT(kstats_keys_record_miss);
  * the hook knows it), else from the first that is not kstats'; the key is
  * two hashes of them (a collision of both merges two stacks).
  */
+static __always_inline void kstats_keys_stack_of(struct kstats_key_stack *s,
+						 unsigned long to, u64 k[2])
+{
+	unsigned int f;
+
+	s->nr = kstats_stack_save(s->ip, KSTATS_KEY_STACK_DEPTH, to, true);
+	k[0] = s->nr;
+	k[1] = 0;
+	for (f = 0; f < s->nr; f++) {
+		k[0] = hash_64(k[0] ^ s->ip[f], 64);
+		k[1] = (k[1] ^ s->ip[f]) * GOLDEN_RATIO_64 + f;
+	}
+}
+
 static notrace void kstats_keys_record_stack(struct kstats_keys *t, u64 val,
 					     unsigned long to)
 {
 	struct kstats_key_stack s;
-	unsigned int f;
-	u64 k0, k1;
+	u64 k[2];
 
-	s.nr = kstats_stack_save(s.ip, KSTATS_KEY_STACK_DEPTH, to, true);
-	k0 = s.nr;
-	k1 = 0;
-	for (f = 0; f < s.nr; f++) {
-		k0 = hash_64(k0 ^ s.ip[f], 64);
-		k1 = (k1 ^ s.ip[f]) * GOLDEN_RATIO_64 + f;
-	}
-	kstats_keys_add(t, kstats_keys_find(t, k0, k1, kstats_key_hash(k0, k1),
-					    &s), val);
+	kstats_keys_stack_of(&s, to, k);
+	kstats_keys_add(t, kstats_keys_find(t, k[0], k[1],
+					    kstats_key_hash(k[0], k[1]), &s),
+			val);
 }
 
 /* A cgroup is read only where RCU watches; elsewhere the hit goes to other. */
@@ -304,7 +314,8 @@ static int kstats_keys_check(struct kstats_cmd *cmd)
 	 * argument is read at the start.
 	 */
 	if (cmd->op == KSTATS_CMD_TRACE_PAIR && cmd->key == KSTATS_KEY_CPU &&
-	    cmd->by != KSTATS_BY_CPU && cmd->by != KSTATS_BY_ARG)
+	    cmd->by != KSTATS_BY_CPU && cmd->by != KSTATS_BY_ARG &&
+	    cmd->by != KSTATS_BY_STACK)
 		return kstats_fail(cmd, -EOPNOTSUPP,
 				   "by %s: a pair keyed by cpu may end in another task; use key task",
 				   kstats_by_names[cmd->by]);
@@ -325,11 +336,11 @@ static int kstats_keys_check(struct kstats_cmd *cmd)
 	     cmd->value != KSTATS_VALUE_TIME || cmd->counter))
 		return kstats_fail(cmd, -EOPNOTSUPP,
 				   "by argN: only trace FUNC of time and pairs");
-	/* The stack where FUNC returns to, or where the hook hit. */
-	if (cmd->by == KSTATS_BY_STACK &&
-	    cmd->op != KSTATS_CMD_TRACE && cmd->op != KSTATS_CMD_TRACE_PCPU)
+	/* FUNC's entry keeps one word per call: no field path, no string. */
+	if (cmd->by == KSTATS_BY_ARG && cmd->by_path[0] &&
+	    cmd->op != KSTATS_CMD_TRACE_PAIR)
 		return kstats_fail(cmd, -EOPNOTSUPP,
-				   "by stack: only trace FUNC and pcpu:FUNC (not yet a pair's endpoint)");
+				   "by argN->MEMBER: only at a pair's start or end (not yet trace FUNC)");
 	if (cmd->by == KSTATS_BY_STACK && cmd->outliers)
 		return kstats_fail(cmd, -EOPNOTSUPP,
 				   "by stack with outliers: each outlier has its stack already");
@@ -345,13 +356,18 @@ static int kstats_keys_check(struct kstats_cmd *cmd)
  * argument's, at FUNC or the pair's start; no pointer (keys are shown).
  */
 static int kstats_keys_ret_type(struct kstats_probe *p, struct kstats_cmd *cmd,
+				struct kstats_btf_path *path,
 				struct kstats_btf_int *type)
 {
+	bool end = cmd->by_site == KSTATS_SIDE_END;
+
 	if (cmd->by == KSTATS_BY_ARG)
-		return kstats_site_arg_type(cmd, &p->start,
+		return kstats_site_arg_type(cmd, end ? &p->end : &p->start,
 					    cmd->op == KSTATS_CMD_TRACE ?
-					    "FUNC" : "start", "by",
-					    cmd->by_arg, NULL, false, type);
+					    "FUNC" : end ? "end" : "start",
+					    "by", cmd->by_arg,
+					    path->names[0] ? path : NULL, false,
+					    type);
 	if (cmd->by != KSTATS_BY_RETVAL)
 		return 0;
 	if (p->value == KSTATS_VALUE_RETVAL) {
@@ -379,15 +395,20 @@ size_t kstats_keys_memory(const struct kstats_cmd *cmd)
 int kstats_keys_setup(struct kstats_probe *p, struct kstats_cmd *cmd)
 {
 	unsigned int n = cmd->keys ?: KSTATS_KEYS_DEFAULT, size, i;
+	struct kstats_btf_path path = { .names = cmd->by_path, .str_ok = true };
 	struct kstats_btf_int type = { .bytes = 8 };
 	struct kstats_keys *t;
 	int ret;
 
 	if (cmd->by == KSTATS_BY_NONE)
 		return 0;
-	ret = kstats_keys_check(cmd) ?: kstats_keys_ret_type(p, cmd, &type);
+	ret = kstats_keys_check(cmd) ?:
+	      kstats_keys_ret_type(p, cmd, &path, &type);
 	if (ret)
 		return ret;
+	/* A name's bytes are compared and shown, not cut to a width. */
+	if (path.str)
+		type.bytes = 8;
 	size = roundup_pow_of_two(2 * n);
 	t = kvzalloc(struct_size(t, pos, size), GFP_KERNEL);
 	if (!t)
@@ -395,7 +416,13 @@ int kstats_keys_setup(struct kstats_probe *p, struct kstats_cmd *cmd)
 	mutex_init(&t->resetting);
 	t->by = cmd->by;
 	p->by_arg = cmd->by_arg;
+	p->by_hook = cmd->op == KSTATS_CMD_TRACE_PAIR &&
+		     cmd->by == KSTATS_BY_STACK;
 	t->src = kstats_keys_at_start(p) ? KSTATS_BY_START : cmd->by;
+	t->site = cmd->by_site;
+	t->kstr = path.str;
+	if (path.n)
+		kstats_path_set(&t->path, &path, type.bytes);
 	t->kbits = type.bytes * 8;
 	t->ksigned = type.is_signed;
 	t->kmask = kstats_int_mask(t->kbits);
@@ -501,9 +528,13 @@ void kstats_keys_show(struct seq_file *m, const struct kstats_probe *p)
 	for_each_possible_cpu(cpu)
 		dropped += READ_ONCE(per_cpu(*t->dropped, cpu));
 	seq_printf(m, " by %s", kstats_by_names[t->by]);
-	if (t->by == KSTATS_BY_ARG)
-		seq_printf(m, "%u type %c%u", p->by_arg, t->ksigned ? 's' : 'u',
-			   t->kbits);
+	if (t->by == KSTATS_BY_ARG && t->kstr)
+		seq_printf(m, "%u%s type string", p->by_arg, t->path.names);
+	else if (t->by == KSTATS_BY_ARG)
+		seq_printf(m, "%u%s type %c%u", p->by_arg, t->path.names,
+			   t->ksigned ? 's' : 'u', t->kbits);
+	if (t->site == KSTATS_SIDE_END)
+		seq_puts(m, " at end");
 	seq_printf(m, " keys %u keys_max %u keys_dropped %lu bytes %zu",
 		   min_t(unsigned int, atomic_read(&t->nr), t->max), t->max,
 		   dropped, kstats_hist_bytes(p->ks) + kstats_keys_bytes(t));
@@ -542,7 +573,7 @@ void kstats_keys_print(struct seq_file *m, const struct kstats_keys *t,
 	if (((t->by == KSTATS_BY_RETVAL || t->by == KSTATS_BY_ARG) &&
 	     t->ksigned) || t->by == KSTATS_BY_SYSCALL)
 		seq_printf(m, "%lld", (s64)k[0]);
-	else if (t->by != KSTATS_BY_COMM)
+	else if (t->by != KSTATS_BY_COMM && !t->kstr)
 		seq_printf(m, "%llu", k[0]);
 	else
 		kstats_print_comm(m, (const char *)k, 2 * sizeof(u64));
@@ -607,12 +638,53 @@ void kstats_keys_key(const struct kstats_probe *p, unsigned long ret,
 		kstats_key_of(t, t->src, ret, &k[0], &k[1]);
 }
 
+/*
+ * by argN->NAME: the char array at @v, up to its first NUL, into @k (the
+ * rest zero, its last byte too); false if the read faults.
+ */
+static notrace bool kstats_keys_str(const struct kstats_keys *t,
+				    unsigned long v, u64 k[2])
+{
+	char *c = (char *)k;
+	size_t len;
+
+	k[0] = 0;
+	k[1] = 0;
+	if (copy_from_kernel_nofault(c, (void *)v, t->kstr))
+		return false;
+	len = strnlen(c, KSTATS_STR_KEY - 1);
+	memset(c + len, 0, KSTATS_STR_KEY - len);
+	return true;
+}
+
+/*
+ * A pair's by stack, at its site: the frames go into the table now, the
+ * hashes with the sample, as the sample has only those. Not during a
+ * reset, which waits for this (preemption is off) and forgets the key.
+ */
+static notrace void kstats_keys_stack_key(struct kstats_keys *t, u64 k[2])
+{
+	struct kstats_key_stack s;
+
+	kstats_keys_stack_of(&s, 0, k);
+	/* Thawed: the table a reset cleared is seen clear. */
+	if (!smp_load_acquire(&t->frozen))
+		kstats_keys_find(t, k[0], k[1], kstats_key_hash(k[0], k[1]), &s);
+}
+
 notrace void kstats_keys_start_key(const struct kstats_probe *p,
 				   unsigned long v, u64 k[2])
 {
-	const struct kstats_keys *t = p->keys;
+	struct kstats_keys *t = p->keys;
 
-	if (t->by == KSTATS_BY_ARG) {
+	if (t->kstr) {
+		if (!kstats_keys_str(t, v, k)) {
+			this_cpu_inc(p->stats->faulted);
+			k[1] = KSTATS_KEY_UNREAD;
+		}
+	} else if (t->by == KSTATS_BY_STACK) {
+		kstats_keys_stack_key(t, k);
+	} else if (t->by == KSTATS_BY_ARG) {
 		k[0] = kstats_keys_arg_key(p, v);
 		k[1] = 0;
 	} else if (kstats_key_readable(t, t->by, 0)) {

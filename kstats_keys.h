@@ -79,6 +79,9 @@ struct kstats_keys {
 	u64 kmask;			/* by retval, argN: the type's mask, */
 	u8 kbits;			/* bits, */
 	bool ksigned;			/* and whether it is signed */
+	u8 kstr;			/* by argN->NAME: a char array's bytes */
+	u8 site;			/* of a pair: where by argN|stack is read */
+	struct kstats_path path;	/* by argN->MEMBER: the pair follows it */
 	unsigned int max;		/* keys N */
 	unsigned int mask;		/* positions - 1 */
 	atomic_t nr;			/* histograms handed out */
@@ -324,13 +327,14 @@ struct kstats *kstats_keys_other(const struct kstats_keys *t);
 void kstats_keys_key(const struct kstats_probe *p, unsigned long ret,
 		     u64 k[2]);
 /*
- * Whether the key of @p's samples is read before the sample: by argN's
- * (at FUNC's entry or a pair's start), and any key of a key argN pair
- * (at its start: the issuing task's, as the end may run in any task).
+ * Whether the key of @p's samples is read before the sample, by the hook:
+ * by argN's (at FUNC's entry, at a pair's start or end), a pair's by
+ * stack, and any key of a key argN pair (at its start: the issuing
+ * task's, as the end may run in any task).
  */
 static __always_inline bool kstats_keys_at_start(const struct kstats_probe *p)
 {
-	return p->by_arg || p->key == KSTATS_KEY_ARG;
+	return p->by_arg || p->key == KSTATS_KEY_ARG || p->by_hook;
 }
 
 /* by argN: the key of a call whose argument N is @v; @p has keys. */
@@ -344,8 +348,9 @@ static __always_inline u64 kstats_keys_arg_key(const struct kstats_probe *p,
 }
 
 /*
- * There, the key (@v being by argN's argument) into @k, for the sample,
- * which passes @k's address as its @ret; @p has keys.
+ * There, the key (@v being by argN's argument, or for a char array its
+ * address) into @k, for the sample, which passes @k's address as its
+ * @ret; @p has keys. A stack's frames go into the table here.
  */
 void kstats_keys_start_key(const struct kstats_probe *p, unsigned long v,
 			   u64 k[2]);

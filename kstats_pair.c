@@ -58,8 +58,12 @@ static __always_inline void kstats_pair_start(struct kstats_pair_probe *pp,
 	/* A CPU without a counter has no start (nor end). */
 	if (!kstats_read(p, &now))
 		now = 0;
-	/* by argN's key, and under key argN the issuing task's: kept. */
-	if (p->keys && kstats_keys_at_start(p))
+	/*
+	 * by argN's key or stack, read here, and under key argN the issuing
+	 * task's: kept with the start.
+	 */
+	if (p->keys && kstats_keys_at_start(p) &&
+	    pp->by_site == KSTATS_SIDE_BEGIN)
 		kstats_keys_start_key(p, byv, by);
 	if (p->key == KSTATS_KEY_CPU) {
 		/* An end in an interrupt in between sees the new t0 unpaired. */
@@ -93,12 +97,13 @@ static __always_inline void kstats_pair_start(struct kstats_pair_probe *pp,
 
 /*
  * Pairs: Y was hit. The key of the start's histogram, where the start
- * read it (kstats_keys_record()), goes to the sample in place of a
- * return value, which no pair has. Under key cpu, a start in an
- * interrupt just after the take may give its key instead.
+ * read it (kstats_keys_record()), or the end's by argN or stack (from
+ * @byv), goes to the sample in place of a return value, which no pair
+ * has. Under key cpu, a start in an interrupt just after the take may
+ * give its key instead.
  */
 static __always_inline void kstats_pair_end(struct kstats_pair_probe *pp,
-					    u64 key)
+					    u64 key, unsigned long byv)
 {
 	struct kstats_probe *p = &pp->p;
 	u64 now, t0, by[2];
@@ -121,6 +126,8 @@ static __always_inline void kstats_pair_end(struct kstats_pair_probe *pp,
 	} else {
 		t0 = kstats_task_take(pp->tasks, READ_ONCE(p->ks->epoch), by);
 	}
+	if (t0 && pp->by_site == KSTATS_SIDE_END)
+		kstats_keys_start_key(p, byv, by);
 	if (t0)
 		kstats_record_since(p, now, t0, (unsigned long)by, 0);
 	else
@@ -135,7 +142,7 @@ out:
  * times one call in KSTATS_TIMED_EVERY for overhead_ns. Filters apply to
  * the start only: the end of a start left out finds no start (unpaired).
  * @key is the argument of key argN cut to its width, @byv that of by
- * argN (at X only), as the hook gave them.
+ * argN (at its site only), as the hook gave them.
  */
 static __always_inline void kstats_pair_hit(struct kstats_pair_probe *pp,
 					    enum kstats_side side, u64 key,
@@ -154,7 +161,7 @@ static __always_inline void kstats_pair_hit(struct kstats_pair_probe *pp,
 		if (side == KSTATS_SIDE_BEGIN)
 			kstats_pair_start(pp, key, byv);
 		else
-			kstats_pair_end(pp, key);
+			kstats_pair_end(pp, key, byv);
 		kstats_timed_end(p, side, &tm);
 		kstats_guard_exit(saved);
 	}
@@ -268,6 +275,23 @@ static notrace void kstats_tp_task_end(void *data)
 			     KSTATS_PAIR_LEAN_TASK);
 }
 
+/* The same for a lean pair whose start and end share a tracepoint. */
+static notrace void kstats_tp_cpu_end_start(void *data)
+{
+	kstats_pair_lean_hit(kstats_pair(data), KSTATS_SIDE_END,
+			     KSTATS_PAIR_LEAN_CPU);
+	kstats_pair_lean_hit(kstats_pair(data), KSTATS_SIDE_BEGIN,
+			     KSTATS_PAIR_LEAN_CPU);
+}
+
+static notrace void kstats_tp_task_end_start(void *data)
+{
+	kstats_pair_lean_hit(kstats_pair(data), KSTATS_SIDE_END,
+			     KSTATS_PAIR_LEAN_TASK);
+	kstats_pair_lean_hit(kstats_pair(data), KSTATS_SIDE_BEGIN,
+			     KSTATS_PAIR_LEAN_TASK);
+}
+
 /* Those of the other starts: @data is their endpoint. */
 static notrace void kstats_tp_cpu_more(void *data)
 {
@@ -314,13 +338,18 @@ static __always_inline bool kstats_cond_pass(const struct kstats_pair_cond *c,
  * Follow @pth from @v: every step but the last through a pointer; false
  * if a read faults (a NULL or stale pointer).
  */
-static noinline notrace bool kstats_path_follow(const struct kstats_pair_path *pth,
+static noinline notrace bool kstats_path_follow(const struct kstats_path *pth,
 						unsigned long *v)
 {
 	unsigned long x = *v, y;
 	unsigned int i;
 
 	for (i = 0; i < pth->n; i++) {
+		/* A char array: its address, for the key to copy from. */
+		if (pth->str && i + 1 == pth->n) {
+			x += pth->off[i];
+			break;
+		}
 		y = 0;
 		/* Little-endian: a narrower last member fills y's low bytes. */
 		if (copy_from_kernel_nofault(&y, (void *)(x + pth->off[i]),
@@ -334,16 +363,18 @@ static noinline notrace bool kstats_path_follow(const struct kstats_pair_path *p
 }
 
 /*
- * The field paths of site @idx, from the condition's argument @cv and the
- * key's @kv: under kstats' guard, as copy_from_kernel_nofault() may be
- * traced, by this very pair too. A read that faults leaves the hit out,
- * counted in faulted.
+ * The field paths of site @idx, from the condition's argument @cv, the
+ * key's @kv and by argN's @byv: under kstats' guard, as
+ * copy_from_kernel_nofault() may be traced, by this very pair too. A read
+ * that faults leaves the hit out, counted in faulted.
  */
 static noinline notrace bool kstats_pair_deref(struct kstats_pair_probe *pp,
 					       unsigned int idx,
 					       unsigned long *cv,
-					       unsigned long *kv)
+					       unsigned long *kv,
+					       unsigned long *byv)
 {
+	const struct kstats_keys *t = pp->p.keys;
 	unsigned int saved;
 	bool ok = false;
 
@@ -351,7 +382,9 @@ static noinline notrace bool kstats_pair_deref(struct kstats_pair_probe *pp,
 	if (kstats_guard_enter(&pp->p, &saved)) {
 		ok = kstats_path_follow(&pp->cond[idx].path, cv) &&
 		     (!kstats_pair_keyed(pp) ||
-		      kstats_path_follow(&pp->key_path[idx], kv));
+		      kstats_path_follow(&pp->key_path[idx], kv)) &&
+		     (!t || idx != pp->by_site ||
+		      kstats_path_follow(&t->path, byv));
 		if (!ok)
 			this_cpu_inc(pp->p.stats->faulted);
 		kstats_guard_exit(saved);
@@ -372,7 +405,8 @@ static __always_inline void kstats_pair_take(struct kstats_pair_probe *pp,
 {
 	const struct kstats_pair_cond *c = &pp->cond[idx];
 
-	if (unlikely(pp->deref[idx]) && !kstats_pair_deref(pp, idx, &cv, &kv))
+	if (unlikely(pp->deref[idx]) &&
+	    !kstats_pair_deref(pp, idx, &cv, &kv, &byv))
 		return;
 	if (unlikely(c->op) && !kstats_cond_pass(c, cv))
 		return;
@@ -422,7 +456,7 @@ static __always_inline void kstats_tp_hit(struct kstats_pair_probe *pp,
 		cv = kstats_tp_arg(c->arg, a1, a2, a3, a4, a5);
 	if (kstats_pair_keyed(pp))
 		kv = kstats_tp_arg(pp->key_arg[idx], a1, a2, a3, a4, a5);
-	if (unlikely(by) && side == KSTATS_SIDE_BEGIN)
+	if (unlikely(by) && side == pp->by_site)
 		byv = kstats_tp_arg(by, a1, a2, a3, a4, a5);
 	kstats_pair_take(pp, side, idx, cv, kv, byv);
 }
@@ -452,6 +486,22 @@ static notrace void kstats_tp_more(void *data, unsigned long a1,
 	kstats_tp_hit(ep->pp, KSTATS_SIDE_BEGIN, ep->idx, a1, a2, a3, a4, a5);
 }
 
+/*
+ * A tracepoint that is the end and a start of one pair (sched_switch:
+ * the end for next, a start for prev) runs one probe, the end's: the end
+ * first, as two probes registered end first would run.
+ */
+static notrace void kstats_tp_end_start(void *data, unsigned long a1,
+					unsigned long a2, unsigned long a3,
+					unsigned long a4, unsigned long a5)
+{
+	struct kstats_pair_probe *pp = kstats_pair(data);
+
+	kstats_tp_hit(pp, KSTATS_SIDE_END, KSTATS_SIDE_END, a1, a2, a3, a4, a5);
+	kstats_tp_hit(pp, KSTATS_SIDE_BEGIN, pp->joined - 1, a1, a2, a3, a4,
+		      a5);
+}
+
 /* A kprobe's hit: the arguments from its registers. */
 static __always_inline void kstats_kp_hit(struct kstats_pair_probe *pp,
 					  enum kstats_side side, unsigned int idx,
@@ -468,7 +518,7 @@ static __always_inline void kstats_kp_hit(struct kstats_pair_probe *pp,
 			 c->op ? regs_get_kernel_argument(regs, c->arg - 1) : 0,
 			 kstats_pair_keyed(pp) ?
 			 regs_get_kernel_argument(regs, pp->key_arg[idx] - 1) : 0,
-			 by && side == KSTATS_SIDE_BEGIN ?
+			 by && side == pp->by_site ?
 			 regs_get_kernel_argument(regs, by - 1) : 0);
 }
 
@@ -510,7 +560,7 @@ static __always_inline void kstats_ft_hit(struct kstats_pair_probe *pp,
 			 c->op ? kstats_ft_arg(fregs, c->arg - 1) : 0,
 			 kstats_pair_keyed(pp) ?
 			 kstats_ft_arg(fregs, pp->key_arg[idx] - 1) : 0,
-			 by && side == KSTATS_SIDE_BEGIN ?
+			 by && side == pp->by_site ?
 			 kstats_ft_arg(fregs, by - 1) : 0);
 }
 
@@ -605,6 +655,13 @@ static const struct kstats_hooks kstats_more_hooks[] = {
 	},
 };
 
+/* The end's tracepoint probe, by key, where a start shares it. */
+static const void * const kstats_end_start_probes[] = {
+	[KSTATS_PAIR_FULL] = kstats_tp_end_start,
+	[KSTATS_PAIR_LEAN_CPU] = kstats_tp_cpu_end_start,
+	[KSTATS_PAIR_LEAN_TASK] = kstats_tp_task_end_start,
+};
+
 /*
  * SYMBOL at a function entry: a live ftrace_ops callback, which costs far
  * less than a kprobe (no register saving, no int3 or kprobe dispatch).
@@ -664,6 +721,9 @@ int kstats_endpoint_attach(struct kstats_pair_probe *pp,
 
 	if (site->target.tracepoint) {
 		ep->hook = KSTATS_HOOK_TRACEPOINT;
+		/* Run by the end's probe (kstats_pair_join()). */
+		if (ep->joined)
+			return 0;
 		if (!KSTATS_HAVE_TP_PROBES)
 			return kstats_fail(cmd, -EOPNOTSUPP,
 					   "%s: tracepoints are not supported with kCFI (CONFIG_CFI)",
@@ -731,16 +791,6 @@ static bool kstats_detach_endpoint(struct kstats_probe *p,
 	return false;
 }
 
-/* @path as BTF resolved it, ending in a member of @bytes bytes. */
-static void kstats_pair_path_set(struct kstats_pair_path *pth,
-				 const struct kstats_btf_path *path, u8 bytes)
-{
-	pth->n = path->n;
-	pth->bytes = bytes;
-	memcpy(pth->off, path->off, sizeof(pth->off));
-	strscpy(pth->names, path->names, sizeof(pth->names));
-}
-
 /* The endpoint of site @i (kstats_parse.h: start, end, the other starts). */
 static const struct kstats_endpoint *
 kstats_pair_ep(const struct kstats_pair_probe *pp, unsigned int i)
@@ -783,7 +833,7 @@ static int kstats_pair_key_type(struct kstats_pair_probe *pp, unsigned int i,
 		return ret;
 	/* Only compared: the sign does not matter, the garbage above does. */
 	pp->key_mask[i] = kstats_int_mask(type.bytes * 8);
-	kstats_pair_path_set(&pp->key_path[i], &path, type.bytes);
+	kstats_path_set(&pp->key_path[i], &path, type.bytes);
 	pp->deref[i] |= path.n;
 	return 0;
 }
@@ -812,7 +862,7 @@ static int kstats_pair_cond_setup(struct kstats_pair_probe *pp,
 				   true, &type);
 	if (ret)
 		return ret;
-	kstats_pair_path_set(&c->path, &path, type.bytes);
+	kstats_path_set(&c->path, &path, type.bytes);
 	pp->deref[side] |= path.n;
 	c->arg = sd->cond_arg;
 	c->bits = type.bytes * 8;
@@ -906,6 +956,37 @@ static int kstats_pair_more_sites(struct kstats_pair_probe *pp,
 	return 0;
 }
 
+/*
+ * A start on the end's tracepoint (sched_switch in runqlat's and cpudist's
+ * pairs) is run by the end's probe after the end: one probe call per hit,
+ * not two (and with one probe, the tracepoint's static call goes straight
+ * to it). The first such start only; before attach.
+ */
+static void kstats_pair_join(struct kstats_pair_probe *pp)
+{
+	const struct kstats_target *end = &pp->end.site->target;
+	struct kstats_endpoint *ep;
+	unsigned int i;
+
+	if (!end->tracepoint)
+		return;
+	for (i = 0; i < KSTATS_NR_SIDES + pp->nr_more; i++) {
+		if (i == KSTATS_SIDE_END)
+			continue;
+		ep = i == KSTATS_SIDE_BEGIN ? &pp->start :
+		     &pp->more[i - KSTATS_NR_SIDES];
+		if (!ep->site->target.tracepoint ||
+		    strcmp(ep->site->target.sym, end->sym))
+			continue;
+		pp->joined = i + 1;
+		pp->join_fn = *pp->end.fn;
+		pp->join_fn.tracepoint = (void *)kstats_end_start_probes[pp->lean];
+		pp->end.fn = &pp->join_fn;
+		ep->joined = true;
+		return;
+	}
+}
+
 /* Attach the probes of a pair; kprobes stay disabled. */
 static int kstats_pair_attach(struct kstats_probe *p, struct kstats_cmd *cmd)
 {
@@ -938,6 +1019,10 @@ static int kstats_pair_attach(struct kstats_probe *p, struct kstats_cmd *cmd)
 		if (!pp->t0)
 			return kstats_fail(cmd, -ENOMEM, "out of memory");
 	}
+	/* by argN, by stack: at the end, or at the starts. */
+	pp->by_site = cmd->by_site;
+	if (p->keys)
+		pp->deref[pp->by_site] |= p->keys->path.n;
 	pp->start.fn = &kstats_start_hooks;
 	pp->end.fn = &kstats_end_hooks;
 	if (p->shape == KSTATS_SHAPE_LEAN && p->key == KSTATS_KEY_CPU) {
@@ -951,6 +1036,7 @@ static int kstats_pair_attach(struct kstats_probe *p, struct kstats_cmd *cmd)
 	}
 	for (i = 0; i < pp->nr_more; i++)
 		pp->more[i].fn = &kstats_more_hooks[pp->lean];
+	kstats_pair_join(pp);
 	/* The end first, so that no start waits for an end not yet there. */
 	ret = kstats_endpoint_attach(pp, &pp->end, &p->end, cmd);
 	if (!ret)
@@ -1092,6 +1178,8 @@ unsigned long kstats_pair_missed(const struct kstats_probe *p)
 
 const char *kstats_hook_name(const struct kstats_endpoint *ep)
 {
+	if (ep->joined)
+		return "joined";
 	switch (ep->hook) {
 	case KSTATS_HOOK_FTRACE:
 		return "ftrace";

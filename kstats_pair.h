@@ -45,6 +45,7 @@ struct kstats_endpoint {
 	u8 idx;				/* and its site (kstats_parse.h) */
 	bool registered;
 	bool disarmed;		/* ftrace or tracepoint hook taken off */
+	bool joined;		/* a start run by the end's tracepoint probe */
 };
 
 /* A pair of the lean shape (enum kstats_shape) keyed by CPU or task. */
@@ -52,17 +53,6 @@ enum kstats_pair_lean {
 	KSTATS_PAIR_FULL,	/* any other: kstats_pair_hit() */
 	KSTATS_PAIR_LEAN_CPU,
 	KSTATS_PAIR_LEAN_TASK,
-};
-
-/*
- * A field path, argN->a->b, as set up: the offset of each member, every
- * step but the last through a pointer, and the last one's width.
- */
-struct kstats_pair_path {
-	u8 n;				/* steps; 0: the argument itself */
-	u8 bytes;
-	u32 off[KSTATS_PATH_STEPS];
-	char names[KSTATS_PATH_LEN];	/* as written, for the listing */
 };
 
 /*
@@ -76,7 +66,7 @@ struct kstats_pair_cond {
 	bool is_signed;
 	u64 mask;
 	s64 val;
-	struct kstats_pair_path path;
+	struct kstats_path path;
 };
 
 /*
@@ -98,9 +88,12 @@ struct kstats_pair_probe {
 	unsigned int key_arg[KSTATS_PAIR_SITES];	/* key argN: N */
 	u8 lean;				/* enum kstats_pair_lean */
 	u64 key_mask[KSTATS_PAIR_SITES];	/* its width */
-	struct kstats_pair_path key_path[KSTATS_PAIR_SITES];
+	struct kstats_path key_path[KSTATS_PAIR_SITES];
 	u8 deref[KSTATS_PAIR_SITES];		/* a field path to follow */
 	struct kstats_pair_cond cond[KSTATS_PAIR_SITES];
+	u8 by_site;		/* by argN, by stack: where read (start, end) */
+	u8 joined;		/* a start on the end's tracepoint: its site + 1 */
+	struct kstats_hooks join_fn;	/* then the end's, with both probes */
 };
 
 static inline struct kstats_pair_probe *kstats_pair(const struct kstats_probe *p)

@@ -255,10 +255,26 @@ static int kstats_parse_more_check(struct kstats_cmd *cmd)
 					  "key argN, if argN: %s is SYMBOL+OFFSET, where the argument registers may hold anything",
 					  i == KSTATS_SIDE_END ? "end" : "start");
 	}
-	if (cmd->nr_more && cmd->by == KSTATS_BY_ARG)
+	if (cmd->nr_more && cmd->by == KSTATS_BY_ARG &&
+	    cmd->by_site != KSTATS_SIDE_END)
 		return kstats_why(cmd,
-				  "by argN: one start only (each start's argument N may differ)");
+				  "by argN at a start: one start only (each start's argument N may differ); write it after the end");
 	return 0;
+}
+
+/*
+ * The site of by argN and by stack, @site being the one written before
+ * it: the end's or the starts'. A bare argN after the end of a pair with
+ * one start is the start's, as it was before sites had options.
+ */
+static void kstats_by_site(struct kstats_cmd *cmd, unsigned int site)
+{
+	if (cmd->by != KSTATS_BY_ARG && cmd->by != KSTATS_BY_STACK)
+		return;
+	if (cmd->by == KSTATS_BY_ARG && !cmd->by_path[0] && !cmd->nr_more)
+		return;
+	cmd->by_site = site == KSTATS_SIDE_END ? KSTATS_SIDE_END :
+		       KSTATS_SIDE_BEGIN;
 }
 
 /* "if argN OP NUMBER", @w at argN and @n words from there, into @sd. */
@@ -295,6 +311,7 @@ static int kstats_parse_trace(struct kstats_cmd *cmd, char **w, int n)
 {
 	struct kstats_cmd_side all = {};	/* key written before every site */
 	unsigned int site = KSTATS_KEY_ALL;	/* where options go */
+	unsigned int by_site = KSTATS_KEY_ALL;	/* where by was */
 	bool pair = false, have_bits = false, have_via = false, have_as = false,
 	     have_start = false, have_end = false,
 	     have_slots = false, have_clock = false, have_value = false,
@@ -335,7 +352,17 @@ static int kstats_parse_trace(struct kstats_cmd *cmd, char **w, int n)
 	for (i = 2; i < n; i += 2) {
 		const char *k = w[i], *v = w[i + 1];
 
-		if (!strcasecmp(k, "bits")) {
+		if (!strcasecmp(k, "by"))
+			by_site = site;
+		if (!strcasecmp(k, "by") && strstr(v, "->")) {
+			if (cmd->by)
+				return kstats_why(cmd, "by given twice");
+			ret = kstats_parse_expr(cmd, "by", v, &cmd->by_arg,
+						cmd->by_path);
+			if (ret)
+				return ret;
+			cmd->by = KSTATS_BY_ARG;
+		} else if (!strcasecmp(k, "bits")) {
 			if (have_bits)
 				return kstats_why(cmd, "bits given twice");
 			have_bits = true;
@@ -485,6 +512,7 @@ static int kstats_parse_trace(struct kstats_cmd *cmd, char **w, int n)
 	ret = kstats_key_sites(cmd, &all);
 	if (ret)
 		return ret;
+	kstats_by_site(cmd, by_site);
 	ret = kstats_parse_more_check(cmd);
 	if (ret)
 		return ret;
@@ -492,10 +520,11 @@ static int kstats_parse_trace(struct kstats_cmd *cmd, char **w, int n)
 		return kstats_why(cmd, "slots is only for key task and key argN");
 	if (have_expire && cmd->key != KSTATS_KEY_ARG)
 		return kstats_why(cmd, "expire is only for key argN");
-	if (cmd->by == KSTATS_BY_ARG && cmd->start.offset)
+	if (cmd->by == KSTATS_BY_ARG &&
+	    (cmd->by_site == KSTATS_SIDE_END ? &cmd->end : &cmd->start)->offset)
 		return kstats_why(cmd,
 				  "by argN: %s is SYMBOL+OFFSET, where the argument registers may hold anything",
-				  pair ? "start" : "FUNC");
+				  !pair ? "FUNC" : cmd->by_site ? "end" : "start");
 	/* A call of FUNC may end on another CPU, and so may a task's pair. */
 	if (cmd->clock == KSTATS_CLOCK_LOCAL &&
 	    (cmd->op == KSTATS_CMD_TRACE || cmd->key != KSTATS_KEY_CPU))

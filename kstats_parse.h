@@ -77,6 +77,8 @@ enum kstats_side {
 /* EXPR's field path, argN->a->b: at most this many members and bytes. */
 #define KSTATS_PATH_STEPS	4
 #define KSTATS_PATH_LEN		64
+/* A key that is a char array (by argN->comm): its first bytes at most. */
+#define KSTATS_STR_KEY		16
 
 /* The comparison of "if argN OP NUMBER". */
 enum kstats_cond_op {
@@ -242,6 +244,10 @@ struct kstats_target {
  * @counter: the perf event counted instead of the time, or none.
  * @by: the key of per-key histograms, or %KSTATS_BY_NONE.
  * @by_arg: the argument of %KSTATS_BY_ARG, 1-based.
+ * @by_path: the field path after it ("->a->b"), or "".
+ * @by_site: the site of a pair whose hits read by argN or by stack: the
+ *	one it was written after (a bare argN after the end: the start's,
+ *	as it always was); %KSTATS_SIDE_BEGIN for the others.
  * @keys: "keys N", at most N keys; 0 for the default.
  * @outliers: "outliers N", the N largest samples kept; 0 for none.
  * @start: FUNC, X of a pair, or X of a gap.
@@ -271,6 +277,8 @@ struct kstats_cmd {
 	enum kstats_cmd_counter counter;
 	enum kstats_cmd_by by;
 	unsigned int by_arg;
+	char by_path[KSTATS_PATH_LEN];
+	unsigned int by_site;
 	unsigned int keys;
 	unsigned int outliers;
 	struct kstats_target start;

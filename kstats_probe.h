@@ -107,6 +107,19 @@ struct kstats_pcpu_call {
 };
 
 /*
+ * A field path, argN->a->b, as set up: the offset of each member, every
+ * step but the last through a pointer, and the last one's width; or, for
+ * a char array (@str), its address, which the key then copies from.
+ */
+struct kstats_path {
+	u8 n;				/* steps; 0: the argument itself */
+	u8 bytes;
+	bool str;
+	u32 off[KSTATS_PATH_STEPS];
+	char names[KSTATS_PATH_LEN];	/* as written, for the listing */
+};
+
+/*
  * What an entry hooks, as the commands resolve it before attach: FUNC, or
  * X or Y of a pair, or X of a gap.
  */
@@ -164,6 +177,7 @@ struct kstats_probe {
 	struct perf_event * __percpu *events;	/* its counter per CPU */
 	struct kstats_keys *keys;	/* by KEY: per-key histograms, or NULL */
 	unsigned int by_arg;		/* by argN: N, else 0 */
+	bool by_hook;			/* by stack of a pair: read by its hook */
 	struct kstats_outliers *outliers;	/* outliers N, or NULL */
 	bool registered;		/* its mechanism's probes */
 	bool gone;			/* detached: code it used went away */

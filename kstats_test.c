@@ -2569,6 +2569,8 @@ struct kt_parse_case {
 	const char *cgroup;	/* the PATH of "cgroup PATH"; NULL: "" */
 	enum kstats_cmd_by by;
 	unsigned int by_arg;
+	const char *by_path;		/* by argN's field path; NULL: "" */
+	unsigned int by_site;		/* where by argN|stack is read */
 	unsigned int keys;
 	unsigned int key_arg;		/* the start's; the end's too ... */
 	unsigned int end_key_arg;	/* ... unless this is set */
@@ -2838,6 +2840,30 @@ static const struct kt_parse_case kt_parse_cases[] = {
 	  .op = KSTATS_CMD_TRACE_PAIR, .name = "l", .bits = 4,
 	  .key = KSTATS_KEY_ARG, .key_arg = 2, .start = "a", .end = "b",
 	  .by = KSTATS_BY_ARG, .by_arg = 1 },
+	/* by after a site is read there; a bare argN after the end: X's */
+	{ .line = "trace l start a key arg1 end b by arg1->q->disk->disk_name",
+	  .op = KSTATS_CMD_TRACE_PAIR, .name = "l", .bits = 4,
+	  .key = KSTATS_KEY_ARG, .key_arg = 1, .start = "a", .end = "b",
+	  .by = KSTATS_BY_ARG, .by_arg = 1, .by_path = "->q->disk->disk_name",
+	  .by_site = KSTATS_SIDE_END },
+	{ .line = "trace l start a by arg2->id end b key arg1",
+	  .op = KSTATS_CMD_TRACE_PAIR, .name = "l", .bits = 4,
+	  .key = KSTATS_KEY_ARG, .key_arg = 1, .start = "a", .end = "b",
+	  .by = KSTATS_BY_ARG, .by_arg = 2, .by_path = "->id" },
+	{ .line = "trace l start a start c end b by arg1",
+	  .op = KSTATS_CMD_TRACE_PAIR, .name = "l", .bits = 4,
+	  .start = "a", .end = "b", .nr_more = 1, .by = KSTATS_BY_ARG,
+	  .by_arg = 1, .by_site = KSTATS_SIDE_END },
+	{ .line = "trace l start a key arg2->pid by stack end b key arg3->pid",
+	  .op = KSTATS_CMD_TRACE_PAIR, .name = "l", .bits = 4,
+	  .key = KSTATS_KEY_ARG, .key_arg = 2, .end_key_arg = 3,
+	  .kpath = "->pid", .start = "a", .end = "b", .by = KSTATS_BY_STACK },
+	{ .line = "trace l start a end b key task by stack",
+	  .op = KSTATS_CMD_TRACE_PAIR, .name = "l", .bits = 4,
+	  .key = KSTATS_KEY_TASK, .start = "a", .end = "b",
+	  .by = KSTATS_BY_STACK, .by_site = KSTATS_SIDE_END },
+	{ .line = "trace f by stack", .op = KSTATS_CMD_TRACE, .name = "f",
+	  .bits = 4, .start = "f", .end = "", .by = KSTATS_BY_STACK },
 	/* type: the value's type, where BTF cannot say it */
 	{ .line = "trace f value arg2 type s32", .op = KSTATS_CMD_TRACE,
 	  .name = "f", .bits = 4, .start = "f", .end = "",
@@ -2948,7 +2974,12 @@ static const struct kt_parse_case kt_parse_cases[] = {
 	KT_BAD("trace l start a end b start c start d start e start f"),
 	KT_BAD("trace l start a key arg1 start c key arg2 end b"),
 	KT_BAD("trace l start a start c+4 key arg1 end b"),
-	KT_BAD("trace l start a start c end b by arg1"),
+	KT_BAD("trace l start a by arg1 start c end b"),
+	KT_BAD("trace l start a by arg1->id start c end b"),
+	KT_BAD("trace l start a end b by arg1->"),
+	KT_BAD("trace l start a end b by arg1->id by pid"),
+	KT_BAD("trace l start a end b by pid by arg1->id"),
+	KT_BAD("trace l start a end b by arg9->id"),
 	KT_BAD("trace l start a end b end c"),
 	KT_BAD("trace l start a end b key"),
 	KT_BAD("trace l start a end b key node"),
@@ -3232,6 +3263,8 @@ static void kt_parse_table(struct kunit *test)
 	KUNIT_EXPECT_EQ(test, cmd->counter, c->counter);
 	KUNIT_EXPECT_EQ(test, cmd->by, c->by);
 	KUNIT_EXPECT_EQ(test, cmd->by_arg, c->by_arg);
+	KUNIT_EXPECT_STREQ(test, cmd->by_path, c->by_path ?: "");
+	KUNIT_EXPECT_EQ(test, cmd->by_site, c->by_site);
 	KUNIT_EXPECT_EQ(test, cmd->keys, c->keys);
 	KUNIT_EXPECT_EQ(test, cmd->side[KSTATS_SIDE_BEGIN].key_arg, c->key_arg);
 	KUNIT_EXPECT_EQ(test, cmd->side[KSTATS_SIDE_END].key_arg,

@@ -175,6 +175,16 @@ int kstats_site_arg_type(struct kstats_cmd *cmd, struct kstats_site *site,
 	return 0;
 }
 
+void kstats_path_set(struct kstats_path *pth,
+		     const struct kstats_btf_path *path, u8 bytes)
+{
+	pth->n = path->n;
+	pth->bytes = bytes;
+	pth->str = path->str;
+	memcpy(pth->off, path->off, sizeof(pth->off));
+	strscpy(pth->names, path->names, sizeof(pth->names));
+}
+
 int kstats_value_setup(struct kstats_probe *p, struct kstats_cmd *cmd)
 {
 	struct kstats_btf_int type = {};

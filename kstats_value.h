@@ -89,6 +89,11 @@ int kstats_site_arg_type(struct kstats_cmd *cmd, struct kstats_site *site,
 			 struct kstats_btf_path *path, bool ptr_ok,
 			 struct kstats_btf_int *type);
 
+/* @path as BTF resolved it, ending in a member of @bytes bytes. */
+struct kstats_path;
+void kstats_path_set(struct kstats_path *pth,
+		     const struct kstats_btf_path *path, u8 bytes);
+
 /* "value argN" or "value retval errors N" for the _control listing. */
 void kstats_value_show(struct seq_file *m, const struct kstats_probe *p,
 		       unsigned long errors);

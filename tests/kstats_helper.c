@@ -33,6 +33,7 @@
  *   req K NS                 K requests (K <= 256), request i started by the
  *                            writer on its CPU (kstats_helper_req_start(rq,
  *                            i), then tracepoint kstats_helper_start(i)),
+ *                            with name "rq" and i % 4 written into rq,
  *                            then ended by a kworker on another CPU, each
  *                            after NS ns of busy waiting
  *                            (kstats_helper_req_end(rq, i), then
@@ -379,6 +380,7 @@ static int helper_irqend(unsigned int k, unsigned int ns)
 struct helper_req {
 	unsigned int id;
 	bool done;
+	char name[16];		/* "rq" and id % 4: a string key */
 };
 
 static struct helper_req helper_reqs[HELPER_REQS];
@@ -388,6 +390,7 @@ kstats_helper_req_start(struct helper_req *rq, unsigned int id)
 {
 	WRITE_ONCE(rq->id, id);
 	WRITE_ONCE(rq->done, false);
+	snprintf(rq->name, sizeof(rq->name), "rq%u", id % 4);
 }
 
 static noinline __noclone void

@@ -2,7 +2,7 @@
 # _control: trace NAME start X end Y, with kprobes and tracepoints, keyed
 # by CPU and by task; syscall latency.
 . /tests/lib.sh
-plan 79
+plan 93
 load_modules
 
 K=200
@@ -162,19 +162,46 @@ is "$(ctl trace tp6 start $TS end $TE key arg6 type u64)" "Operation not support
 is "$(log_new | grep -c "refused: key arg6: a tracepoint's probe has arg1 to arg5 in registers")" 1 \
 	"key arg6 of a tracepoint: reason logged"
 
-# The scheduler's pairs of kstats runqlat and cpudist, on every arch: a
-# start per wakeup tracepoint, a condition, keys by pid through BTF.
+# A tracepoint that is the end and the start of one pair has one probe,
+# the end's, which ends the pair the last hit started, then starts one:
+# lean (key cpu) and general (outliers).
+for k in "key cpu" "key cpu outliers 1"; do
+	is "$(ctl trace tj start $TS end $TS $k)" OK "start and end on one tracepoint, $k"
+	is "$(field tj hooks)" joined,tracepoint "$k: the start runs in the end's probe"
+	taskset 1 sh -c "for i in 1 2 3 4 5 6; do printf start > $HELPER; done"
+	is "$(samples tj) $(field tj unpaired)" "5 1" "$k: 6 hits, 5 pairs, the first end unpaired"
+	ctl remove tj > /dev/null
+done
+
+# The scheduler's pairs of kstats runqlat, cpudist and offcpu, on every
+# arch: a start per wakeup tracepoint, a condition, keys by pid through
+# BTF, by the comm of the task that waited or ran (read at the end), by
+# the stack where the task went to sleep (read at the start). A task of
+# a known name sleeps 20 times in the helper.
 RUNQ="start __tracepoint_sched_wakeup key arg1->pid start __tracepoint_sched_wakeup_new key arg1->pid"
 RUNQ="$RUNQ start __tracepoint_sched_switch key arg2->pid if arg4 == 0"
-RUNQ="$RUNQ end __tracepoint_sched_switch key arg3->pid if arg3->pid != 0"
+RUNQ="$RUNQ end __tracepoint_sched_switch key arg3->pid if arg3->pid != 0 by arg3->comm"
 ONCPU="start __tracepoint_sched_switch key arg3->pid if arg3->pid != 0"
-ONCPU="$ONCPU end __tracepoint_sched_switch key arg2->pid if arg2->pid != 0"
-is "$(ctl trace runq $RUNQ)" OK "runqlat's pair"
-is "$(ctl trace oncpu $ONCPU)" OK "cpudist's pair"
-for _ in 1 2 3 4 5 6 7 8 9 10 11 12 13 14 15 16 17 18 19 20; do sleep 0.01; done
-for e in runq oncpu; do
+ONCPU="$ONCPU end __tracepoint_sched_switch key arg2->pid if arg2->pid != 0 by arg2->comm"
+OFFCPU="start __tracepoint_sched_switch key arg2->pid if arg2->pid != 0 by stack"
+OFFCPU="$OFFCPU end __tracepoint_sched_switch key arg3->pid if arg3->pid != 0"
+is "$(ctl trace runq "$RUNQ")" OK "runqlat's pair, by arg3->comm"
+is "$(ctl trace oncpu "$ONCPU")" OK "cpudist's pair, by arg2->comm"
+is "$(ctl trace offcpu "$OFFCPU")" OK "offcputime's pair, by stack"
+is "$(line runq | grep -c ' by arg3->comm type string at end ')" 1 "listing: runq by arg3->comm at end"
+sh -c "echo -n knap61 > /proc/self/comm; echo -n 'naps 20' > $HELPER"
+for e in runq oncpu offcpu; do
 	check "$e: at least the 20 sleeps' samples ($(samples $e))" test "$(samples $e)" -ge 20
 	is "$(field $e faulted)" 0 "$e: no read of a field path faulted"
+done
+N=$(keys runq | tr ' ' '\n' | awk -F: '$1 == "knap61" { print $2 }')
+check "runq by arg3->comm: knap61 waited at least 20 times (${N:-0})" test "${N:-0}" -ge 20
+N=$(keys oncpu | tr ' ' '\n' | awk -F: '$1 == "knap61" { print $2 }')
+check "oncpu by arg2->comm: knap61 ran at least 20 times (${N:-0})" test "${N:-0}" -ge 20
+N=$(keys offcpu | tr ' ' '\n' | grep 'kstats_helper_naps+0x[0-9a-f]*\[kstats_helper\]' |
+	awk -F: '{ n += $NF } END { print n + 0 }')
+check "offcpu by stack: at least 20 sleeps in kstats_helper_naps ($N)" test "$N" -ge 20
+for e in runq oncpu offcpu; do
 	is "$(ctl remove $e)" OK "remove $e"
 done
 

@@ -106,13 +106,14 @@ cmd() {
 	pcpu) C="trace pcpu:$2 as $3" ;;
 	gap) C="trace $3 gap $2" ;;
 	start-cpu) C="trace $3 start $2 end $OTHER key cpu" ;;
-	# A second start, on the end's tracepoint.
-	start-task) C="trace $3 start $2 start $OTHER end $OTHER key task" ;;
+	# A second start, on the end's tracepoint; the stack at each start.
+	start-task) C="trace $3 start $2 by stack start $OTHER end $OTHER key task keys 4" ;;
 	end-cpu) C="trace $3 start $OTHER end $2 key cpu" ;;
 	end-task) C="trace $3 start $OTHER end $2 key task" ;;
-	# A key per side, and a condition on FUNC's side.
+	# A key per side, and a condition on FUNC's side; at the end, its
+	# argument and stack as keys.
 	start-arg) C="trace $3 start $2 key arg1 if arg1 != 0 end $OTHER key arg3 by comm" ;;
-	end-arg) C="trace $3 start $OTHER key arg2 end $2 key arg1 if arg1 != 0" ;;
+	end-arg) C="trace $3 start $OTHER key arg2 end $2 key arg1 if arg1 != 0 by stack keys 4" ;;
 	arg1) C="trace $2 value arg1 as $3" ;;
 	retval) C="trace $2 value retval as $3" ;;
 	cgroup) C="trace $2 cgroup / as $3" ;;

@@ -204,8 +204,9 @@ is "$(left)" "0 0" "the one traced before it is removed"
 # (each run takes 15 s on the debug kernel).
 case $TARGET in
 deb61 | deb612)
-	plan 10
-	for c in runqlat cpudist "cpudist --offcpu" "runqlat -p $BG" "cpudist -p $BG"; do
+	plan 18
+	for c in runqlat cpudist "cpudist --offcpu" "runqlat -p $BG" "cpudist -p $BG" \
+		"runqlat --by comm" offcpu; do
 		# shellcheck disable=SC2086 # "cpudist --offcpu" is two words
 		kstats $c -d 500ms >/tmp/out 2>&1
 		is "$? $(awk '$1 == "count" && $3 == "min" && $2 > 0 { n++ } END { print n + 0 }' /tmp/out)" \
@@ -213,6 +214,15 @@ deb61 | deb612)
 		sed -n 's/^/# /; 1,24p' /tmp/out
 		is "$(left)" "0 0" "kstats $c: nothing left"
 	done
+	is "$(grep -c '^stacks, outermost frame first:$' /tmp/out)" 1 "kstats offcpu: its stacks"
+	# -- COMMAND: its threads only, here one shell that names itself and
+	# waits 5 times for a child; --by comm names the task that ran.
+	kstats cpudist --by comm -- sh -c 'echo -n knap91 > /proc/self/comm
+		for i in 1 2 3 4 5; do sleep 0.02; done; exit 3' >/tmp/out 2>&1
+	is "$? $(awk '$1 == "knap91" && $2 >= 5 { n++ } END { print n + 0 }' /tmp/out)" "3 1" \
+		"kstats cpudist --by comm -- COMMAND: its exit status, knap91 ran at least 5 times"
+	sed -n 's/^/# /; 1,40p' /tmp/out
+	is "$(left)" "0 0" "kstats cpudist -- COMMAND: nothing left"
 	;;
 esac
 kill $BG

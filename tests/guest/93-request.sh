@@ -6,7 +6,8 @@
 # Restarts, unpaired ends, expiry, a full table and the refusals are
 # counted exactly, and by KEY is the starting task's; then the block
 # layer of a null_blk disk, against the disk's own count of completed
-# reads, by comm of the reader.
+# reads, by comm of the reader, by the disk's name and by the request's
+# flags.
 # timeout: 400
 . /tests/lib.sh
 plan 96
@@ -127,7 +128,7 @@ ctl remove rqm > /dev/null
 RUNQ="start __tracepoint_sched_wakeup key arg1 start __tracepoint_sched_wakeup_new key arg1"
 RUNQ="$RUNQ start __tracepoint_sched_switch key arg2 if arg4 == 0 end __tracepoint_sched_switch key arg3"
 is "$(ctl trace runq $RUNQ)" OK "runqlat's line"
-is "$(line runq | grep -c ' key arg1|arg1|arg2,arg3 targets __tracepoint_sched_wakeup|__tracepoint_sched_wakeup_new|__tracepoint_sched_switch,__tracepoint_sched_switch hooks tracepoint|tracepoint|tracepoint,tracepoint if -|-|arg4==0,- ')" 1 \
+is "$(line runq | grep -c ' key arg1|arg1|arg2,arg3 targets __tracepoint_sched_wakeup|__tracepoint_sched_wakeup_new|__tracepoint_sched_switch,__tracepoint_sched_switch hooks tracepoint|tracepoint|joined,tracepoint if -|-|arg4==0,- ')" 1 \
 	"listing: three starts, one of them conditional"
 
 # The same line keyed by pid: a field path through BTF, read at the hit.
@@ -160,6 +161,51 @@ if [ -z "$T" ]; then
 	is "$(field pk faulted) $(field pk dropped) $(field pk unpaired)" "8 0 0" \
 		"faulted 8: the NULL ones left out"
 	ctl remove pk > /dev/null
+
+	# by EXPR after a site is read there: a char array as a string key
+	# (the name that the start wrote, read at the end), an integer member
+	# at the start, a bare argN after the end of a pair of two starts.
+	plan 15
+	is "$(ctl trace rqn start $RS key arg2 end $RE key arg2 by 'arg1->name')" OK \
+		"end ... by arg1->name"
+	is "$(line rqn | grep -c ' by arg1->name type string at end keys ')" 1 \
+		"listing: by arg1->name type string at end"
+	is "$(ctl trace rqi start $RS key arg2 by 'arg1->id' end $RE key arg2 keys 40)" OK \
+		"start ... by arg1->id"
+	is "$(line rqi | grep -c ' by arg1->id type u32 keys ')" 1 "listing: by arg1->id type u32"
+	is "$(ctl trace rqe start $RS key arg2 start $TPS key arg1 end $RE key arg2 by arg2 keys 40)" \
+		OK "two starts, by arg2 after the end"
+	is "$(line rqe | grep -c ' by arg2 type u32 at end ')" 1 "listing: the end's arg2"
+	is "$(helper req 32 1000)" OK "32 requests"
+	is "$(keys rqn)" "rq0:8 rq1:8 rq2:8 rq3:8" "by arg1->name: 8 requests under each name"
+	is "$(field rqn keys) $(field rqn faulted) $(samples rqn)" "4 0 32" \
+		"by arg1->name: 4 keys, no fault, 32 samples"
+	is "$(field rqi keys) $(keys rqi | tr ' ' '\n' | grep -c -E '^([0-9]|[12][0-9]|3[01]):1$')" \
+		"32 32" "by arg1->id at the start: the ids 0 to 31, one request each"
+	is "$(field rqe keys) $(keys rqe | tr ' ' '\n' | grep -c -E '^([0-9]|[12][0-9]|3[01]):1$')" \
+		"32 32" "by arg2 at the end: the ids 0 to 31, one request each"
+	ctl remove rqn > /dev/null
+	ctl remove rqi > /dev/null
+	ctl remove rqe > /dev/null
+	# A string through a NULL pointer: no key (other), counted in faulted.
+	is "$(ctl trace pkn start kstats_helper_req_peek key arg2 by 'arg1->name' end $RE key arg2)" OK \
+		"by arg1->name at a start whose arg1 may be NULL"
+	is "$(helper reqpeek 16) $(field pkn faulted)" "OK 8" "faulted 8: the NULL ones' names"
+	ctl remove pkn > /dev/null
+	log_mark
+	is "$(ctl trace bad start $RS key arg2 by 'arg1->name' start $TPS key arg1 end $RE key arg2)" \
+		"$EINVAL" "by arg1->name after one of two starts: EINVAL"
+	is "$(log_new | grep -c 'refused: by argN at a start: one start only')" 1 \
+		"by arg1->name after one of two starts: reason logged"
+
+	# by stack at the start: the stack where each request started.
+	plan 3
+	is "$(ctl trace rqk start $RS key arg2 by stack end $RE key arg2)" OK "start ... by stack"
+	is "$(helper req 32 1000)" OK "32 requests"
+	is "$(field rqk keys) $(keys rqk | grep -c ';helper_write+0x[0-9a-f]*\[kstats_helper\];.*:32$')" "1 1" \
+		"by stack: one stack, through the helper's write, 32 samples"
+	echo "# rqk: $(keys rqk)"
+	ctl remove rqk > /dev/null
 fi
 
 # if argN OP NUMBER after a side: only its hits that compare so count.
@@ -275,7 +321,7 @@ else
 	plan 6
 	# configfs is a module on Debian's kernels, which null_blk needs.
 	grep -q configfs /proc/filesystems || insmod /modules/extra/configfs.ko
-	is "$(insmod /modules/extra/null_blk.ko nr_devices=1 queue_mode=2 2>&1)" "" "null_blk loaded"
+	is "$(insmod /modules/extra/null_blk.ko nr_devices=2 queue_mode=2 2>&1)" "" "null_blk loaded"
 	is "$(ctl trace bio start __tracepoint_block_rq_issue end __tracepoint_block_rq_complete key arg1 by comm)" OK \
 		"trace bio ... key arg1 by comm"
 	R0=$(awk '{ print $1 }' /sys/block/nullb0/stat)
@@ -291,6 +337,27 @@ else
 		"bio by comm: 64 requests, under dd or a kworker"
 	is "$(keys bio | grep -c 'dd:')" 1 "bio by comm: dd issued requests"
 	ctl remove bio > /dev/null
+	# biolatency -D and -F: by the disk's name and the request's flags,
+	# fields of the request that the end reads; 64 reads of one disk, 32
+	# of the other.
+	plan 6
+	BIO="start __tracepoint_block_rq_issue key arg1 end __tracepoint_block_rq_complete key arg1"
+	is "$(ctl trace biod $BIO by 'arg1->q->disk->disk_name')" OK \
+		"trace biod ... by arg1->q->disk->disk_name"
+	is "$(ctl trace biof $BIO by 'arg1->cmd_flags')" OK "trace biof ... by arg1->cmd_flags"
+	is "$(line biod | grep -c ' by arg1->q->disk->disk_name type string at end ')" 1 \
+		"listing: the disk's name, a string, at the end"
+	dd if=/dev/nullb0 of=/dev/null bs=4096 count=64 iflag=direct 2>/dev/null
+	dd if=/dev/nullb1 of=/dev/null bs=4096 count=32 iflag=direct 2>/dev/null
+	is "$(keys biod) $(field biod faulted)" "nullb0:64 nullb1:32 0" \
+		"by disk_name: 64 requests of nullb0, 32 of nullb1"
+	echo "# biof: $(keys biof)"
+	# The flags' low byte is the operation: REQ_OP_READ, 0.
+	is "$(keys biof | tr ' ' '\n' | awk -F: '$1 % 256 == 0 { n += $2 } END { print n + 0 }')" 96 \
+		"by cmd_flags: the 96 reads under flags of REQ_OP_READ"
+	is "$(samples biof)" 96 "by cmd_flags: 96 samples"
+	ctl remove biod > /dev/null
+	ctl remove biof > /dev/null
 	rmmod null_blk
 fi
 is "$(grep -c -E '^name (rq|bio|bad)' "$KS/_control")" 0 "no request entry left"

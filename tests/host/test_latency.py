@@ -4,7 +4,7 @@ refusals; what it measures is checked in the guests (91-latency.sh)."""
 import pytest
 
 from conftest import live_env, run
-from kstats import latency
+from kstats import latency, sched
 from kstats.errors import Error
 
 FUNCS = ['vfs_read', 'vfs_readv', 'vfs_write', 'ksys_read [kstats_helper]', 'do_sys_open']
@@ -244,7 +244,7 @@ def test_sigterm_in_an_interval_print(tmp_path, monkeypatch, capsys):
 def test_sched_lines(tmp_path, argv, which):
     """runqlat and cpudist write their pair (one line, within _control's
     256 bytes with the longest entry name) and, refused, leave nothing."""
-    label, words = latency.SCHED_PAIRS[which]
+    label, words = sched.SCHED_PAIRS[which]
     assert len('trace kl4194304_0 %s\n' % words) <= 256
     (tmp_path / '_control').write_text('')
     env = live_env(tmp_path, KSTATS_DEVICE='/dev/full', KSTATS_DMESG='true')
@@ -258,7 +258,7 @@ def test_sched_lines(tmp_path, argv, which):
 
 def test_sched_pairs_are_their_mirror():
     """cpudist --offcpu is cpudist with prev and next swapped."""
-    on, off = latency.SCHED_PAIRS['oncpu'][1], latency.SCHED_PAIRS['offcpu'][1]
+    on, off = sched.SCHED_PAIRS['oncpu'][1], sched.SCHED_PAIRS['offcpu'][1]
     assert off == on.replace('arg3', 'argX').replace('arg2', 'arg3').replace('argX', 'arg2')
 
 
@@ -277,3 +277,65 @@ def test_sched_pid(tmp_path):
         in r.stderr
     r = run('runqlat', '-p', '-1', '--dir', tmp_path, check=False, env=env)
     assert r.returncode == 2 and '-p PID must be 0 or more' in r.stderr
+
+
+def _refused_line(tmp_path, *argv, command=()):
+    """The pair line that the command wrote, refused by /dev/full, and
+    its exit status."""
+    (tmp_path / '_control').write_text('')
+    env = live_env(tmp_path, KSTATS_DEVICE='/dev/full', KSTATS_DMESG='true')
+    r = run(*argv, '--dir', tmp_path, *(('--',) + tuple(command) if command else ('-d', '1s')),
+            check=False, env=env)
+    first = r.stderr.splitlines()[0]
+    assert first.startswith("kstats: 'trace kl") and ' refused by /dev/full' in first, r.stderr
+    return r.returncode, first.split("'")[1].split(' ', 2)[2]
+
+
+@pytest.mark.parametrize('argv,tail', [
+    (['runqlat', '--by', 'comm'], 'if arg3->pid != 0 by arg3->comm'),
+    (['cpudist', '--by', 'pid'], 'if arg2->pid != 0 by arg2->tgid'),
+    (['cpudist', '--offcpu', '--by', 'tid'], 'if arg3->pid != 0 by arg3->pid'),
+    (['runqlat', '--outliers', '3'], 'if arg3->pid != 0 outliers 3'),
+])
+def test_sched_by(tmp_path, argv, tail):
+    """--by reads the task that waited or ran at the end; the line fits."""
+    rc, words = _refused_line(tmp_path, *argv)
+    assert rc == 1 and words.endswith(tail) and len('trace kl4194304_0 %s\n' % words) <= 256
+
+
+def test_offcpu_line(tmp_path):
+    """kstats offcpu: cpudist --offcpu by the stack at the switch-out."""
+    rc, words = _refused_line(tmp_path, 'offcpu')
+    assert rc == 1 and words == sched.SCHED_PAIRS['offcpu'][1].replace(
+        ' end ', ' by stack end ', 1)
+
+
+@pytest.mark.parametrize('argv,tail', [
+    ([], 'key arg1'), (['-D'], 'key arg1 by arg1->q->disk->disk_name'),
+    (['-F'], 'key arg1 by arg1->cmd_flags')])
+def test_biolatency_lines(tmp_path, argv, tail):
+    rc, words = _refused_line(tmp_path, 'biolatency', *argv)
+    assert rc == 1 and words.startswith('start __tracepoint_block_rq_issue key arg1 end '
+                                        '__tracepoint_block_rq_complete ') and words.endswith(tail)
+
+
+@pytest.mark.parametrize('argv,msg', [
+    (['biolatency', '-D', '-F'], '-D and -F: one histogram per disk or per flags, not both'),
+    (['runqlat', '-c', 'sh'], '-c COMM: a pair\'s "if" compares numbers, not names'),
+    (['runqlat', '--by', 'comm', '-i', '1s'], 'the table of keys is printed once, at the end'),
+    (['offcpu', '-i', '1s'], 'the table of keys is printed once, at the end')])
+def test_sched_refusals(tmp_path, argv, msg):
+    (tmp_path / '_control').write_text('')
+    env = live_env(tmp_path, KSTATS_DEVICE='/dev/full', KSTATS_DMESG='true')
+    r = run(*argv, '--dir', tmp_path, check=False, env=env)
+    assert r.returncode == 1 and msg in r.stderr and r.stdout == ''
+
+
+def test_sched_command_held(tmp_path):
+    """-- COMMAND: the pair names COMMAND's pid before it runs; refused,
+    COMMAND never runs."""
+    mark = tmp_path / 'ran'
+    rc, words = _refused_line(tmp_path, 'cpudist', command=('touch', str(mark)))
+    assert rc == 1 and not mark.exists()
+    pid = int(words.split('arg3->tgid == ')[1].split()[0])
+    assert words.endswith('if arg2->tgid == %d' % pid) and pid > 0

@@ -132,6 +132,9 @@ static const char * const seeds[] = {
 	"trace fz_if start __tracepoint_kstats_helper_start if arg1 > 9 end __tracepoint_kstats_helper_end if arg1 != 12 type u32",
 	"trace fz_ms start kstats_helper_mark_start start __tracepoint_kstats_helper_start start kstats_helper_req_start end __tracepoint_kstats_helper_end key task",
 	"trace fz_fp start kstats_helper_req_peek key arg1->id if arg1->id < 9 end kstats_helper_req_end key arg2",
+	"trace fz_bn start kstats_helper_req_start key arg2 end kstats_helper_req_end key arg2 by arg1->name",
+	"trace fz_bs start kstats_helper_req_peek key arg2 by stack end kstats_helper_req_end key arg2 keys 2",
+	"trace fz_bi start kstats_helper_req_peek key arg2 by arg1->id end __tracepoint_kstats_helper_end key arg1",
 	"stop fz",
 	"reset fz",
 	"start fz",
@@ -156,6 +159,7 @@ static const char * const words[] = {
 	"value", "arg2", "retval", "by", "keys", "comm", "pid", "tid",
 	"arg1", "arg0", "arg6", "expire", "slots", "outliers", "stack",
 	"if", "==", "!=", "<", ">", "=", "->", "arg1->id", "->pid", "->a->b",
+	"arg1->name", "->name", "arg1->done",
 };
 
 static const char * const numbers[] = {

@@ -11,7 +11,7 @@ import subprocess
 import sys
 
 from .errors import Error, input_error
-from .keys import KEYED_FIELDS, KEYS_DIR, key_names, parse_keys_text
+from .keys import KEYED_FIELDS, KEYS_DIR, key_names, name_kind, parse_keys_text
 from .model import (
     Entry, Hist, Key, Line, MAX_BITS, hist_sum, nr_slots, slot_lo, slot_top, slot_width)
 from .outliers import OUTLIERS_DIR, load_outliers_text
@@ -501,7 +501,7 @@ def load_keys(e):
     except Missing:
         return e
     blocks, cgroups = parse_keys_text(e.keys_text, path)
-    names = key_names(e.by, [b.raw for b in blocks], cgroups, not SSH_HOST)
+    names = key_names(name_kind(e.info), [b.raw for b in blocks], cgroups, not SSH_HOST)
     e.keys = []
     for b, name in zip(blocks, names):
         ke = load_entry(e.name, path, e.bits, e.bits_from, key_info(e, b), b.body, b.first)
@@ -537,7 +537,7 @@ def load_outliers(e):
         e.outliers_text = read_text(path)
     except Missing:
         return e
-    e.outliers = load_outliers_text(e.outliers_text, path, e.by, not SSH_HOST)
+    e.outliers = load_outliers_text(e.outliers_text, path, name_kind(e.info), not SSH_HOST)
     return e
 
 

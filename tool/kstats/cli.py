@@ -20,11 +20,15 @@ from .commands import (
 from .completion import SHELLS, completion_script
 from .errors import Error
 from .export import EXPORT_BITS, EXPORT_KEY_TOP, METRIC_RE, label_arg, range_arg
-from .latency import MAX_GLOB, SCHED_PAIRS, cmd_latency, cmd_sched
+from .latency import MAX_GLOB, cmd_latency
 from .model import KEY_SORTS, MAX_BITS
 from .keyview import KEY_TOP
 from .outlierview import STACK_FRAMES
 from .render import DEFAULT_PERCENTILES, UNITS, parse_percentiles
+from .sched import add_sched as sched_parsers
+
+# The commands that take -- COMMAND.
+RUN_COMMANDS = ('latency', 'runqlat', 'cpudist', 'offcpu')
 
 
 TIME_SUFFIXES = (('ns', 1e-9), ('us', 1e-6), ('ms', 1e-3), ('s', 1.0), ('m', 60.0),
@@ -388,27 +392,22 @@ def add_latency(sub, par):
 
 
 def add_sched(sub, par):
-    for name, what in (('runqlat', 'run queue latency, as runqlat gives it'),
-                       ('cpudist', 'on-CPU (or off-CPU) time per run, as cpudist gives it')):
-        pair = SCHED_PAIRS['oncpu' if name == 'cpudist' else name]
-        s = sub.add_parser(name, parents=[par.common, par.unit], help=what,
-                           epilog='%s: one pair entry, removed at the end:\n  trace NAME %s'
-                           % (pair[0], pair[1]))
-        if name == 'cpudist':
-            s.add_argument('--offcpu', action='store_true',
-                           help='off-CPU time: switch-out to switch-in')
+    def common(s):
         s.add_argument('-d', '--duration', type=seconds_arg, metavar='TIME',
                        help='measure this long: 10s, 500ms, 1m (default: until Ctrl-C)')
         s.add_argument('-i', '--interval', type=seconds_arg, metavar='TIME',
                        help="print each TIME's histogram (of the samples since the last)")
-        s.add_argument('-p', '--pid', type=int, metavar='PID',
-                       help="only the threads of process PID (the task that waited or ran)")
+        s.add_argument('--outliers', type=int, metavar='N',
+                       help='keep the N slowest samples and print them at the end')
+        s.add_argument('--sort', choices=['count', 'p50', 'p90', 'p99', 'max', 'key'],
+                       help='the order of the key table (default count)')
+        s.add_argument('--top', type=int, metavar='N',
+                       help='the keys with a row of their own (default 20)')
         s.add_argument('--percentiles', type=percentiles_arg, default=DEFAULT_PERCENTILES,
                        metavar='LIST',
                        help='comma-separated percentiles (default %s)' % DEFAULT_PERCENTILES)
         s.add_argument('--rows', type=int, default=40, help='at most this many histogram rows')
-        s.set_defaults(func=cmd_sched, cpu=None, hist_bits=None, bias=None, run=None,
-                       count=None, by=None, outliers=None, comm=None, via=None)
+    sched_parsers(sub, par, common)
 
 
 def add_calibrate(sub, par):
@@ -508,12 +507,13 @@ def main(argv=None):
         argv = list(argv)
         argv[argv.index('--', argv.index('diff'))] = DIFF_SEP
     run = None
-    if 'latency' in argv and '--' in argv[argv.index('latency'):]:
+    cmd = next((c for c in RUN_COMMANDS if c in argv), None)
+    if cmd and '--' in argv[argv.index(cmd):]:
         # latency TARGET... -- COMMAND ARGS: COMMAND's own options are its own.
-        i = argv.index('--', argv.index('latency'))
+        i = argv.index('--', argv.index(cmd))
         argv, run = list(argv[:i]), list(argv[i + 1:])
         if not run:
-            parser.error('latency: give COMMAND after --')
+            parser.error('%s: give COMMAND after --' % cmd)
     args, extra = parser.parse_known_args(argv)
     if run is not None:
         args.run = run
@@ -534,7 +534,7 @@ def main(argv=None):
         sub.error('--bits must be 0..%d' % MAX_BITS)
     if args.command == 'latency' and args.max_targets < 1:
         sub.error('--max-targets must be 1 or more')
-    if args.command in ('latency', 'runqlat', 'cpudist') and (args.pid or 0) < 0:
+    if args.command in RUN_COMMANDS and (getattr(args, 'pid', 0) or 0) < 0:
         sub.error('-p PID must be 0 or more')
     if args.command == 'trace' and not args.words:
         parser.error('trace needs its arguments, e.g. "kstats trace vfs_read bits 4"')

@@ -176,6 +176,12 @@ def syscall_names() -> Dict[str, str]:
     return {}
 
 
+def name_kind(info: Dict[str, str]) -> Optional[str]:
+    """The by of a _control line as key_names() takes it: a char array
+    (by argN->MEMBER type string) is written as a comm is."""
+    return 'comm' if info.get('type') == 'string' else info.get('by')
+
+
 def key_names(by: str, raws: List[Optional[str]], saved: Dict[str, str],
               local: bool) -> List[str]:
     """The printed name of each key: 'other', a comm unescaped, a cgroup

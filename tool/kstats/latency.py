@@ -9,39 +9,19 @@ render."""
 import copy
 import fnmatch
 import os
-import re
 import signal
 import sys
 import time
 
 from .capture import open_entry
 from .errors import Error
-from .keyview import key_table
+from .keyview import folded_lines, key_table
 from .live import control_path, require_live, write_command
 from .model import Hist
 from .outlierview import has_outliers, outlier_lines
 from .render import entry_warning, show_text
 
 STOP = {signal.SIGINT, signal.SIGTERM}     # the signals that end a run
-
-# The scheduler's questions as pairs of sched_switch and the wakeups,
-# keyed by the task's pid (a field path through BTF). pid 0, each CPU's
-# idle task, is left out of every side where it would pair with another
-# CPU's: "if argN->pid != 0", which -p PID makes "if argN->tgid == PID"
-# (the task that waited or ran, a thread of PID).
-SCHED_PAIRS = {
-    'runqlat': ('run queue latency (wakeup or preemption to switch-in)',
-                'start __tracepoint_sched_wakeup key arg1->pid '
-                'start __tracepoint_sched_wakeup_new key arg1->pid '
-                'start __tracepoint_sched_switch key arg2->pid if arg4 == 0 '
-                'end __tracepoint_sched_switch key arg3->pid if arg3->pid != 0'),
-    'oncpu': ('on-CPU time (switch-in to switch-out)',
-              'start __tracepoint_sched_switch key arg3->pid if arg3->pid != 0 '
-              'end __tracepoint_sched_switch key arg2->pid if arg2->pid != 0'),
-    'offcpu': ('off-CPU time (switch-out to switch-in)',
-               'start __tracepoint_sched_switch key arg2->pid if arg2->pid != 0 '
-               'end __tracepoint_sched_switch key arg3->pid if arg3->pid != 0'),
-}
 
 # A glob expands to at most this many functions: each is a probe.
 MAX_GLOB = 50
@@ -179,6 +159,9 @@ class Session(object):
             if not first:
                 print()
             first = False
+            if getattr(args, 'folded', False):
+                print('\n'.join(folded_lines(e, args)))
+                continue
             lines = show_text(e, h, args, args.percentiles)
             if args.by and e.keys is not None:
                 lines += [''] + key_table(e, args)
@@ -271,19 +254,20 @@ def wait(args, session):
             print()
 
 
-def measure(args, session, attach):
-    """attach(), then wait (or run COMMAND), stop, print; every way out
-    removes what it attached. COMMAND's exit status, or 0."""
+def measure(args, session, attach, run=None):
+    """attach(), then wait (or run COMMAND: in a cgroup of its own, or by
+    run() if given), stop, print; every way out removes what it attached.
+    COMMAND's exit status, or 0."""
     rc = 0
     # Ctrl-C and SIGTERM (a timeout, a service stop) end the wait and
     # nothing else: blocked, they cannot cut a write to _control from the
     # name it made, nor a print from the snapshot it subtracts.
     old = signal.pthread_sigmask(signal.SIG_BLOCK, STOP)
     try:
-        cgroup_id = session.make_cgroup() if args.run else None
+        cgroup_id = session.make_cgroup() if args.run and not run else None
         attach(cgroup_id)
         if args.run:
-            rc = run_command(args.run, session.cgroup)
+            rc = run() if run else run_command(args.run, session.cgroup)
         else:
             if not args.duration:
                 sys.stderr.write('kstats: tracing %s; Ctrl-C to end\n' % ', '.join(
@@ -297,19 +281,6 @@ def measure(args, session, attach):
             pass            # asked for the end, which this is
         signal.pthread_sigmask(signal.SIG_SETMASK, old)
     return rc
-
-
-def cmd_sched(args):
-    """kstats runqlat, kstats cpudist [--offcpu]: one pair of SCHED_PAIRS,
-    measured as kstats latency measures a function."""
-    require_live(args, args.command)
-    which = 'offcpu' if getattr(args, 'offcpu', False) else (
-        'oncpu' if args.command == 'cpudist' else args.command)
-    label, words = SCHED_PAIRS[which]
-    if args.pid is not None:
-        words = re.sub(r'(arg[0-9])->pid != 0', r'\1->tgid == %d' % args.pid, words)
-    session = Session(args)
-    return measure(args, session, lambda _: session.attach_pair(label, words))
 
 
 def cmd_latency(args):
