@@ -183,8 +183,9 @@ RUNQ="$RUNQ start __tracepoint_sched_switch key arg2->pid if arg4 == 0"
 RUNQ="$RUNQ end __tracepoint_sched_switch key arg3->pid if arg3->pid != 0 by arg3->comm"
 ONCPU="start __tracepoint_sched_switch key arg3->pid if arg3->pid != 0"
 ONCPU="$ONCPU end __tracepoint_sched_switch key arg2->pid if arg2->pid != 0 by arg2->comm"
+# Every task's stacks are keys: room for more than the 32 of the default.
 OFFCPU="start __tracepoint_sched_switch key arg2->pid if arg2->pid != 0 by stack"
-OFFCPU="$OFFCPU end __tracepoint_sched_switch key arg3->pid if arg3->pid != 0"
+OFFCPU="$OFFCPU end __tracepoint_sched_switch key arg3->pid if arg3->pid != 0 keys 256"
 is "$(ctl trace runq "$RUNQ")" OK "runqlat's pair, by arg3->comm"
 is "$(ctl trace oncpu "$ONCPU")" OK "cpudist's pair, by arg2->comm"
 is "$(ctl trace offcpu "$OFFCPU")" OK "offcputime's pair, by stack"
@@ -201,6 +202,8 @@ check "oncpu by arg2->comm: knap61 ran at least 20 times (${N:-0})" test "${N:-0
 N=$(keys offcpu | tr ' ' '\n' | grep 'kstats_helper_naps+0x[0-9a-f]*\[kstats_helper\]' |
 	awk -F: '{ n += $NF } END { print n + 0 }')
 check "offcpu by stack: at least 20 sleeps in kstats_helper_naps ($N)" test "$N" -ge 20
+echo "# offcpu: keys $(field offcpu keys), keys_dropped $(field offcpu keys_dropped)"
+keys offcpu | tr ' ' '\n' | grep 'kstats_helper_naps' | sed 's/^/# /'
 for e in runq oncpu offcpu; do
 	is "$(ctl remove $e)" OK "remove $e"
 done

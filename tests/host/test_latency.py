@@ -296,6 +296,7 @@ def _refused_line(tmp_path, *argv, command=()):
     (['cpudist', '--by', 'pid'], 'if arg2->pid != 0 by arg2->tgid'),
     (['cpudist', '--offcpu', '--by', 'tid'], 'if arg3->pid != 0 by arg3->pid'),
     (['runqlat', '--outliers', '3'], 'if arg3->pid != 0 outliers 3'),
+    (['runqlat', '--by', 'comm', '--keys', '200'], 'by arg3->comm keys 200'),
 ])
 def test_sched_by(tmp_path, argv, tail):
     """--by reads the task that waited or ran at the end; the line fits."""

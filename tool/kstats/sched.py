@@ -18,12 +18,14 @@ from .live import require_live
 # task's pid (a field path through BTF). pid 0, each CPU's idle task, is
 # left out of every side where it would pair with another CPU's: "if
 # argN->pid != 0", which -p PID makes "if argN->tgid == PID" (the task
-# that waited or ran, a thread of PID). WHO: the end's argument that is
-# that task, which --by reads there.
+# that waited or ran, a thread of PID). A key written before the sites
+# keys the starts without one of their own (the wakeups'): the line must
+# fit _control's 256 bytes with --by and --keys. WHO: the end's argument
+# that is that task, which --by reads there.
 SCHED_PAIRS = {
     'runqlat': ('run queue latency (wakeup or preemption to switch-in)',
-                'start __tracepoint_sched_wakeup key arg1->pid '
-                'start __tracepoint_sched_wakeup_new key arg1->pid '
+                'key arg1->pid start __tracepoint_sched_wakeup '
+                'start __tracepoint_sched_wakeup_new '
                 'start __tracepoint_sched_switch key arg2->pid if arg4 == 0 '
                 'end __tracepoint_sched_switch key arg3->pid if arg3->pid != 0'),
     'oncpu': ('on-CPU time (switch-in to switch-out)',
@@ -57,6 +59,8 @@ def sched_words(which, args, pid=None):
         words = words.replace(' end ', ' by stack end ', 1)
     elif args.by:
         words += ' by %s->%s' % (WHO[which], SCHED_BY[args.by])
+    if args.keys and (args.by or getattr(args, 'stacks', False)):
+        words += ' keys %d' % args.keys
     if args.outliers:
         words += ' outliers %d' % args.outliers
     return words
@@ -116,6 +120,8 @@ def cmd_sched(args):
         key = 'disk' if args.disks else 'flags' if args.flags else None
         if key:
             words += ' ' + BIO_BY[key]
+            if args.keys:
+                words += ' keys %d' % args.keys
         if args.outliers:
             words += ' outliers %d' % args.outliers
         args.by = key
@@ -176,6 +182,8 @@ def add_sched(sub, par, common_args):
         if name == 'offcpu':
             s.add_argument('--folded', action='store_true',
                            help="print 'FRAMES TOTAL_NS' per stack, for flame graph tools")
+        s.add_argument('--keys', type=int, metavar='N',
+                       help='with keys: at most N of them (default 32; the rest: other)')
         if name in ('runqlat', 'cpudist'):
             s.add_argument('--by', choices=sorted(SCHED_BY),
                            help='a histogram per task that waited or ran too (its comm, '
@@ -183,4 +191,4 @@ def add_sched(sub, par, common_args):
         common_args(s)
         s.set_defaults(func=cmd_sched, cpu=None, hist_bits=None, bias=None, count=None,
                        via=None, by=None, pid=None, comm=None, run=None, offcpu=False,
-                       folded=False)
+                       folded=False, keys=None)
