@@ -198,7 +198,8 @@ static bool kstats_same_key(const struct kstats_cmd_side *a,
 
 /*
  * Each site's key: the end's own, else the one written before every
- * site, else the starts' if they agree; a start's own, else the end's.
+ * site, else the starts' if they agree; a start's own, else the one
+ * written before every site, else the end's.
  */
 static int kstats_key_sites(struct kstats_cmd *cmd,
 			    const struct kstats_cmd_side *all)
@@ -227,12 +228,12 @@ static int kstats_key_sites(struct kstats_cmd *cmd,
 		return 0;
 	cmd->key = KSTATS_KEY_ARG;
 	for (i = 0; i < KSTATS_NR_SIDES + cmd->nr_more; i++) {
-		sd = &cmd->side[i];
-		if (i == KSTATS_SIDE_END ? sd != key : !sd->key_arg) {
-			cmd->side[i].key_arg = key->key_arg;
-			strscpy(cmd->side[i].key_path, key->key_path,
-				sizeof(cmd->side[i].key_path));
-		}
+		sd = i != KSTATS_SIDE_END && all->key_arg ? all : key;
+		if (cmd->side[i].key_arg)
+			continue;
+		cmd->side[i].key_arg = sd->key_arg;
+		strscpy(cmd->side[i].key_path, sd->key_path,
+			sizeof(cmd->side[i].key_path));
 	}
 	return 0;
 }

@@ -224,9 +224,9 @@ struct kstats_target {
  * @clock: the clock asked for with "clock".
  * @side: per site of a pair (start, end, then @more), its key argN and
  *	condition. "key argN" and "if" written after "start SITE" or "end
- *	SITE" are that site's; a key written after the end, or before every
- *	site, also keys a start without its own, and the starts' (if they
- *	agree) an end without its own.
+ *	SITE" are that site's; a key written before every site keys every
+ *	site without its own, and else the end's a start without its own,
+ *	and the starts' (if they agree) an end without its own.
  * @slots: table size for %KSTATS_KEY_TASK and %KSTATS_KEY_ARG; 0 for the
  *	default.
  * @expire: seconds after which a start of %KSTATS_KEY_ARG not ended is
