@@ -102,6 +102,8 @@ config() {
 	loop-*-stopped | loop-*-running)
 		[ "$1" = off ] || echo "${2##*-}" | sed 's/running/start/;s/stopped/stop/' >$K/bench_loop ;;
 	pp-kstats) config "$1" kstats-tp-pair-task ;;
+	pp-runqlat) config "$1" kstats-runqlat ;;
+	pp-offcpu) config "$1" kstats-offcpu ;;
 	exit-direct) config "$1" kstats-direct ;;
 	pp-ftrace) config "$1" ftrace-synth-syscall ;;
 	floor-*)
@@ -145,6 +147,14 @@ config() {
 		kstats-by-pid) cmd='trace vfs_read by pid as e' ;;
 		kstats-by-arg) cmd='trace vfs_read by arg3 as e' ;;
 		kstats-outliers) cmd='trace vfs_read outliers 10 as e' ;;
+		# The scheduler's pairs as kstats runqlat and offcpu write them.
+		kstats-runqlat)
+			cmd='trace e key arg1->pid start __tracepoint_sched_wakeup start __tracepoint_sched_wakeup_new'
+			cmd="$cmd start __tracepoint_sched_switch key arg2->pid if arg4 == 0"
+			cmd="$cmd end __tracepoint_sched_switch key arg3->pid if arg3->pid != 0" ;;
+		kstats-offcpu)
+			cmd='trace e start __tracepoint_sched_switch key arg2->pid if arg2->pid != 0 by stack'
+			cmd="$cmd end __tracepoint_sched_switch key arg3->pid if arg3->pid != 0" ;;
 		*) return 1 ;;
 		esac
 		if [ "$on" = on ]; then
@@ -227,7 +237,7 @@ ALL="$ALL ftrace-syscall-hist ftrace-kprobe-hist ftrace-kretprobe-hist
 ftrace-fprobe-hist ftrace-synth-syscall ftrace-synth-vfs-read
 loop-empty-none loop-empty-stopped loop-empty-running loop-memcpy-none
 loop-memcpy-stopped loop-memcpy-running loop-mono-none loop-local-none
-loop-tsc-none pp-off pp-kstats pp-ftrace exit-off exit-direct"
+loop-tsc-none pp-off pp-kstats pp-ftrace pp-runqlat pp-offcpu exit-off exit-direct"
 CONFIGS=${CONFIGS:-$ALL}
 # Experiment 3's configurations need kstats_bench_exp.ko.
 if [ -z "$EXP" ]; then

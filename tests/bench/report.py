@@ -367,7 +367,7 @@ def experiments(report, targets):
         lines += ['', (f'Experiment 4 ({tlabel(report, t, "{t}, arm64")}): pipe ping-pong, '
                        'ns per round trip, mean difference to off with 95% interval')]
         off = cf.get('pp-off')
-        for c in ('pp-off', 'pp-kstats', 'pp-ftrace'):
+        for c in ('pp-off', 'pp-kstats', 'pp-ftrace', 'pp-runqlat', 'pp-offcpu'):
             v = cf.get(c)
             if not v or not off:
                 continue
