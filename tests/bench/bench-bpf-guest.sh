@@ -11,11 +11,12 @@ echo "# bpftrace $(bpftrace --version 2>&1)"
 busybox insmod /modules/kstats_tramp.ko || echo "# insmod kstats_tramp failed"
 busybox insmod /modules/kstats.ko || echo "# insmod kstats failed"
 
+# The rounds of configuration $1: of bench-mark dd, or of $LOOP.
 rounds() {
 	r=1
 	while [ "$r" -le "$ROUNDS" ]; do
 		for n in $SIZE $((SIZE * 2)); do
-			out=$(bench-mark dd "$n" 2>&1)
+			out=$(bench-mark "${LOOP:-dd}" "$n" 2>&1)
 			echo "run $1 $r $n ${out#ns }"
 		done
 		r=$((r + 1))
@@ -126,6 +127,36 @@ else
 	echo "skip perf-ftrace-latency perf has no ftrace latency"
 fi
 c=untraced-after rounds untraced-after
+
+# Experiment 4's ping-pong (two context switches per round trip) under
+# the scheduler's questions: kstats runqlat's and offcpu's pairs, and
+# bpftrace's runqlat.bt and offcputime.bt's way (the stack where the
+# task slept, at finish_task_switch() in the task that resumes), as
+# histograms. BEGIN runs once every probe is attached.
+LOOP=pingpong
+c=pp-off rounds pp-off
+echo 'trace e key arg1->pid start __tracepoint_sched_wakeup start __tracepoint_sched_wakeup_new start __tracepoint_sched_switch key arg2->pid if arg4 == 0 end __tracepoint_sched_switch key arg3->pid if arg3->pid != 0' \
+	>$K/_control && c=pp-runqlat rounds pp-runqlat
+echo 'remove e' >$K/_control
+echo 'trace e start __tracepoint_sched_switch key arg2->pid if arg2->pid != 0 by stack end __tracepoint_sched_switch key arg3->pid if arg3->pid != 0' \
+	>$K/_control && c=pp-offcpu rounds pp-offcpu
+echo 'remove e' >$K/_control
+c=pp-bpftrace-runqlat with_tool ready 0 0 bpftrace -e '
+BEGIN { printf("ready\n"); }
+tracepoint:sched:sched_wakeup, tracepoint:sched:sched_wakeup_new { @q[args->pid] = nsecs; }
+tracepoint:sched:sched_switch {
+	if (args->prev_state == 0) { @q[args->prev_pid] = nsecs; }
+	$t = @q[args->next_pid];
+	if ($t) { @us = hist((nsecs - $t) / 1000); delete(@q[args->next_pid]); }
+}'
+c=pp-bpftrace-offcpu with_tool ready 0 0 bpftrace -e '
+BEGIN { printf("ready\n"); }
+tracepoint:sched:sched_switch /args->prev_pid/ { @s[args->prev_pid] = nsecs; }
+kprobe:finish_task_switch* {
+	$t = @s[tid];
+	if ($t) { @ns[kstack] = hist(nsecs - $t); delete(@s[tid]); }
+}'
+LOOP=
 
 # Last: detaching fentry/fexit programs can hang this TCG guest.
 c=bpftrace-kfunc with_tool Attaching 2 0 bpftrace -e '

@@ -366,19 +366,26 @@ def experiments(report, targets):
             lines += exp23(g, t)
         lines += ['', (f'Experiment 4 ({tlabel(report, t, "{t}, arm64")}): pipe ping-pong, '
                        'ns per round trip, mean difference to off with 95% interval')]
-        off = cf.get('pp-off')
-        for c in ('pp-off', 'pp-kstats', 'pp-ftrace', 'pp-runqlat', 'pp-offcpu'):
-            v = cf.get(c)
-            if not v or not off:
-                continue
-            w = welch(off['ns_per_iter'], v['ns_per_iter'])
-            sig = ''
-            if w and c != 'pp-off':
-                d, h = w
-                sig = (f'  diff {d:+.0f} +/- {h:.0f} ns ({100 * d / st.mean(off["ns_per_iter"]):+.1f}%)'
-                       + ('' if abs(d) > h else ', no difference proven'))
-                g.setdefault('pingpong', {})[c] = {'diff_ns': d, 'ci95_ns': h}
-            lines.append(f"  {c:10s} insn {v['insn']:8.1f} ns {fmt(v['ns'])}{sig}")
+        # The bpftrace guest's rows against its own boot's pp-off.
+        main_pp = ('pp-off', 'pp-kstats', 'pp-ftrace', 'pp-runqlat', 'pp-offcpu')
+        bpf_pp = tuple(c + '@bpf-boot' for c in ('pp-off', 'pp-runqlat', 'pp-offcpu',
+                                                 'pp-bpftrace-runqlat', 'pp-bpftrace-offcpu'))
+        for group in (main_pp, bpf_pp):
+            off = cf.get(group[0])
+            for c in group:
+                v = cf.get(c)
+                if not v or not off:
+                    continue
+                w = welch(off['ns_per_iter'], v['ns_per_iter'])
+                sig = ''
+                if w and c != group[0]:
+                    d, h = w
+                    sig = (f'  diff {d:+.0f} +/- {h:.0f} ns '
+                           f'({100 * d / st.mean(off["ns_per_iter"]):+.1f}%)'
+                           + ('' if abs(d) > h else ', no difference proven'))
+                    g.setdefault('pingpong', {})[c] = {'diff_ns': d, 'ci95_ns': h}
+                lines.append(f"  {c:10s} insn {v['insn']:8.1f} ({v['insn'] - off['insn']:+.1f})"
+                             f" ns {fmt(v['ns'])}{sig}")
         lines += exp5(g, t, report)
     return lines
 
