@@ -136,7 +136,8 @@ static struct kstats *kstats_keys_fill(struct kstats_keys *t,
 
 /*
  * The histogram of key @k0, @k1 (hash @hash), inserted if new, with its
- * frames @stack for by stack; NULL: other.
+ * frames @stack for by stack (a stack key given without them is looked
+ * up only); NULL: other.
  */
 static struct kstats *kstats_keys_find(struct kstats_keys *t,
 				       u64 k0, u64 k1, u32 hash,
