@@ -216,24 +216,36 @@ def since(e, old):
     return d
 
 
-def run_command(argv, cgroup):
-    """Run argv in cgroup; its exit status as a shell gives it."""
-    pid = os.fork()
-    if pid == 0:
-        try:
+def exec_command(argv, cgroup=None):
+    """In the forked child: into cgroup if given, signals as COMMAND
+    expects them, exec argv; 127 if that fails."""
+    try:
+        if cgroup:
             with open(os.path.join(cgroup, 'cgroup.procs'), 'w') as f:
                 f.write('0\n')
-            signal.signal(signal.SIGINT, signal.SIG_DFL)
-            signal.pthread_sigmask(signal.SIG_UNBLOCK, STOP)
-            os.execvp(argv[0], argv)
-        except OSError as err:
-            sys.stderr.write('kstats: %s: %s\n' % (argv[0], err.strerror))
-            os._exit(127)
-    # Ctrl-C reaches COMMAND too (blocked here): wait for it to end.
+        signal.signal(signal.SIGINT, signal.SIG_DFL)
+        signal.pthread_sigmask(signal.SIG_UNBLOCK, STOP)
+        os.execvp(argv[0], argv)
+    except OSError as err:
+        sys.stderr.write('kstats: %s: %s\n' % (argv[0], err.strerror))
+    os._exit(127)
+
+
+def wait_command(pid):
+    """COMMAND's exit status, as a shell gives it. Ctrl-C reaches COMMAND
+    too (blocked here): this waits for it to end."""
     _, status = os.waitpid(pid, 0)
     if os.WIFSIGNALED(status):
         return 128 + os.WTERMSIG(status)
     return os.WEXITSTATUS(status)
+
+
+def run_command(argv, cgroup):
+    """Run argv in cgroup; its exit status as a shell gives it."""
+    pid = os.fork()
+    if pid == 0:
+        exec_command(argv, cgroup)
+    return wait_command(pid)
 
 
 def wait(args, session):

@@ -7,11 +7,9 @@ Calls latency (Session, measure), live and errors."""
 import argparse
 import os
 import re
-import signal
-import sys
 
 from .errors import Error
-from .latency import STOP, Session, measure
+from .latency import Session, exec_command, measure, wait_command
 from .live import require_live
 
 # The scheduler's pairs of sched_switch and the wakeups, keyed by the
@@ -77,13 +75,7 @@ class Held(object):
             os.close(w)
             if os.read(r, 1) != b'x':
                 os._exit(127)       # never released: the attach failed
-            try:
-                signal.signal(signal.SIGINT, signal.SIG_DFL)
-                signal.pthread_sigmask(signal.SIG_UNBLOCK, STOP)
-                os.execvp(argv[0], argv)
-            except OSError as err:
-                sys.stderr.write('kstats: %s: %s\n' % (argv[0], err.strerror))
-            os._exit(127)
+            exec_command(argv)
         os.close(r)
         self.go = w
 
@@ -91,10 +83,7 @@ class Held(object):
         os.write(self.go, b'x')
         os.close(self.go)
         self.go = None
-        _, status = os.waitpid(self.pid, 0)
-        if os.WIFSIGNALED(status):
-            return 128 + os.WTERMSIG(status)
-        return os.WEXITSTATUS(status)
+        return wait_command(self.pid)
 
     def drop(self):
         """Never released (the attach failed): it exits unrun."""
