@@ -167,9 +167,9 @@ for via in default $VIAS; do
 done
 log_mark
 is "$(ctl trace $W by stack outliers 2 as kbad)" "Operation not supported" "by stack with outliers: refused"
-is "$(ctl trace kbad start kstats_helper_mark_start end kstats_helper_mark_end key task by stack)" \
-	"Operation not supported" "by stack on a pair: refused"
-is "$(log_new | grep -c -E 'by stack with outliers: each outlier has its stack already|by stack: only trace FUNC and pcpu:FUNC')" 2 \
+is "$(ctl trace kbad gap kstats_helper_mark_start by stack)" \
+	"Operation not supported" "by stack on a gap: refused"
+is "$(log_new | grep -c -E 'by stack with outliers: each outlier has its stack already|by: a gap spans two hits of any tasks; no key')" 2 \
 	"the reasons logged"
 
 # With keys: the sample's key.
