@@ -26,7 +26,8 @@
 #                         KSTATS_SUBSET_TARGETS (deb618 and the arm64 ones)
 #                         run the guest scripts of KSTATS_ARM_SUITES
 #                         (targets.sh) only; the arm64 ones have no sparse
-#                         pass, capture, dkms or install
+#                         pass, capture, dkms or install; debug runs all
+#                         but KSTATS_DEBUG_OMIT (targets.sh: the tool's)
 #   KSTATS_GUEST_TIMEOUT  seconds a guest may run (default 3600)
 #   KSTATS_JOBS           guests booted at once (default 2)
 #   KSTATS_BUILD          artifact directory (default: build/ in the repo)
@@ -279,10 +280,18 @@ selected() {
 
 # target_tests TARGET: the KSTATS_TESTS of TARGET's initramfs: the
 # targets of KSTATS_SUBSET_TARGETS run the scripts of KSTATS_ARM_SUITES
-# that KSTATS_TESTS selects (a word that matches none if it selects none
-# of them).
+# that KSTATS_TESTS selects, the debug kernel those but KSTATS_DEBUG_OMIT
+# (a word that matches none if it selects none of them).
 target_tests() {
 	local f sel=
+	if [ "$1" = debug ] && [ -n "$KSTATS_DEBUG_OMIT" ]; then
+		for f in "$src"/tests/guest/[0-9]*.sh; do
+			f=${f##*/}
+			selected "$f" && ! debug_omitted "$f" && sel+="${sel:+ }$f"
+		done
+		echo "${sel:-none-selected}"
+		return
+	fi
 	if ! subset_target "$1"; then
 		echo "${KSTATS_TESTS:-}"
 		return
@@ -292,6 +301,16 @@ target_tests() {
 		selected "$f" && arm_selected "$f" && sel+="${sel:+ }$f"
 	done
 	echo "${sel:-none-selected}"
+}
+
+# debug_omitted SCRIPT: KSTATS_DEBUG_OMIT leaves guest script SCRIPT out
+# of the debug boot (targets.sh says why).
+debug_omitted() {
+	local p
+	for p in $KSTATS_DEBUG_OMIT; do
+		[[ $1 == "$p"* ]] && return 0
+	done
+	return 1
 }
 
 # arm_selected SCRIPT: KSTATS_ARM_SUITES has guest script SCRIPT.
