@@ -207,7 +207,7 @@ is "$(left)" "0 0" "the one traced before it is removed"
 # (each run takes 15 s on the debug kernel).
 case $TARGET in
 deb61 | deb612)
-	plan 18
+	plan 17
 	for c in runqlat cpudist "cpudist --offcpu" "runqlat -p $BG" "cpudist -p $BG" \
 		"runqlat --by comm" offcpu; do
 		# shellcheck disable=SC2086 # "cpudist --offcpu" is two words
