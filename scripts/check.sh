@@ -270,10 +270,17 @@ launch() {
 
 # selected SCRIPT: KSTATS_TESTS (if set) selects guest script SCRIPT.
 selected() {
-	local p
 	[ -z "${KSTATS_TESTS:-}" ] && return 0
-	for p in $KSTATS_TESTS; do
-		[[ $1 == "$p"* ]] && return 0
+	# shellcheck disable=SC2086 # words, each a prefix
+	prefixed "$1" $KSTATS_TESTS
+}
+
+# prefixed SCRIPT WORD...: one of the WORDs starts guest script SCRIPT's name.
+prefixed() {
+	local f=$1 p
+	shift
+	for p in "$@"; do
+		[[ $f == "$p"* ]] && return 0
 	done
 	return 1
 }
@@ -306,20 +313,14 @@ target_tests() {
 # debug_omitted SCRIPT: KSTATS_DEBUG_OMIT leaves guest script SCRIPT out
 # of the debug boot (targets.sh says why).
 debug_omitted() {
-	local p
-	for p in $KSTATS_DEBUG_OMIT; do
-		[[ $1 == "$p"* ]] && return 0
-	done
-	return 1
+	# shellcheck disable=SC2086 # words, each a prefix
+	prefixed "$1" $KSTATS_DEBUG_OMIT
 }
 
 # arm_selected SCRIPT: KSTATS_ARM_SUITES has guest script SCRIPT.
 arm_selected() {
-	local p
-	for p in $KSTATS_ARM_SUITES; do
-		[[ $1 == "$p"* ]] && return 0
-	done
-	return 1
+	# shellcheck disable=SC2086 # words, each a prefix
+	prefixed "$1" $KSTATS_ARM_SUITES
 }
 
 phase "builds, guests and the host's jobs"
