@@ -3,7 +3,8 @@
 #   1. install what is needed (setup.sh); build the debug kernel (cached)
 #   2. checkpatch --strict on our C sources
 #   3. per target: W=1 build, sparse, initramfs
-#   4. boot the targets' guests (KSTATS_JOBS at a time), then per target:
+#   4. boot the targets' guests (KSTATS_JOBS at a time; the debug kernel's
+#      scripts in two boots, the first two guests), then per target:
 #      did the guest finish, its TAP results, a clean kernel log and, where
 #      kstats_test.ko was built, the KUnit results; the debug kernel also
 #      boots three times more under lockdown (tests/guest/89-lockdown.sh)
@@ -26,8 +27,11 @@
 #                         KSTATS_SUBSET_TARGETS (deb618 and the arm64 ones)
 #                         run the guest scripts of KSTATS_ARM_SUITES
 #                         (targets.sh) only; the arm64 ones have no sparse
-#                         pass, capture, dkms or install; debug runs all
-#                         but KSTATS_DEBUG_OMIT (targets.sh: the tool's)
+#                         pass, capture, dkms or install; the tool's
+#                         scripts (KSTATS_TOOL_SUITES) run on
+#                         KSTATS_TOOL_TARGETS only; debug runs all but
+#                         KSTATS_DEBUG_OMIT, in two boots (the second
+#                         KSTATS_DEBUG_SECOND's)
 #   KSTATS_GUEST_TIMEOUT  seconds a guest may run (default 3600)
 #   KSTATS_JOBS           guests booted at once (default 2)
 #   KSTATS_BUILD          artifact directory (default: build/ in the repo)
@@ -285,43 +289,88 @@ prefixed() {
 	return 1
 }
 
-# target_tests TARGET: the KSTATS_TESTS of TARGET's initramfs: the
-# targets of KSTATS_SUBSET_TARGETS run the scripts of KSTATS_ARM_SUITES
-# that KSTATS_TESTS selects, the debug kernel those but KSTATS_DEBUG_OMIT
-# (a word that matches none if it selects none of them).
-target_tests() {
-	local f sel=
-	if [ "$1" = debug ] && [ -n "$KSTATS_DEBUG_OMIT" ]; then
-		for f in "$src"/tests/guest/[0-9]*.sh; do
-			f=${f##*/}
-			selected "$f" && ! debug_omitted "$f" && sel+="${sel:+ }$f"
-		done
-		echo "${sel:-none-selected}"
-		return
+# runs_on TARGET SCRIPT: TARGET's main boot runs guest script SCRIPT:
+# KSTATS_TESTS selects it, TARGET keeps it, and on the debug kernel it is
+# not one of the second boot's.
+runs_on() {
+	selected "$2" && ! left_out "$1" "$2" &&
+		{ [ "$1" != debug ] || ! words_prefix "$2" "$KSTATS_DEBUG_SECOND"; }
+}
+
+# debug_second SCRIPT: the debug kernel's second boot runs SCRIPT.
+debug_second() {
+	selected "$1" && ! left_out debug "$1" &&
+		words_prefix "$1" "$KSTATS_DEBUG_SECOND"
+}
+
+# left_out TARGET SCRIPT: TARGET leaves guest script SCRIPT out (targets.sh
+# says why): the subset targets run KSTATS_ARM_SUITES only, the tool's
+# scripts run on KSTATS_TOOL_TARGETS only, and the debug kernel leaves
+# out KSTATS_DEBUG_OMIT.
+left_out() {
+	if subset_target "$1" && ! words_prefix "$2" "$KSTATS_ARM_SUITES"; then
+		return 0
 	fi
-	if ! subset_target "$1"; then
-		echo "${KSTATS_TESTS:-}"
-		return
+	if words_prefix "$2" "$KSTATS_TOOL_SUITES" &&
+		[[ " $KSTATS_TOOL_TARGETS " != *" $1 "* ]]; then
+		return 0
 	fi
+	[ "$1" = debug ] && words_prefix "$2" "$KSTATS_DEBUG_OMIT"
+}
+
+# words_prefix SCRIPT WORDS: one of the words of WORDS starts SCRIPT.
+words_prefix() {
+	# shellcheck disable=SC2086 # words, each a prefix
+	prefixed "$1" $2
+}
+
+# scripts_where TEST ARGS...: the guest scripts for which TEST ARGS...
+# SCRIPT succeeds, one line each.
+scripts_where() {
+	local f
 	for f in "$src"/tests/guest/[0-9]*.sh; do
-		f=${f##*/}
-		selected "$f" && arm_selected "$f" && sel+="${sel:+ }$f"
+		"$@" "${f##*/}" && echo "${f##*/}"
 	done
+	return 0
+}
+
+# target_tests TARGET: the KSTATS_TESTS of TARGET's initramfs, the names
+# of the scripts it runs (a word that matches none if there are none).
+target_tests() {
+	local sel
+	sel=$(scripts_where runs_on "$1" | tr '\n' ' ')
 	echo "${sel:-none-selected}"
 }
 
-# debug_omitted SCRIPT: KSTATS_DEBUG_OMIT leaves guest script SCRIPT out
-# of the debug boot (targets.sh says why).
-debug_omitted() {
-	# shellcheck disable=SC2086 # words, each a prefix
-	prefixed "$1" $KSTATS_DEBUG_OMIT
+# debug_boot NAME TESTS ARGS: boot the debug kernel again with kernel
+# arguments ARGS, running only the guest scripts whose names the words of
+# TESTS start.
+debug_boot() {
+	local name=$1 tests=$2 args=$3 out=$build/$1 w f
+	rm -rf "$out"
+	mkdir -p "$out/modules"
+	# The modules without the KUnit suite, which ran in the debug boot.
+	cp "$build/debug/modules/"*.ko "$out/modules/"
+	rm -f "$out/modules/kstats_test.ko"
+	if KSTATS_TESTS=$tests "$KSTATS_SCRIPTS/mkinitramfs.sh" debug \
+		"$out/modules" "$out/initramfs.cpio.gz" 2>"$out/initramfs.err"; then
+		debug_boots+=("$name")
+		boot_scripts[$name]=$(cd "$src/tests/guest" && for w in $tests; do
+			for f in "$w"*; do [[ $f == *.sh ]] && echo "$f"; done
+		done | tr '\n' ' ')
+		launch "$name" debug "$args"
+	else
+		fail "$name initramfs"
+		show "$out/initramfs.err"
+	fi
 }
 
-# arm_selected SCRIPT: KSTATS_ARM_SUITES has guest script SCRIPT.
-arm_selected() {
-	# shellcheck disable=SC2086 # words, each a prefix
-	prefixed "$1" $KSTATS_ARM_SUITES
-}
+# The debug kernel's extra boots: its second half of the guest scripts
+# (launched beside the first, the two longest boots of the run), three
+# under lockdown and one with call depth tracking (below).
+debug_boots=()
+# The guest scripts of each extra boot, which must all run there.
+declare -A boot_scripts=()
 
 phase "builds, guests and the host's jobs"
 guests=()
@@ -347,6 +396,10 @@ for t in $(grep -x debug <<<"$targets") $(grep -vx debug <<<"$targets"); do
 	else
 		guests+=("$t")
 		launch "$t"
+		second=$(scripts_where debug_second | tr '\n' ' ')
+		if [ "$t" = debug ] && [ -n "$second" ]; then
+			debug_boot debug-2 "$second" ""
+		fi
 	fi
 	if "$KSTATS_SCRIPTS/build-modules.sh" "$t" "$out" sparse \
 		>/dev/null 2>"$out/sparse.err"; then
@@ -357,34 +410,11 @@ for t in $(grep -x debug <<<"$targets") $(grep -vx debug <<<"$targets"); do
 	fi
 done
 
-# debug_boot NAME TESTS ARGS: boot the debug kernel again with kernel
-# arguments ARGS, running only the guest scripts TESTS.
-debug_boot() {
-	local name=$1 tests=$2 args=$3 out=$build/$1
-	rm -rf "$out"
-	mkdir -p "$out/modules"
-	# The modules without the KUnit suite, which ran in the debug boot.
-	cp "$build/debug/modules/"*.ko "$out/modules/"
-	rm -f "$out/modules/kstats_test.ko"
-	if KSTATS_TESTS=$tests "$KSTATS_SCRIPTS/mkinitramfs.sh" debug \
-		"$out/modules" "$out/initramfs.cpio.gz" 2>"$out/initramfs.err"; then
-		debug_boots+=("$name")
-		boot_scripts[$name]=$(cd "$src/tests/guest" && echo "$tests"*.sh)
-		launch "$name" debug "$args"
-	else
-		fail "$name initramfs"
-		show "$out/initramfs.err"
-	fi
-}
-
 # The debug kernel again, under lockdown: booted with lockdown=integrity
 # and with lockdown=confidentiality, and without, raising it at run time
 # (KSTATS_LOCKDOWN=raise), each running tests/guest/89-lockdown.sh only.
 # And on an emulated Intel Skylake with call depth tracking on
 # (retbleed=stuff), running tests/guest/94-call-depth.sh only.
-debug_boots=()
-# The guest scripts of each extra boot, which must all run there.
-declare -A boot_scripts=()
 if [[ " ${guests[*]} " == *" debug "* ]]; then
 	if selected 89-lockdown.sh; then
 		debug_boot debug-lockdown-integrity 89 lockdown=integrity
@@ -786,16 +816,9 @@ skip_allowed() {
 	return 1
 }
 
-# The guest scripts that a full boot of TARGET ($1) runs: all of
-# tests/guest (KSTATS_TESTS narrows them; KSTATS_ARM_SUITES on the subset
-# targets), on the main boot of each target.
+# The guest scripts that the main boot of TARGET ($1) runs.
 expected_scripts() {
-	local f
-	for f in "$src"/tests/guest/[0-9]*.sh; do
-		selected "${f##*/}" || continue
-		subset_target "$1" && ! arm_selected "${f##*/}" && continue
-		echo "${f##*/}"
-	done
+	scripts_where runs_on "$1"
 }
 
 for t in $targets "${debug_boots[@]}" "${bpf_boots[@]}" "${variant_boots[@]}"; do
