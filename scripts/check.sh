@@ -292,12 +292,14 @@ prefixed() {
 # runs_on TARGET SCRIPT: TARGET's main boot runs guest script SCRIPT:
 # KSTATS_TESTS selects it, TARGET keeps it, and on the debug kernel it is
 # not one of the second boot's.
+# shellcheck disable=SC2317 # called through scripts_where
 runs_on() {
 	selected "$2" && ! left_out "$1" "$2" &&
 		{ [ "$1" != debug ] || ! words_prefix "$2" "$KSTATS_DEBUG_SECOND"; }
 }
 
 # debug_second SCRIPT: the debug kernel's second boot runs SCRIPT.
+# shellcheck disable=SC2317 # called through scripts_where
 debug_second() {
 	selected "$1" && ! left_out debug "$1" &&
 		words_prefix "$1" "$KSTATS_DEBUG_SECOND"
@@ -307,6 +309,7 @@ debug_second() {
 # says why): the subset targets run KSTATS_ARM_SUITES only, the tool's
 # scripts run on KSTATS_TOOL_TARGETS only, and the debug kernel leaves
 # out KSTATS_DEBUG_OMIT.
+# shellcheck disable=SC2317 # called through scripts_where
 left_out() {
 	if subset_target "$1" && ! words_prefix "$2" "$KSTATS_ARM_SUITES"; then
 		return 0
@@ -319,6 +322,7 @@ left_out() {
 }
 
 # words_prefix SCRIPT WORDS: one of the words of WORDS starts SCRIPT.
+# shellcheck disable=SC2317 # called through scripts_where's tests
 words_prefix() {
 	# shellcheck disable=SC2086 # words, each a prefix
 	prefixed "$1" $2
