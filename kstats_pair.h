@@ -57,13 +57,18 @@ enum kstats_pair_lean {
 
 /*
  * "if EXPR OP NUMBER" of one side, as set up: @mask the value's width,
- * @bits that width, @is_signed from BTF or "type".
+ * @bits that width, @is_signed from BTF or "type". For "if EXPR OP
+ * "STRING"" (EXPR a char array), @str and its NUL, @str_len bytes, which
+ * the field path's reading compares the array's first bytes with: the
+ * value then is 1 if they are equal, and @val 1.
  */
 struct kstats_pair_cond {
 	u8 op;				/* enum kstats_cond_op; 0: none */
 	u8 arg;				/* N, 1-based */
 	u8 bits;
 	bool is_signed;
+	u8 str_len;
+	char str[KSTATS_STR_KEY];
 	u64 mask;
 	s64 val;
 	struct kstats_path path;

@@ -278,7 +278,35 @@ static void kstats_by_site(struct kstats_cmd *cmd, unsigned int site)
 		       KSTATS_SIDE_BEGIN;
 }
 
-/* "if argN OP NUMBER", @w at argN and @n words from there, into @sd. */
+/*
+ * The "STRING" of "if argN->NAME OP "STRING"": 1 to KSTATS_STR_KEY - 1
+ * printable bytes in double quotes, none of them a quote, a comma or a
+ * '|' (the listing's separators), into @sd without its quotes.
+ */
+static int kstats_parse_cond_str(struct kstats_cmd *cmd,
+				 struct kstats_cmd_side *sd, const char *w,
+				 unsigned int op)
+{
+	size_t len = strlen(w), i;
+
+	if (op != KSTATS_COND_EQ && op != KSTATS_COND_NE)
+		return kstats_why(cmd, "if: a string compares with == or != only");
+	if (len < 3 || w[len - 1] != '"' || len - 2 >= KSTATS_STR_KEY)
+		return kstats_why(cmd, "if: a string is 1 to %d characters in double quotes",
+				  KSTATS_STR_KEY - 1);
+	for (i = 1; i < len - 1; i++)
+		if (!isprint(w[i]) || strchr("\",|", w[i]))
+			return kstats_why(cmd,
+					  "if: a string has no quote, comma, | or unprintable byte");
+	memcpy(sd->cond_str, w + 1, len - 2);
+	sd->cond_str[len - 2] = '\0';
+	return 0;
+}
+
+/*
+ * "if argN OP NUMBER" or "if argN->NAME OP "STRING"", @w at argN and @n
+ * words from there, into @sd.
+ */
 static int kstats_parse_cond(struct kstats_cmd *cmd, struct kstats_cmd_side *sd,
 			     char **w, int n)
 {
@@ -298,6 +326,12 @@ static int kstats_parse_cond(struct kstats_cmd *cmd, struct kstats_cmd_side *sd,
 	if (op > KSTATS_COND_GT)
 		return kstats_why(cmd, "if: OP must be ==, !=, < or >, not '%.20s'",
 				  w[1]);
+	if (w[2][0] == '"') {
+		if (kstats_parse_cond_str(cmd, sd, w[2], op))
+			return -EINVAL;
+		sd->cond = op;
+		return 0;
+	}
 	if (w[2][0] == '-' ? kstrtos64(w[2], 0, &sd->cond_val) :
 	    kstrtou64(w[2], 0, &u))
 		return kstats_why(cmd, "if: bad NUMBER '%.24s'", w[2]);

@@ -102,6 +102,8 @@ extern const char * const kstats_cond_ops[];
  * @cond_path: the field path after it, or "".
  * @cond_val: that NUMBER.
  * @cond_neg: NUMBER was written with a '-'.
+ * @cond_str: or the "STRING" that a char array (argN->comm) is compared
+ *	with (== or !=), without its quotes; "" for a NUMBER.
  */
 struct kstats_cmd_side {
 	unsigned int key_arg;
@@ -111,6 +113,7 @@ struct kstats_cmd_side {
 	char cond_path[KSTATS_PATH_LEN];
 	s64 cond_val;
 	bool cond_neg;
+	char cond_str[KSTATS_STR_KEY];
 };
 
 /* "by KEY": the key of per-key histograms (kstats_keys.h); NONE: no keys. */

@@ -2768,6 +2768,17 @@ static const struct kt_parse_case kt_parse_cases[] = {
 	  .start = "a", .end = "b",
 	  .cond = { {}, { .cond = KSTATS_COND_EQ, .cond_arg = 4,
 			  .cond_val = -1 } } },
+	{ .line = "trace l start a key arg2->pid end b key arg3->pid if arg3->comm == \"kt_wait\"",
+	  .op = KSTATS_CMD_TRACE_PAIR, .name = "l", .bits = 4,
+	  .key = KSTATS_KEY_ARG, .key_arg = 2, .end_key_arg = 3,
+	  .kpath = "->pid", .end_kpath = "->pid", .start = "a", .end = "b",
+	  .cond = { {}, { .cond = KSTATS_COND_EQ, .cond_arg = 3,
+			  .cond_path = "->comm", .cond_str = "kt_wait" } } },
+	{ .line = "trace l start a if arg1->name != \"0123456789abcde\" end b",
+	  .op = KSTATS_CMD_TRACE_PAIR, .name = "l", .bits = 4,
+	  .start = "a", .end = "b",
+	  .cond = { { .cond = KSTATS_COND_NE, .cond_arg = 1,
+		      .cond_path = "->name", .cond_str = "0123456789abcde" } } },
 	/* EXPR: argN->MEMBER... */
 	{ .line = "trace l start a key arg1->pid end b key arg3->se->vruntime",
 	  .op = KSTATS_CMD_TRACE_PAIR, .name = "l", .bits = 4,
@@ -3013,6 +3024,17 @@ static const struct kt_parse_case kt_parse_cases[] = {
 	KT_BAD("trace l start a if arg1 == -x end b"),
 	KT_BAD("trace l start a if arg1 == 18446744073709551616 end b"),
 	KT_BAD("trace l start a if arg1 == 1 if arg1 == 2 end b"),
+	/* "STRING": 1 to 15 printable bytes in quotes, == or != only */
+	KT_BAD("trace l start a if arg1->comm < \"dd\" end b"),
+	KT_BAD("trace l start a if arg1->comm > \"dd\" end b"),
+	KT_BAD("trace l start a if arg1->comm == \"\" end b"),
+	KT_BAD("trace l start a if arg1->comm == \" end b"),
+	KT_BAD("trace l start a if arg1->comm == \"dd end b"),
+	KT_BAD("trace l start a if arg1->comm == \"0123456789abcdef\" end b"),
+	KT_BAD("trace l start a if arg1->comm == \"a,b\" end b"),
+	KT_BAD("trace l start a if arg1->comm == \"a|b\" end b"),
+	KT_BAD("trace l start a if arg1->comm == \"a\"b\" end b"),
+	KT_BAD("trace l start a if arg1->comm == \"a\tb\" end b"),
 	KT_BAD("trace l start a end b if arg1 =="),
 	KT_BAD("trace l start a end b if arg1"),
 	KT_BAD("trace l start a+4 if arg1 == 0 end b"),
@@ -3293,6 +3315,8 @@ static void kt_parse_table(struct kunit *test)
 		KUNIT_EXPECT_EQ(test, cmd->side[i].cond_neg, c->cond[i].cond_neg);
 		KUNIT_EXPECT_STREQ(test, cmd->side[i].cond_path,
 				   c->cond[i].cond_path);
+		KUNIT_EXPECT_STREQ(test, cmd->side[i].cond_str,
+				   c->cond[i].cond_str);
 	}
 	KUNIT_EXPECT_EQ(test, cmd->expire, c->expire);
 	KUNIT_EXPECT_EQ(test, cmd->outliers, c->outliers);

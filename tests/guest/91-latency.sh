@@ -207,7 +207,7 @@ is "$(left)" "0 0" "the one traced before it is removed"
 # (each run takes 15 s on the debug kernel).
 case $TARGET in
 deb61 | deb612)
-	plan 17
+	plan 19
 	for c in runqlat cpudist "cpudist --offcpu" "runqlat -p $BG" "cpudist -p $BG" \
 		"runqlat --by comm" offcpu; do
 		# shellcheck disable=SC2086 # "cpudist --offcpu" is two words
@@ -226,6 +226,15 @@ deb61 | deb612)
 		"kstats cpudist --by comm -- COMMAND: its exit status, knap91 ran at least 5 times"
 	sed -n 's/^/# /; 1,40p' /tmp/out
 	is "$(left)" "0 0" "kstats cpudist -- COMMAND: nothing left"
+	# -c COMM: the tasks of that name only, an "if" on each side's comm.
+	sh -c 'echo -n knapc91 > /proc/self/comm; while :; do sleep 0.02; done' &
+	C=$!
+	kstats cpudist -c knapc91 --by comm -d 1s >/tmp/out 2>&1
+	is "$? $(awk '$1 == "knapc91" && $2 >= 5 { n++ } END { print n + 0 }' /tmp/out) $(awk '$1 == "sh"' /tmp/out | wc -l)" \
+		"0 1 0" "kstats cpudist -c knapc91 --by comm: knapc91 ran at least 5 times, no sh"
+	sed -n 's/^/# /; 1,40p' /tmp/out
+	kill $C
+	is "$(left)" "0 0" "kstats cpudist -c COMM: nothing left"
 	;;
 esac
 kill $BG

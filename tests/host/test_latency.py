@@ -304,6 +304,35 @@ def test_sched_by(tmp_path, argv, tail):
     assert rc == 1 and words.endswith(tail) and len('trace kl4194304_0 %s\n' % words) <= 256
 
 
+@pytest.mark.parametrize('argv,start,end', [
+    (['runqlat'], 'if arg4 == 0 ', 'key arg3->pid if arg3->comm == "%s"'),
+    (['cpudist'], 'key arg3->pid if arg3->comm == "%s" ', 'key arg2->pid if arg2->comm == "%s"'),
+    (['offcpu'], 'key arg2->pid if arg2->comm == "%s" by stack ',
+     'key arg3->pid if arg3->comm == "%s"')])
+def test_sched_comm(tmp_path, argv, start, end):
+    """-c COMM: the task that waited or ran named COMM, on each side that
+    left pid 0 out; the line fits with the longest name and --by (runqlat
+    and cpudist) or --keys (offcpu)."""
+    comm = 'kworker/0:1-mm_'
+    extra = ['--by', 'pid'] if argv[0] != 'offcpu' else ['--keys', '200']
+    rc, words = _refused_line(tmp_path, *argv, '-c', comm, *extra)
+    first, last = words.split(' end ')
+    assert rc == 1 and first.endswith(start.replace('%s', comm).strip()) and \
+        last.startswith('__tracepoint_sched_switch ' + end.replace('%s', comm))
+    assert len('trace kl4194304_0 %s\n' % words) <= 256
+
+
+def test_sched_line_too_long(tmp_path):
+    """A line past _control's 256 bytes is refused by the tool, with the
+    reason, before it is written."""
+    (tmp_path / '_control').write_text('')
+    env = live_env(tmp_path, KSTATS_DEVICE='/dev/full', KSTATS_DMESG='true')
+    r = run('runqlat', '-c', 'kworker/0:1-mm_', '--by', 'comm', '--keys', '200',
+            '--outliers', '9', '--dir', tmp_path, check=False, env=env)
+    assert r.returncode == 1 and r.stdout == '' and \
+        'past the 256 that _control takes: fewer options, or a shorter name' in r.stderr, r.stderr
+
+
 def test_offcpu_line(tmp_path):
     """kstats offcpu: cpudist --offcpu by the stack at the switch-out."""
     rc, words = _refused_line(tmp_path, 'offcpu')
@@ -322,7 +351,10 @@ def test_biolatency_lines(tmp_path, argv, tail):
 
 @pytest.mark.parametrize('argv,msg', [
     (['biolatency', '-D', '-F'], '-D and -F: one histogram per disk or per flags, not both'),
-    (['runqlat', '-c', 'sh'], '-c COMM: a pair\'s "if" compares numbers, not names'),
+    (['runqlat', '-c', 'a b'], '-c COMM: 1 to 15 printable characters, no space'),
+    (['runqlat', '-c', '0123456789abcdef'], '-c COMM: 1 to 15 printable characters'),
+    (['offcpu', '-c', 'x"y'], '-c COMM: 1 to 15 printable characters'),
+    (['cpudist', '-c', 'sh', '-p', '1'], '-c COMM and -p PID or -- COMMAND: give one'),
     (['runqlat', '--by', 'comm', '-i', '1s'], 'the table of keys is printed once, at the end'),
     (['offcpu', '-i', '1s'], 'the table of keys is printed once, at the end')])
 def test_sched_refusals(tmp_path, argv, msg):

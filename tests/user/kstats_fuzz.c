@@ -135,6 +135,7 @@ static const char * const seeds[] = {
 	"trace fz_bn start kstats_helper_req_start key arg2 end kstats_helper_req_end key arg2 by arg1->name",
 	"trace fz_bs start kstats_helper_req_peek key arg2 by stack end kstats_helper_req_end key arg2 keys 2",
 	"trace fz_bi start kstats_helper_req_peek key arg2 by arg1->id end __tracepoint_kstats_helper_end key arg1",
+	"trace fz_is start kstats_helper_req_start key arg2 end kstats_helper_req_end key arg2 if arg1->name == \"rq1\"",
 	"stop fz",
 	"reset fz",
 	"start fz",
@@ -159,7 +160,8 @@ static const char * const words[] = {
 	"value", "arg2", "retval", "by", "keys", "comm", "pid", "tid",
 	"arg1", "arg0", "arg6", "expire", "slots", "outliers", "stack",
 	"if", "==", "!=", "<", ">", "=", "->", "arg1->id", "->pid", "->a->b",
-	"arg1->name", "->name", "arg1->done",
+	"arg1->name", "->name", "arg1->done", "\"rq1\"", "\"\"", "\"", "\"a,b\"",
+	"\"0123456789abcdef\"",
 };
 
 static const char * const numbers[] = {

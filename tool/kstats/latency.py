@@ -25,6 +25,8 @@ STOP = {signal.SIGINT, signal.SIGTERM}     # the signals that end a run
 
 # A glob expands to at most this many functions: each is a probe.
 MAX_GLOB = 50
+# The longest command that _control takes, its newline included.
+CONTROL_BYTES = 256
 FILTER_FILES = ('/sys/kernel/tracing/available_filter_functions',
                 '/sys/kernel/debug/tracing/available_filter_functions')
 MOUNTINFO = '/proc/self/mountinfo'
@@ -140,7 +142,12 @@ class Session(object):
     def attach_pair(self, label, words):
         """One pair entry: "trace NAME WORDS", shown as label."""
         name = 'kl%d_%d' % (os.getpid(), len(self.names))
-        if write_command(control_path(self.args), 'trace %s %s\n' % (name, words)):
+        line = 'trace %s %s\n' % (name, words)
+        if len(line.encode()) > CONTROL_BYTES:
+            raise Error('%s: its command is %d bytes, past the %d that _control takes: '
+                        'fewer options, or a shorter name' % (label, len(line.encode()),
+                                                              CONTROL_BYTES))
+        if write_command(control_path(self.args), line):
             raise Error('%s: not traced (above); nothing is left attached' % label)
         self.names.append((name, label))
 

@@ -16,7 +16,8 @@ from .live import require_live
 # task's pid (a field path through BTF). pid 0, each CPU's idle task, is
 # left out of every side where it would pair with another CPU's: "if
 # argN->pid != 0", which -p PID makes "if argN->tgid == PID" (the task
-# that waited or ran, a thread of PID). A key written before the sites
+# that waited or ran, a thread of PID), and -c COMM "if argN->comm ==
+# "COMM"". A key written before the sites
 # keys the starts without one of their own (the wakeups'): the line must
 # fit _control's 256 bytes with --by and --keys. WHO: the end's argument
 # that is that task, which --by reads there.
@@ -46,13 +47,15 @@ BIO_BY = {'disk': 'by arg1->q->disk->disk_name', 'flags': 'by arg1->cmd_flags'}
 
 
 def sched_words(which, args, pid=None):
-    """The pair's words for args: -p PID (or COMMAND's pid) on every side
-    that left pid 0 out, --by after the end, by stack after kstats
-    offcpu's start, outliers N."""
+    """The pair's words for args: -p PID (or COMMAND's pid), or -c COMM,
+    on every side that left pid 0 out, --by after the end, by stack after
+    kstats offcpu's start, outliers N."""
     words = SCHED_PAIRS[which][1]
     pid = args.pid if pid is None else pid
     if pid is not None:
         words = re.sub(r'(arg[0-9])->pid != 0', r'\1->tgid == %d' % pid, words)
+    elif args.comm:
+        words = re.sub(r'(arg[0-9])->pid != 0', r'\1->comm == "%s"' % args.comm, words)
     if getattr(args, 'stacks', False):
         words = words.replace(' end ', ' by stack end ', 1)
     elif args.by:
@@ -119,9 +122,13 @@ def cmd_sched(args):
     which = 'offcpu' if args.command == 'offcpu' or args.offcpu else (
         'oncpu' if args.command == 'cpudist' else 'runqlat')
     args.stacks = args.command == 'offcpu'
-    if args.comm:
-        raise Error('-c COMM: a pair\'s "if" compares numbers, not names: '
-                    'use -p PID or -- COMMAND (the task that waited), or --by comm')
+    if args.comm is not None:
+        if args.pid is not None or args.run:
+            raise Error('-c COMM and -p PID or -- COMMAND: give one of them')
+        if not (0 < len(args.comm) < 16 and args.comm.isascii() and args.comm.isprintable()
+                and not set(args.comm) & set(' ",|')):
+            raise Error('-c COMM: 1 to 15 printable characters, no space, quote, comma '
+                        'or |')
     label = SCHED_PAIRS[which][0]
     session = Session(args)
     if args.stacks:
@@ -167,7 +174,7 @@ def add_sched(sub, par, common_args):
             s.add_argument('-p', '--pid', type=int, metavar='PID',
                            help='only the threads of process PID (the task that waited or ran)')
             s.add_argument('-c', '--comm', metavar='COMM',
-                           help='refused, with the reason: a pair compares numbers only')
+                           help='only the tasks named COMM (the task that waited or ran)')
         if name == 'offcpu':
             s.add_argument('--folded', action='store_true',
                            help="print 'FRAMES TOTAL_NS' per stack, for flame graph tools")
