@@ -207,7 +207,7 @@ is "$(left)" "0 0" "the one traced before it is removed"
 # (each run takes 15 s on the debug kernel).
 case $TARGET in
 deb61 | deb612)
-	plan 19
+	plan 21
 	for c in runqlat cpudist "cpudist --offcpu" "runqlat -p $BG" "cpudist -p $BG" \
 		"runqlat --by comm" offcpu; do
 		# shellcheck disable=SC2086 # "cpudist --offcpu" is two words
@@ -235,6 +235,22 @@ deb61 | deb612)
 	sed -n 's/^/# /; 1,40p' /tmp/out
 	kill $C
 	is "$(left)" "0 0" "kstats cpudist -c COMM: nothing left"
+	# biolatency -F: the flags named as this kernel's BTF names them.
+	grep -q configfs /proc/filesystems || insmod /modules/extra/configfs.ko
+	insmod /modules/extra/null_blk.ko nr_devices=1
+	(while [ ! -e /tmp/stop91 ]; do
+		dd if=/dev/nullb0 of=/dev/null bs=4096 count=8 iflag=direct 2>/dev/null
+	done) &
+	D=$!
+	kstats biolatency -F -d 2s >/tmp/out 2>&1
+	r=$?
+	touch /tmp/stop91
+	wait $D
+	rmmod null_blk
+	is "$r $(awk '$1 ~ /^READ/ && $2 ~ /^\([0-9]+\)$/ && $3 > 0 { n++ } END { print n + 0 }' /tmp/out)" \
+		"0 1" "kstats biolatency -F: the reads under their flags' names, READ..., and the number"
+	sed -n 's/^/# /; 1,40p' /tmp/out
+	is "$(left)" "0 0" "kstats biolatency -F: nothing left"
 	;;
 esac
 kill $BG

@@ -65,7 +65,8 @@ def key_table(e, args):
     marked = set()
     rows = [['key', 'count'] + ['p' + w for w, _ in KEY_PERCENTILES] + ['max']]
     stacks = e.by == 'stack'
-    rows += [key_row(e, stack_label(i, k.name) if stacks else k.name, [k], args, unit, marked)
+    rows += [key_row(e, stack_label(i, k.name) if stacks else key_label(k.name, args), [k],
+                     args, unit, marked)
              for i, k in enumerate(rows_keys)]
     rows.append(key_row(e, 'other', rest, args, unit, marked))
     out = wrap('per key (by %s, %s, top %d):' % (
@@ -79,6 +80,15 @@ def key_table(e, args):
         out.append('stacks, outermost frame first:')
         out += ['#%d %s' % (i + 1, ' ; '.join(k.name.split(';'))) for i, k in enumerate(rows_keys)]
     return out
+
+
+def key_label(name, args):
+    """A key's row label: its name, and where args.key_names names the
+    keys (kstats biolatency -F: the kernel's names of the flags), that."""
+    namer = getattr(args, 'key_names', None)
+    if namer is None or not name.isdigit():
+        return name
+    return '%s (%s)' % (namer(int(name)), name)
 
 
 def stack_label(i, folded):
@@ -108,6 +118,8 @@ def keys_json(e, args, percentiles):
     d['keys'] = []
     for k in keys:
         item = {'key': k.name}
+        if getattr(args, 'key_names', None) and k.name.isdigit():
+            item['name'] = args.key_names(int(k.name))
         if k.other:
             item['other'] = True
         item.update(entry_json(k.entry, k.entry.cpu_hist(args.cpu), args, percentiles))

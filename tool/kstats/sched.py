@@ -8,6 +8,7 @@ import argparse
 import os
 import re
 
+from .btf import cmd_flags_namer
 from .errors import Error
 from .latency import Session, exec_command, measure, wait_command
 from .live import require_live
@@ -110,6 +111,8 @@ def cmd_sched(args):
             raise Error('-D and -F: one histogram per disk or per flags, not both')
         label, words = BIO_PAIR
         key = 'disk' if args.disks else 'flags' if args.flags else None
+        # -F: the flags named as the running kernel names them (its BTF).
+        args.key_names = cmd_flags_namer() if args.flags else None
         if key:
             words += ' ' + BIO_BY[key]
             if args.keys:
@@ -169,7 +172,8 @@ def add_sched(sub, par, common_args):
             s.add_argument('-D', '--disks', action='store_true',
                            help='a histogram per disk (the request\'s disk_name)')
             s.add_argument('-F', '--flags', action='store_true',
-                           help='a histogram per request flags (cmd_flags, a number)')
+                           help='a histogram per request flags (cmd_flags, named from the '
+                           "kernel's BTF)")
         else:
             s.add_argument('-p', '--pid', type=int, metavar='PID',
                            help='only the threads of process PID (the task that waited or ran)')
