@@ -74,6 +74,31 @@ def build_tool():
 TOOL = os.environ.get('KSTATS_TOOL') or build_tool()
 
 
+def run_then(action, *args):
+    """The tool's stdout with args (it must exit 0), action() called once
+    its first line is out: a watch's files changed after its first
+    screen, which it writes at once after its first read, and before its
+    second, however slowly it starts on a loaded host."""
+    e = dict(os.environ)
+    e.pop('KSTATS_DIR', None)
+    e.pop('COLUMNS', None)
+    p = subprocess.Popen([PYTHON, TOOL] + [str(a) for a in args], stdout=subprocess.PIPE,
+                         stderr=subprocess.PIPE, universal_newlines=True, env=e)
+    try:
+        out = p.stdout.readline()
+        action()
+        # Not communicate(): it reads the pipes' descriptors, past what
+        # readline() left in the stream's buffer.
+        out += p.stdout.read()
+        err = p.stderr.read()
+        p.wait(timeout=60)
+    finally:
+        if p.poll() is None:
+            p.kill()
+    assert p.returncode == 0 and 'Traceback' not in err, err
+    return out
+
+
 def run(*args, check=True, env=None, timeout=60, input=None, cwd=None):
     """Run the tool; with check, it must exit 0 and print no traceback."""
     e = dict(os.environ)

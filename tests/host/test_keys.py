@@ -9,10 +9,8 @@ import json
 import os
 import re
 import shutil
-import threading
-import time
 
-from conftest import entry_text, keys_text, run, write_capture, write_keyed
+from conftest import entry_text, keys_text, run, run_then, write_capture, write_keyed
 COUNT_RE = re.compile(r'^kstats_duration_seconds_count\{entry="rd"(?:,key="(.*)")?\} (\d+)$')
 
 # bits 2; 3 keys and the other histogram (1 sample, keys_dropped 1).
@@ -177,18 +175,13 @@ def test_cgroup_paths(tmp_path):
                                     '999999999', 'other']
 
 
-def grow(d, keys, delay):
-    def later():
-        time.sleep(delay)
-        allv = keyed_files(keys)
-        for name, text in allv:
-            path = os.path.join(d, name)
-            with open(path + '.new', 'w') as f:
-                f.write(text)
-            os.replace(path + '.new', path)
-    t = threading.Thread(target=later)
-    t.start()
-    return t
+def grow(d, keys):
+    """The entry's files replaced by those of keys."""
+    for name, text in keyed_files(keys):
+        path = os.path.join(d, name)
+        with open(path + '.new', 'w') as f:
+            f.write(text)
+        os.replace(path + '.new', path)
 
 
 def keyed_files(keys):
@@ -202,21 +195,18 @@ MORE = dict(KEYS, bash=KEYS['bash'] + [(0, 1024)] * 4, zsh=[(1, 256)] * 2)
 
 def test_watch_keys_by_rate(tmp_path):
     d = keyed(tmp_path)
-    t = grow(d, MORE, 0.6)
-    out = run('watch', '--dir', d, 'rd', '-n', '2', '-i', '1.2').stdout
-    t.join()
+    out = run_then(lambda: grow(d, MORE), 'watch', '--dir', d, 'rd', '-n', '2', '-i', '1.2')
     lines = out.split('\n')
     i = lines.index('keys, the highest rate first (top 10):')
     assert lines[i + 1].split() == ['key', 'samples', 'rate/s', 'p50', 'p99', 'max']
     rows = [x.split() for x in lines[i + 2:-1]]
     assert [(r[0], r[1], r[3], r[5]) for r in rows] == [('bash', '4', '1.02us', '1.02us'),
                                                         ('zsh', '2', '256ns', '256ns')]
-    # About 4 / 1.2 s.
-    assert 2.0 < float(rows[0][2]) < 5.0
-    t = grow(d, dict(MORE, zsh=MORE['zsh'] * 2), 0.3)
-    docs = [json.loads(x) for x in run('watch', '--dir', d, 'rd', '-n', '2', '-i', '0.8',
-                                       '--json').stdout.split('\n')[:-1]]
-    t.join()
+    # 4 samples over the interval (at least 1.2 s, as long as it took).
+    assert 0 < float(rows[0][2]) <= 4 / 1.2 + 0.01
+    out = run_then(lambda: grow(d, dict(MORE, zsh=MORE['zsh'] * 2)), 'watch', '--dir', d, 'rd',
+                   '-n', '2', '-i', '0.8', '--json')
+    docs = [json.loads(x) for x in out.split('\n')[:-1]]
     assert docs[0]['keys'] is None
     assert [(k['key'], k['count']) for k in docs[1]['keys']] == [('zsh', 2)]
     assert docs[1]['keys'][0]['percentiles']['p50']['value'] == 256
