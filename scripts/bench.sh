@@ -15,7 +15,8 @@
 #   KSTATS_BUILD   artifact directory (default: build/ in the repo)
 #   KSTATS_BENCH_BPF=0   skip the bpftrace guest (Debian 12's userspace, so
 #                        only on the kernels installed from Debian 12)
-#   KSTATS_BENCH_CONFIGS configurations of the main guest (default: all)
+#   KSTATS_BENCH_CONFIGS configurations of the main and bpftrace guests
+#                        (default: all)
 #
 # Usage: bench.sh
 set -euo pipefail

@@ -11,8 +11,18 @@ echo "# bpftrace $(bpftrace --version 2>&1)"
 busybox insmod /modules/kstats_tramp.ko || echo "# insmod kstats_tramp failed"
 busybox insmod /modules/kstats.ko || echo "# insmod kstats failed"
 
+# want CONFIG: CONFIGS (bench.sh's KSTATS_BENCH_CONFIGS), if set, has it.
+want() {
+	[ -z "${CONFIGS:-}" ] && return 0
+	case " $CONFIGS " in
+	*" $1 "*) return 0 ;;
+	esac
+	return 1
+}
+
 # The rounds of configuration $1: of bench-mark dd, or of $LOOP.
 rounds() {
+	want "$1" || return 0
 	r=1
 	while [ "$r" -le "$ROUNDS" ]; do
 		for n in $SIZE $((SIZE * 2)); do
@@ -61,6 +71,7 @@ attached() {
 # attached), run the rounds as configuration $c, stop it with SIGINT and
 # show its last lines (the histogram).
 with_tool() {
+	want "$c" || return 0
 	ready=$1 nlinks=$2 nkp=$3
 	shift 3
 	"$@" >/tmp/tool.out 2>&1 &
@@ -111,7 +122,9 @@ kretprobe:vfs_read /@s[tid]/ { @ns = hist(nsecs - @s[tid]); delete(@s[tid]); }'
 
 # perf ftrace latency traces a command: its own configuration runs the
 # rounds under one perf each (perf starts fast).
-if perf ftrace latency -h 2>&1 | grep -q -- '--trace-funcs'; then
+if ! want perf-ftrace-latency; then
+	:
+elif perf ftrace latency -h 2>&1 | grep -q -- '--trace-funcs'; then
 	r=1
 	while [ "$r" -le "$ROUNDS" ]; do
 		for n in $SIZE $((SIZE * 2)); do
