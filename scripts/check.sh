@@ -27,7 +27,9 @@
 #                         KSTATS_SUBSET_TARGETS (deb618 and the arm64 ones)
 #                         run the guest scripts of KSTATS_ARM_SUITES
 #                         (targets.sh) only; the arm64 ones have no sparse
-#                         pass, capture, dkms or install; the tool's
+#                         pass, capture, dkms or install; deb618 and
+#                         arm7x (KSTATS_SMALL_TARGETS) run
+#                         KSTATS_SMALL_SUITES only; the tool's
 #                         scripts (KSTATS_TOOL_SUITES) run on
 #                         KSTATS_TOOL_TARGETS only; debug runs all but
 #                         KSTATS_DEBUG_OMIT, in two boots (the second
@@ -306,12 +308,17 @@ debug_second() {
 }
 
 # left_out TARGET SCRIPT: TARGET leaves guest script SCRIPT out (targets.sh
-# says why): the subset targets run KSTATS_ARM_SUITES only, the tool's
-# scripts run on KSTATS_TOOL_TARGETS only, and the debug kernel leaves
-# out KSTATS_DEBUG_OMIT.
+# says why): the subset targets run KSTATS_ARM_SUITES only, those of
+# KSTATS_SMALL_TARGETS KSTATS_SMALL_SUITES only, the tool's scripts run
+# on KSTATS_TOOL_TARGETS only, and the debug kernel leaves out
+# KSTATS_DEBUG_OMIT.
 # shellcheck disable=SC2317 # called through scripts_where
 left_out() {
 	if subset_target "$1" && ! words_prefix "$2" "$KSTATS_ARM_SUITES"; then
+		return 0
+	fi
+	if [[ " $KSTATS_SMALL_TARGETS " == *" $1 "* ]] &&
+		! words_prefix "$2" "$KSTATS_SMALL_SUITES"; then
 		return 0
 	fi
 	if words_prefix "$2" "$KSTATS_TOOL_SUITES" &&

@@ -45,10 +45,20 @@ KSTATS_ARM_SUITES=${KSTATS_ARM_SUITES:-"10-load 15-mechanisms 60-trace 61-pairs 
 # Python on every kernel, whose kernel side (trace, read, stop, start,
 # reset, calibrate, filters, pairs, remove) 15-mechanisms, 20-output,
 # 30-control, 40-errors, 61-pairs, 62-control-errors, 64-calibrate and
-# 67-filters-values run on every target. Debian 12's two kernels: the
-# oldest mechanisms and the newest of the stable release.
+# 67-filters-values run on every target. Debian 12's newest kernel.
 KSTATS_TOOL_SUITES=${KSTATS_TOOL_SUITES-"70-tool 71-tool-calibrate 72-record 91-latency"}
-KSTATS_TOOL_TARGETS=${KSTATS_TOOL_TARGETS-"deb61 deb612"}
+KSTATS_TOOL_TARGETS=${KSTATS_TOOL_TARGETS-"deb612"}
+
+# The newest kernel of each architecture's pair beside a full one (deb618
+# beside deb7x, whose mechanism row is its own; arm7x beside arm612) run
+# a smaller subset still: what a kernel's version changes (load, the
+# mechanisms, pairs and their truth, direct, the trampoline's exits and
+# pending returns, safety, torture, outliers, their sweep slice); the
+# clocks, counters, calibration, filters, hotplug and BTF checks run on
+# deb7x and arm612 (2026-11-29: about 275 and 350 s of guest time on a
+# slow host).
+KSTATS_SMALL_TARGETS=${KSTATS_SMALL_TARGETS-"deb618 arm7x"}
+KSTATS_SMALL_SUITES=${KSTATS_SMALL_SUITES-"10-load 15-mechanisms 60-trace 61-pairs 61-truth 66-direct 81-torture 86-safety 88-sweep 92-outliers 96-tramp-exit 97-exit-inside 98-pending-return"}
 
 # The debug kernel (KASAN, lockdep, kmemleak) leaves out 65-accuracy:
 # its medians against known delays mean nothing under KASAN's slowdown,
@@ -57,8 +67,9 @@ KSTATS_TOOL_TARGETS=${KSTATS_TOOL_TARGETS-"deb61 deb612"}
 KSTATS_DEBUG_OMIT=${KSTATS_DEBUG_OMIT-"65-accuracy"}
 # The debug kernel's scripts from these on run in a second boot, beside
 # the first: its guest scripts took over 3,600 s in one boot on a slow
-# host (2026-11-29), twice a stock kernel's two guests at once.
-KSTATS_DEBUG_SECOND=${KSTATS_DEBUG_SECOND-"78 79 8 9"}
+# host (2026-11-29). Split at 83, the two took 1,590 and 1,630 s of
+# script time in ci2 (the first boot also runs KUnit).
+KSTATS_DEBUG_SECOND=${KSTATS_DEBUG_SECOND-"83 84 85 86 87 88 89 9"}
 
 # subset_target TARGET: TARGET runs the scripts of KSTATS_ARM_SUITES only.
 subset_target() {
