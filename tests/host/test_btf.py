@@ -51,7 +51,8 @@ def test_enums_only_those_named():
     assert btf.enums(blob(), ('no_such_enum',)) == {}
 
 
-@pytest.mark.parametrize('data', [b'', b'\x9f\xeb' + bytes(30), blob()[:60], blob()[:-20]])
+@pytest.mark.parametrize('data', [b'', b'\x9f\xeb' + bytes(30), blob()[:60], blob()[:-20]],
+                         ids=['empty', 'big-endian', 'types-cut', 'strings-cut'])
 def test_not_btf(tmp_path, data):
     """No BTF, a big-endian one, or one cut short: no names, no error."""
     (tmp_path / 'vmlinux').write_bytes(data)
