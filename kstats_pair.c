@@ -196,19 +196,20 @@ static __always_inline void kstats_pair_lean_end(struct kstats_probe *p,
 		kstats_add_cycles_lean(p, kstats_since(now, t0));
 }
 
+/* @at: as kstats_pair_hit()'s, for a joined probe's two sides. */
 static __always_inline void kstats_pair_lean_run(struct kstats_pair_probe *pp,
 						 enum kstats_side side,
 						 enum kstats_pair_lean lean,
-						 u64 *joined)
+						 u64 *at)
 {
 	static const u64 no_key[2];
 	struct kstats_probe *p = &pp->p;
 	u64 now, t0, by[2];
 
 	preempt_disable_notrace();
-	now = joined && *joined ? *joined : kstats_cycles_lean();
-	if (joined)
-		*joined = now;
+	now = at && *at ? *at : kstats_cycles_lean();
+	if (at)
+		*at = now;
 	if (lean == KSTATS_PAIR_LEAN_CPU) {
 		if (side == KSTATS_SIDE_BEGIN)
 			this_cpu_write(pp->t0->t0, now);
@@ -249,14 +250,14 @@ static noinline notrace void kstats_pair_lean_timed(struct kstats_pair_probe *pp
 static __always_inline void kstats_pair_lean_hit(struct kstats_pair_probe *pp,
 						 enum kstats_side side,
 						 enum kstats_pair_lean lean,
-						 u64 *joined)
+						 u64 *at)
 {
 	if (kstats_stopped(&pp->p))
 		return;
 	if (unlikely(kstats_timed_due(&pp->p)))
 		kstats_pair_lean_timed(pp, side);
 	else
-		kstats_pair_lean_run(pp, side, lean, joined);
+		kstats_pair_lean_run(pp, side, lean, at);
 }
 
 /*
@@ -895,16 +896,14 @@ static int kstats_pair_key_type(struct kstats_pair_probe *pp, unsigned int i,
 }
 
 /*
- * "if argN->NAME OP "STRING"" of site @side, whose field path @path BTF
- * resolved: it must end in a char array with room for the string and its
- * NUL.
+ * "if argN->NAME OP "STRING"" into @c: @path, as BTF resolved it, must end
+ * in a char array with room for the string and its NUL.
  */
-static int kstats_pair_cond_str_setup(struct kstats_pair_probe *pp,
-				      unsigned int side, struct kstats_cmd *cmd,
-				      const struct kstats_btf_path *path)
+static int kstats_pair_cond_str(struct kstats_cmd *cmd,
+				const struct kstats_cmd_side *sd,
+				const struct kstats_btf_path *path,
+				struct kstats_pair_cond *c)
 {
-	const struct kstats_cmd_side *sd = &cmd->side[side];
-	struct kstats_pair_cond *c = &pp->cond[side];
 	size_t len = strlen(sd->cond_str) + 1;
 
 	if (!path->str)
@@ -916,50 +915,30 @@ static int kstats_pair_cond_str_setup(struct kstats_pair_probe *pp,
 				   "if arg%u%s: \"%s\" and its NUL are longer than its %u bytes",
 				   sd->cond_arg, sd->cond_path, sd->cond_str,
 				   path->str);
-	kstats_path_set(&c->path, path, path->str);
-	pp->deref[side] |= path->n;
-	c->arg = sd->cond_arg;
 	c->bits = 1;
 	c->mask = 1;
 	c->val = 1;
 	c->str_len = len;
 	memcpy(c->str, sd->cond_str, len);
-	c->op = sd->cond;
 	return 0;
 }
 
 /*
- * "if argN OP NUMBER" of site @side at @site: the argument's width and sign,
- * from BTF or "type". A NUMBER that no value of that type equals, or a
- * negative one against an unsigned argument, is refused: the condition
- * would be constant.
+ * "if argN OP NUMBER" into @c: the argument's width and sign @type, from
+ * BTF or "type". A NUMBER that no value of that type equals, or a negative
+ * one against an unsigned argument, is refused: the condition would be
+ * constant.
  */
-static int kstats_pair_cond_setup(struct kstats_pair_probe *pp,
-				  unsigned int side, struct kstats_cmd *cmd)
+static int kstats_pair_cond_num(struct kstats_cmd *cmd,
+				const struct kstats_cmd_side *sd,
+				const struct kstats_btf_int *type,
+				struct kstats_pair_cond *c, const char *what,
+				const struct kstats_site *site)
 {
-	struct kstats_site *site = kstats_pair_site(pp, side);
-	const char *what = kstats_site_what(side);
-	const struct kstats_cmd_side *sd = &cmd->side[side];
-	struct kstats_btf_path path = { .names = sd->cond_path };
-	struct kstats_pair_cond *c = &pp->cond[side];
-	struct kstats_btf_int type = {};
 	bool fits;
-	int ret;
 
-	if (!sd->cond)
-		return 0;
-	path.str_ok = sd->cond_str[0];
-	ret = kstats_site_arg_type(cmd, site, what, "if", sd->cond_arg, &path,
-				   true, &type);
-	if (ret)
-		return ret;
-	if (sd->cond_str[0])
-		return kstats_pair_cond_str_setup(pp, side, cmd, &path);
-	kstats_path_set(&c->path, &path, type.bytes);
-	pp->deref[side] |= path.n;
-	c->arg = sd->cond_arg;
-	c->bits = type.bytes * 8;
-	c->is_signed = type.is_signed;
+	c->bits = type->bytes * 8;
+	c->is_signed = type->is_signed;
 	c->mask = kstats_int_mask(c->bits);
 	c->val = sd->cond_val;
 	/* A NUMBER written without '-' above S64_MAX reads as negative. */
@@ -976,6 +955,40 @@ static int kstats_pair_cond_setup(struct kstats_pair_probe *pp,
 				   sd->cond_neg ? -(u64)c->val : (u64)c->val,
 				   c->is_signed ? 's' : 'u', c->bits, what,
 				   site->target.sym);
+	return 0;
+}
+
+/*
+ * The condition of site @side at @site, a NUMBER or a "STRING" (a char
+ * array's field path: BTF gives its bytes as the type's).
+ */
+static int kstats_pair_cond_setup(struct kstats_pair_probe *pp,
+				  unsigned int side, struct kstats_cmd *cmd)
+{
+	struct kstats_site *site = kstats_pair_site(pp, side);
+	const char *what = kstats_site_what(side);
+	const struct kstats_cmd_side *sd = &cmd->side[side];
+	struct kstats_btf_path path = { .names = sd->cond_path };
+	struct kstats_pair_cond *c = &pp->cond[side];
+	struct kstats_btf_int type = {};
+	int ret;
+
+	if (!sd->cond)
+		return 0;
+	path.str_ok = sd->cond_str[0];
+	ret = kstats_site_arg_type(cmd, site, what, "if", sd->cond_arg, &path,
+				   true, &type);
+	if (ret)
+		return ret;
+	c->arg = sd->cond_arg;
+	if (sd->cond_str[0])
+		ret = kstats_pair_cond_str(cmd, sd, &path, c);
+	else
+		ret = kstats_pair_cond_num(cmd, sd, &type, c, what, site);
+	if (ret)
+		return ret;
+	kstats_path_set(&c->path, &path, type.bytes);
+	pp->deref[side] |= path.n;
 	c->op = sd->cond;
 	return 0;
 }

@@ -407,9 +407,9 @@ for t in $(grep -x debug <<<"$targets") $(grep -vx debug <<<"$targets"); do
 	else
 		guests+=("$t")
 		launch "$t"
-		second=$(scripts_where debug_second | tr '\n' ' ')
-		if [ "$t" = debug ] && [ -n "$second" ]; then
-			debug_boot debug-2 "$second" ""
+		if [ "$t" = debug ]; then
+			second=$(scripts_where debug_second | tr '\n' ' ')
+			[ -z "$second" ] || debug_boot debug-2 "$second" ""
 		fi
 	fi
 	if "$KSTATS_SCRIPTS/build-modules.sh" "$t" "$out" sparse \

@@ -79,11 +79,8 @@ def run_then(action, *args):
     its first line is out: a watch's files changed after its first
     screen, which it writes at once after its first read, and before its
     second, however slowly it starts on a loaded host."""
-    e = dict(os.environ)
-    e.pop('KSTATS_DIR', None)
-    e.pop('COLUMNS', None)
     p = subprocess.Popen([PYTHON, TOOL] + [str(a) for a in args], stdout=subprocess.PIPE,
-                         stderr=subprocess.PIPE, universal_newlines=True, env=e)
+                         stderr=subprocess.PIPE, universal_newlines=True, env=tool_env())
     try:
         out = p.stdout.readline()
         action()
@@ -99,18 +96,24 @@ def run_then(action, *args):
     return out
 
 
-def run(*args, check=True, env=None, timeout=60, input=None, cwd=None):
-    """Run the tool; with check, it must exit 0 and print no traceback."""
+def tool_env(env=None):
+    """The tool's environment: the tests', without KSTATS_DIR and COLUMNS
+    (output as to a pipe, whatever the shell that runs the tests), with
+    env's (env={'NAME': None} unsets NAME)."""
     e = dict(os.environ)
-    # No COLUMNS: output as to a pipe, whatever the shell that runs the tests.
     e.pop('KSTATS_DIR', None)
     e.pop('COLUMNS', None)
     e.update(env or {})
     for k in [k for k, v in e.items() if v is None]:
-        del e[k]                    # env={'NAME': None} unsets NAME
+        del e[k]
+    return e
+
+
+def run(*args, check=True, env=None, timeout=60, input=None, cwd=None):
+    """Run the tool; with check, it must exit 0 and print no traceback."""
     r = subprocess.run([PYTHON, TOOL] + [str(a) for a in args],
-                       stdout=subprocess.PIPE, stderr=subprocess.PIPE,
-                       universal_newlines=True, env=e, timeout=timeout, input=input, cwd=cwd)
+                       stdout=subprocess.PIPE, stderr=subprocess.PIPE, universal_newlines=True,
+                       env=tool_env(env), timeout=timeout, input=input, cwd=cwd)
     assert 'Traceback' not in r.stderr, r.stderr
     if check:
         assert r.returncode == 0, 'kstats %s: exit %d\n%s' % (

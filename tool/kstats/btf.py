@@ -76,10 +76,12 @@ def cmd_flags_namer(path=BTF_PATH):
     if not bits:
         return None
     op_mask = (1 << min(bits)) - 1     # the flags begin past the operation
+    named = op_mask | sum(1 << b for b in bits)
+    order = sorted(bits)
 
     def name(value):
         words = [ops.get(value & op_mask, 'op%d' % (value & op_mask))]
-        words += [bits[b] for b in sorted(bits) if value >> b & 1]
-        rest = value & ~op_mask & ~sum(1 << b for b in bits)
+        words += [bits[b] for b in order if value >> b & 1]
+        rest = value & ~named
         return '|'.join(words + (['0x%x' % rest] if rest else []))
     return name

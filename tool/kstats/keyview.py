@@ -82,13 +82,17 @@ def key_table(e, args):
     return out
 
 
-def key_label(name, args):
-    """A key's row label: its name, and where args.key_names names the
-    keys (kstats biolatency -F: the kernel's names of the flags), that."""
+def key_name(name, args):
+    """What args.key_names calls key name (kstats biolatency -F: the
+    kernel's names of the flags), or None: no names, or not a number."""
     namer = getattr(args, 'key_names', None)
-    if namer is None or not name.isdigit():
-        return name
-    return '%s (%s)' % (namer(int(name)), name)
+    return namer(int(name)) if namer is not None and name.isdigit() else None
+
+
+def key_label(name, args):
+    """A key's row label: its name, and key_name()'s before it."""
+    named = key_name(name, args)
+    return name if named is None else '%s (%s)' % (named, name)
 
 
 def stack_label(i, folded):
@@ -118,8 +122,9 @@ def keys_json(e, args, percentiles):
     d['keys'] = []
     for k in keys:
         item = {'key': k.name}
-        if getattr(args, 'key_names', None) and k.name.isdigit():
-            item['name'] = args.key_names(int(k.name))
+        named = key_name(k.name, args)
+        if named is not None:
+            item['name'] = named
         if k.other:
             item['other'] = True
         item.update(entry_json(k.entry, k.entry.cpu_hist(args.cpu), args, percentiles))

@@ -143,10 +143,10 @@ class Session(object):
         """One pair entry: "trace NAME WORDS", shown as label."""
         name = 'kl%d_%d' % (os.getpid(), len(self.names))
         line = 'trace %s %s\n' % (name, words)
-        if len(line.encode()) > CONTROL_BYTES:
+        size = len(line.encode())
+        if size > CONTROL_BYTES:
             raise Error('%s: its command is %d bytes, past the %d that _control takes: '
-                        'fewer options, or a shorter name' % (label, len(line.encode()),
-                                                              CONTROL_BYTES))
+                        'fewer options, or a shorter name' % (label, size, CONTROL_BYTES))
         if write_command(control_path(self.args), line):
             raise Error('%s: not traced (above); nothing is left attached' % label)
         self.names.append((name, label))
