@@ -20,8 +20,8 @@
  *   run        record, start them (the napper, then the spinner, then
  *              the waiter and the hog), and return once all have exited
  * kstats_sched_truth/results: "pid NAME PID" for each thread, after a run
- * "KIND COMM count C median NS lo NS hi NS mean NS" (KIND: runq, oncpu,
- * offcpu) for each, and "offcpu_in FUNCTION ..." for the two naps.
+ * "KIND COMM count C median NS lo NS hi NS mean NS trim NS" (KIND: runq,
+ * oncpu, offcpu) for each, and "offcpu_in FUNCTION ..." for the two naps.
  */
 #include <linux/bitops.h>
 #include <linux/debugfs.h>
@@ -333,7 +333,9 @@ static int truth_cmp(const void *a, const void *b)
 
 /*
  * The lower median (the ceil(n/2)-th smallest sample), the samples two
- * ranks below and above it, and the mean.
+ * ranks below and above it, the mean, and the mean without the largest
+ * sample (which one turn of the other vCPU between two probes' clock
+ * reads can stretch by milliseconds).
  */
 static void truth_show_series(struct seq_file *m, const char *kind,
 			      const char *what, struct truth_series *s)
@@ -343,16 +345,17 @@ static void truth_show_series(struct seq_file *m, const char *kind,
 
 	seq_printf(m, "%s %s count %u", kind, what, n);
 	if (!n || n > TRUTH_MAX) {
-		seq_puts(m, " median - lo - hi - mean -\n");
+		seq_puts(m, " median - lo - hi - mean - trim -\n");
 		return;
 	}
 	sort(s->v, n, sizeof(u64), truth_cmp, NULL);
 	for (i = 0; i < n; i++)
 		sum += s->v[i];
 	r = (n - 1) / 2;
-	seq_printf(m, " median %llu lo %llu hi %llu mean %llu\n", s->v[r],
-		   s->v[r >= 2 ? r - 2 : 0], s->v[min(r + 2, n - 1)],
-		   div_u64(sum, n));
+	seq_printf(m, " median %llu lo %llu hi %llu mean %llu trim %llu\n",
+		   s->v[r], s->v[r >= 2 ? r - 2 : 0], s->v[min(r + 2, n - 1)],
+		   div_u64(sum, n),
+		   n > 1 ? div_u64(sum - s->v[n - 1], n - 1) : sum);
 }
 
 static int truth_results_show(struct seq_file *m, void *v)
