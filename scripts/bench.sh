@@ -17,6 +17,8 @@
 #                        only on the kernels installed from Debian 12)
 #   KSTATS_BENCH_CONFIGS configurations of the main and bpftrace guests
 #                        (default: all)
+#   KSTATS_BENCH_PROFILE=1 also where each run's instructions went, by
+#                        kernel function (tests/bench/profile.py; slower)
 #
 # Usage: bench.sh
 set -euo pipefail
@@ -34,6 +36,8 @@ else
 	clocks=${KSTATS_BENCH_CLOCKS:-5000}
 fi
 read -ra targets <<<"${KSTATS_TARGETS:-deb61 deb612 deb7x}"
+prof=
+[ "${KSTATS_BENCH_PROFILE:-0}" = 0 ] || prof=1
 mkdir -p "$build"
 
 "$KSTATS_SCRIPTS/setup.sh" >"$build/setup.log"
@@ -74,7 +78,7 @@ qemu_run() {
 		-append "console=$GUEST_CONSOLE${GUEST_ARGS:+ $GUEST_ARGS} loglevel=7 panic=-1 mitigations=off"
 		"${GUEST_PORTS[@]}"
 		-monitor none
-		-plugin "$build/insn-count-plugin.so,out=$log/markers.txt")
+		-plugin "$build/insn-count-plugin.so,out=$log/markers.txt${prof:+,prof=$log/profile.txt}")
 	printf '%q ' "${cmd[@]}" >"$log/qemu.cmd"
 	timeout -k 10 "${KSTATS_GUEST_TIMEOUT:-1800}" "${cmd[@]}" </dev/null \
 		>"$log/qemu.log" 2>&1 || true
@@ -112,6 +116,7 @@ bench_boot() {
 	# ${KSTATS_BENCH_CONFIGS}: a subset of the configurations (smoke test).
 	[ -z "${KSTATS_BENCH_CONFIGS:-}" ] ||
 		echo "CONFIGS=\"$KSTATS_BENCH_CONFIGS\"" >>"$out/bench.conf"
+	[ -z "$prof" ] || echo "PROFILE=1" >>"$out/bench.conf"
 	echo "file /etc/kstats-bench.conf $out/bench.conf 0644 0 0" >>"$out/extra.list"
 	"$gen" -t 0 "$out/extra.list" | gzip -n >"$out/extra.cpio.gz"
 	cat "$out/base.cpio.gz" "$out/extra.cpio.gz" >"$out/initramfs.cpio.gz"
@@ -167,6 +172,14 @@ for t in "${targets[@]}"; do
 	fi
 done
 python3 "$benchsrc/report.py" "$build" "${targets[@]}"
+if [ -n "$prof" ]; then
+	for t in "${targets[@]}"; do
+		for d in "$build/$t" "$build/$t-bpf"; do
+			[ ! -e "$d/log/profile.txt" ] ||
+				python3 "$benchsrc/profile.py" "$d/log" >"$d/profile.txt"
+		done
+	done
+fi
 if command -v gnuplot >/dev/null; then
 	python3 "$benchsrc/plot.py" "$build" >&2
 fi

@@ -171,6 +171,11 @@ kprobe:finish_task_switch* {
 }'
 LOOP=
 
+# PROFILE=1: the kernel's and modules' text symbols, for profile.py
+# (before the kfunc row, which can hang).
+[ -z "${PROFILE:-}" ] ||
+	awk '$2 ~ /^[tT]$/ { print "ksym", $0 }' /proc/kallsyms
+
 # Last: detaching fentry/fexit programs can hang this TCG guest.
 c=bpftrace-kfunc with_tool Attaching 2 0 bpftrace -e '
 kfunc:vfs_read { @s[tid] = nsecs; }

@@ -329,6 +329,10 @@ case " $CONFIGS " in
 *" exit-direct "*) exit_walk ;;
 esac
 
+# PROFILE=1: the kernel's and modules' text symbols, for profile.py.
+[ -z "${PROFILE:-}" ] ||
+	awk '$2 ~ /^[tT]$/ { print "ksym", $0 }' /proc/kallsyms
+
 # Experiment 2: clock reads and kstats_record() in the kernel, then the
 # runtime of an empty function under each mechanism, as the TSC sees it
 # around the call and, for kstats, as its own histogram has it.
