@@ -43,6 +43,7 @@
 #include "kstats_compat.h"
 #include "kstats_keys.h"
 #include "kstats_parse.h"
+#include "kstats_stack.h"
 #include "kstats_value.h"
 
 static const char * const kstats_by_names[] = {
@@ -190,16 +191,14 @@ notrace void kstats_keys_record_miss(struct kstats_keys *t, u64 val, u64 k0,
 EXPORT_SYMBOL_IF_KUNIT(kstats_keys_record_miss);
 
 /*
- * by stack: the frames of this hit from where FUNC returns to (@to, where
- * the hook knows it), else from the first that is not kstats'; the key is
- * two hashes of them (a collision of both merges two stacks).
+ * by stack: the key of the frames @s, two hashes of them (a collision of
+ * both merges two stacks).
  */
-static __always_inline void kstats_keys_stack_of(struct kstats_key_stack *s,
-						 unsigned long to, u64 k[2])
+static __always_inline void kstats_keys_stack_hash(const struct kstats_key_stack *s,
+						   u64 k[2])
 {
 	unsigned int f;
 
-	s->nr = kstats_stack_save(s->ip, KSTATS_KEY_STACK_DEPTH, to, true);
 	k[0] = s->nr;
 	k[1] = 0;
 	for (f = 0; f < s->nr; f++) {
@@ -208,13 +207,18 @@ static __always_inline void kstats_keys_stack_of(struct kstats_key_stack *s,
 	}
 }
 
-static notrace void kstats_keys_record_stack(struct kstats_keys *t, u64 val,
-					     unsigned long to)
+/*
+ * by stack at FUNC's return: the frames from where FUNC returns to (@to,
+ * where the hook knows it), else from the first that is not kstats'.
+ */
+static __always_inline void kstats_keys_record_stack(struct kstats_keys *t,
+						     u64 val, unsigned long to)
 {
 	struct kstats_key_stack s;
 	u64 k[2];
 
-	kstats_keys_stack_of(&s, to, k);
+	s.nr = kstats_stack_save(s.ip, KSTATS_KEY_STACK_DEPTH, to, true);
+	kstats_keys_stack_hash(&s, k);
 	kstats_keys_add(t, kstats_keys_find(t, k[0], k[1],
 					    kstats_key_hash(k[0], k[1]), &s),
 			val);
@@ -659,18 +663,18 @@ static notrace bool kstats_keys_str(const struct kstats_keys *t,
 }
 
 /*
- * A pair's by stack, at its site: the frames go into the table now, the
- * hashes with the sample, as the sample has only those. Not during a
- * reset, which waits for this (preemption is off) and forgets the key.
+ * A pair's by stack, at its site: the frames @s go into the table now,
+ * the hashes into @k, with the sample, as the sample has only those. Not
+ * during a reset, which waits for this (preemption is off) and forgets
+ * the key.
  */
-static notrace void kstats_keys_stack_key(struct kstats_keys *t, u64 k[2])
+notrace void kstats_keys_stack_key(struct kstats_keys *t,
+				   const struct kstats_key_stack *s, u64 k[2])
 {
-	struct kstats_key_stack s;
-
-	kstats_keys_stack_of(&s, 0, k);
+	kstats_keys_stack_hash(s, k);
 	/* Thawed: the table a reset cleared is seen clear. */
 	if (!smp_load_acquire(&t->frozen))
-		kstats_keys_find(t, k[0], k[1], kstats_key_hash(k[0], k[1]), &s);
+		kstats_keys_find(t, k[0], k[1], kstats_key_hash(k[0], k[1]), s);
 }
 
 notrace void kstats_keys_start_key(const struct kstats_probe *p,
@@ -683,8 +687,6 @@ notrace void kstats_keys_start_key(const struct kstats_probe *p,
 			this_cpu_inc(p->stats->faulted);
 			k[1] = KSTATS_KEY_UNREAD;
 		}
-	} else if (t->by == KSTATS_BY_STACK) {
-		kstats_keys_stack_key(t, k);
 	} else if (t->by == KSTATS_BY_ARG) {
 		k[0] = kstats_keys_arg_key(p, v);
 		k[1] = 0;

@@ -29,6 +29,7 @@
 #include "kstats_internal.h"
 #include "kstats_outliers.h"
 #include "kstats_probe.h"
+#include "kstats_stack.h"
 
 /* "keys N": the default and the most keys of one entry. */
 #define KSTATS_KEYS_DEFAULT	32
@@ -350,10 +351,33 @@ static __always_inline u64 kstats_keys_arg_key(const struct kstats_probe *p,
 /*
  * There, the key (@v being by argN's argument, or for a char array its
  * address) into @k, for the sample, which passes @k's address as its
- * @ret; @p has keys. A stack's frames go into the table here.
+ * @ret; @p has keys, not by stack.
  */
 void kstats_keys_start_key(const struct kstats_probe *p, unsigned long v,
 			   u64 k[2]);
+void kstats_keys_stack_key(struct kstats_keys *t,
+			   const struct kstats_key_stack *s, u64 k[2]);
+
+/*
+ * A pair's key at its site, as kstats_keys_start_key() reads it; by
+ * stack, its frames from where the hook returns to, @to, if not 0, else
+ * from the first that is not kstats', into the table here. Inline: the
+ * stack walk goes through every frame below it, one more per call level.
+ */
+static __always_inline void kstats_keys_site_key(const struct kstats_probe *p,
+						 unsigned long v,
+						 unsigned long to, u64 k[2])
+{
+	struct kstats_key_stack s;
+
+	if (p->keys->by != KSTATS_BY_STACK) {
+		kstats_keys_start_key(p, v, k);
+		return;
+	}
+	s.nr = kstats_stack_save(s.ip, KSTATS_KEY_STACK_DEPTH, to, true);
+	kstats_keys_stack_key(p->keys, &s, k);
+}
+
 void kstats_keys_print(struct seq_file *m, const struct kstats_keys *t,
 		       const u64 k[2]);
 void kstats_print_comm(struct seq_file *m, const char *comm, size_t len);

@@ -23,7 +23,6 @@
 #include <linux/seq_file.h>
 #include <linux/slab.h>
 #include <linux/sort.h>
-#include <linux/stacktrace.h>
 #include <linux/string.h>
 #include <linux/timekeeping.h>
 #include <kunit/visibility.h>
@@ -32,9 +31,7 @@
 #include "kstats_outliers.h"
 #include "kstats_parse.h"
 #include "kstats_probe.h"
-#ifdef KSTATS_HAVE_DIRECT
-#include "kstats_tramp.h"
-#endif
+#include "kstats_stack.h"
 
 int kstats_parse_outliers(struct kstats_cmd *cmd, const char *key,
 			  const char *val)
@@ -143,58 +140,6 @@ static u64 kstats_outliers_least(const struct kstats_outliers_cpu *c,
 	for (i = 0; i < max; i++)
 		least = min(least, c->o[i].value);
 	return least;
-}
-
-bool kstats_stack_own(unsigned long addr)
-{
-#ifdef KSTATS_HAVE_DIRECT
-	if (kstats_tramp_text(addr))
-		return true;
-#endif
-	return within_module(addr, THIS_MODULE);
-}
-
-/*
- * Whether frame @i of @ip is kstats' own, or FUNC's ftrace site under a
- * direct trampoline's frame (FUNC's body runs inside the trampoline, and
- * the trampoline returns into that site: no caller).
- */
-static bool kstats_stack_ours(const unsigned long *ip, unsigned int i)
-{
-#ifdef KSTATS_HAVE_DIRECT
-	if (i && kstats_tramp_text(ip[i - 1]))
-		return true;
-#endif
-	return kstats_stack_own(ip[i]);
-}
-
-notrace unsigned int kstats_stack_first(const unsigned long *ip,
-					unsigned int n)
-{
-	unsigned int i = 0;
-
-	while (i < n && kstats_stack_ours(ip, i))
-		i++;
-	return i;
-}
-
-notrace unsigned int kstats_stack_save(unsigned long *ip, unsigned int max,
-				       unsigned long to, bool skip_own)
-{
-	unsigned long stack[KSTATS_OUTLIER_DEPTH + KSTATS_OUTLIER_ABOVE];
-	unsigned int n, i = 0, k = 0;
-
-	n = stack_trace_save(stack, ARRAY_SIZE(stack), 0);
-	if (to) {
-		while (i < n && stack[i] != to)
-			i++;
-	}
-	if (!to || i == n)
-		i = 0;
-	for (; i < n && k < max; i++)
-		if (!skip_own || !kstats_stack_ours(stack, i))
-			ip[k++] = stack[i];
-	return k;
 }
 
 notrace void kstats_outliers_add(struct kstats_probe *p, u64 val,

@@ -26,8 +26,6 @@
 #define KSTATS_OUTLIERS_MAX	256
 /* Frames of a sample's kernel stack kept. */
 #define KSTATS_OUTLIER_DEPTH	16
-/* Frames taken beyond those, for the probe's own above the caller's. */
-#define KSTATS_OUTLIER_ABOVE	12
 
 struct kstats_cmd;
 struct seq_file;
@@ -65,25 +63,6 @@ struct kstats_outliers {
 	struct kstats_outliers_cpu **cpu;	/* per possible CPU */
 	u64 __percpu *floor;	/* a CPU's least sample once all N are taken */
 };
-
-/*
- * Whether @addr is in kstats' own code: its handlers, and the direct
- * trampolines' text. Such frames sit atop every stack a hit takes.
- */
-bool kstats_stack_own(unsigned long addr);
-/*
- * The first of the @n frames of @ip that is neither kstats' own nor the
- * traced function's ftrace site under a direct trampoline: its caller's.
- */
-unsigned int kstats_stack_first(const unsigned long *ip, unsigned int n);
-/*
- * The stack of this hit into @ip (at most @max frames): from the frame
- * that returns to @to where the hook knows it and the unwinder meets it
- * (the probe machinery's frames above it left out), else whole; without
- * kstats' own frames anywhere in it if @skip_own. The number of frames.
- */
-unsigned int kstats_stack_save(unsigned long *ip, unsigned int max,
-			       unsigned long to, bool skip_own);
 
 /*
  * @to: the address FUNC returns to, where the sample's stack starts (the

@@ -23,6 +23,7 @@
 #include "kstats_keys.h"
 #include "kstats_outliers.h"
 #include "kstats_probe.h"
+#include "kstats_stack.h"
 
 /* The _outliers directory holds no entries: names starting with '_' are none. */
 #define KSTATS_OUTLIERS_DIR	"_outliers"

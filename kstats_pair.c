@@ -50,7 +50,7 @@
  */
 static __always_inline void kstats_pair_start(struct kstats_pair_probe *pp,
 					      u64 key, unsigned long byv,
-					      const u64 *at)
+					      unsigned long to, const u64 *at)
 {
 	struct kstats_probe *p = &pp->p;
 	u64 now, by[2] = { 0, 0 };
@@ -67,7 +67,7 @@ static __always_inline void kstats_pair_start(struct kstats_pair_probe *pp,
 	 */
 	if (p->keys && kstats_keys_at_start(p) &&
 	    pp->by_site == KSTATS_SIDE_BEGIN)
-		kstats_keys_start_key(p, byv, by);
+		kstats_keys_site_key(p, byv, to, by);
 	if (p->key == KSTATS_KEY_CPU) {
 		/* An end in an interrupt in between sees the new t0 unpaired. */
 		this_cpu_write(pp->t0->by[0], by[0]);
@@ -106,7 +106,8 @@ static __always_inline void kstats_pair_start(struct kstats_pair_probe *pp,
  * give its key instead.
  */
 static __always_inline void kstats_pair_end(struct kstats_pair_probe *pp,
-					    u64 key, unsigned long byv, u64 *at)
+					    u64 key, unsigned long byv,
+					    unsigned long to, u64 *at)
 {
 	struct kstats_probe *p = &pp->p;
 	u64 now, t0, by[2];
@@ -134,46 +135,12 @@ static __always_inline void kstats_pair_end(struct kstats_pair_probe *pp,
 		t0 = kstats_task_take(pp->tasks, READ_ONCE(p->ks->epoch), by);
 	}
 	if (t0 && pp->by_site == KSTATS_SIDE_END)
-		kstats_keys_start_key(p, byv, by);
+		kstats_keys_site_key(p, byv, to, by);
 	if (t0)
 		kstats_record_since(p, now, t0, (unsigned long)by, 0);
 	else
 		this_cpu_inc(p->stats->unpaired);
 out:
-	preempt_enable_notrace();
-}
-
-/*
- * X or Y was hit, whatever hooks it. A stopped pair does nothing: starts
- * carry the entry's epoch, so none pairs across a stop. A running one
- * times one call in KSTATS_TIMED_EVERY for overhead_ns. Filters apply to
- * the start only: the end of a start left out finds no start (unpaired).
- * @key is the argument of key argN cut to its width, @byv that of by
- * argN (at its site only), as the hook gave them. @at: NULL, or the
- * hit's time if already read (not 0), where an end leaves the time it
- * read for the start that a joined probe runs after it.
- */
-static __always_inline void kstats_pair_hit(struct kstats_pair_probe *pp,
-					    enum kstats_side side, u64 key,
-					    unsigned long byv, u64 *at)
-{
-	struct kstats_probe *p = &pp->p;
-	struct kstats_timed tm;
-	unsigned int saved;
-
-	if (kstats_stopped(p) ||
-	    (side == KSTATS_SIDE_BEGIN && !kstats_filter_pass(p)))
-		return;
-	preempt_disable_notrace();
-	if (kstats_guard_enter(p, &saved)) {
-		kstats_timed_begin(p, &tm);
-		if (side == KSTATS_SIDE_BEGIN)
-			kstats_pair_start(pp, key, byv, at);
-		else
-			kstats_pair_end(pp, key, byv, at);
-		kstats_timed_end(p, side, &tm);
-		kstats_guard_exit(saved);
-	}
 	preempt_enable_notrace();
 }
 
@@ -359,8 +326,8 @@ static __always_inline bool kstats_cond_pass(const struct kstats_pair_cond *c,
  * Follow @pth from @v: every step but the last through a pointer; false
  * if a read faults (a NULL or stale pointer).
  */
-static noinline notrace bool kstats_path_follow(const struct kstats_path *pth,
-						unsigned long *v)
+static __always_inline bool kstats_path_follow(const struct kstats_path *pth,
+					       unsigned long *v)
 {
 	unsigned long x = *v, y;
 	unsigned int i;
@@ -401,11 +368,11 @@ static noinline notrace bool kstats_cond_str(const struct kstats_pair_cond *c,
 
 /*
  * The field paths of site @idx, from the condition's argument @cv, the
- * key's @kv and by argN's @byv: under kstats' guard, as
- * copy_from_kernel_nofault() may be traced, by this very pair too. A read
- * that faults leaves the hit out, counted in faulted. The hit's time is
- * read first, into @at unless it has one: the reads that follow must not
- * be in the interval (they are not at its other end).
+ * key's @kv and by argN's @byv, under kstats' guard (the fault-safe
+ * copy may be traced, by this very pair too). A read that faults leaves
+ * the hit out, counted in faulted. The hit's time is read first, into
+ * @at unless it has one: the reads that follow must not be in the
+ * interval (they are not at its other end).
  */
 static noinline notrace bool kstats_pair_deref(struct kstats_pair_probe *pp,
 					       unsigned int idx,
@@ -414,52 +381,77 @@ static noinline notrace bool kstats_pair_deref(struct kstats_pair_probe *pp,
 					       unsigned long *byv, u64 *at)
 {
 	const struct kstats_keys *t = pp->p.keys;
-	unsigned int saved;
-	bool ok = false;
+	bool ok;
 
-	preempt_disable_notrace();
-	if (kstats_guard_enter(&pp->p, &saved)) {
-		if (!*at && !kstats_read(&pp->p, at))
-			*at = 0;
-		ok = kstats_path_follow(&pp->cond[idx].path, cv) &&
-		     (!pp->cond[idx].str_len ||
-		      kstats_cond_str(&pp->cond[idx], cv)) &&
-		     (!kstats_pair_keyed(pp) ||
-		      kstats_path_follow(&pp->key_path[idx], kv)) &&
-		     (!t || idx != pp->by_site ||
-		      kstats_path_follow(&t->path, byv));
-		if (!ok)
-			this_cpu_inc(pp->p.stats->faulted);
-		kstats_guard_exit(saved);
-	}
-	preempt_enable_notrace();
+	if (!*at && !kstats_read(&pp->p, at))
+		*at = 0;
+	ok = (pp->cond_key[idx] ||
+	      (kstats_path_follow(&pp->cond[idx].path, cv) &&
+	       (!pp->cond[idx].str_len ||
+		kstats_cond_str(&pp->cond[idx], cv)))) &&
+	     (!kstats_pair_keyed(pp) ||
+	      kstats_path_follow(&pp->key_path[idx], kv)) &&
+	     (!t || idx != pp->by_site || kstats_path_follow(&t->path, byv));
+	if (!ok)
+		this_cpu_inc(pp->p.stats->faulted);
+	else if (pp->cond_key[idx])
+		*cv = *kv;
 	return ok;
 }
 
 /*
- * A hit of site @idx, with the argument of its condition @cv, of its key
- * @kv and of by argN @byv as the hook read them: their field paths
- * followed and the condition tested, a start or an end.
+ * X or Y was hit at site @idx, whatever hooks it, with the argument of
+ * its condition @cv, of its key @kv and of by argN @byv (at its site
+ * only) as the hook read them: their field paths followed and the
+ * condition tested, a start or an end. A stopped pair does nothing:
+ * starts carry the entry's epoch, so none pairs across a stop. A running
+ * one times one call in KSTATS_TIMED_EVERY for overhead_ns. Filters apply
+ * to the start only: the end of a start left out finds no start
+ * (unpaired). @to: where the hook returns to if it knows (by stack
+ * starts there), else 0. @at: NULL, or the hit's time if already read
+ * (not 0), where an end leaves the time it read for the start that a
+ * joined probe runs after it.
  */
 static __always_inline void kstats_pair_take(struct kstats_pair_probe *pp,
 					     enum kstats_side side,
 					     unsigned int idx, unsigned long cv,
 					     unsigned long kv, unsigned long byv,
-					     u64 *at)
+					     unsigned long to, u64 *at)
 {
 	const struct kstats_pair_cond *c = &pp->cond[idx];
-	u64 own = 0;
+	struct kstats_probe *p = &pp->p;
+	struct kstats_timed tm;
+	unsigned int saved;
+	u64 key, own = 0;
 
-	if (unlikely(pp->deref[idx]) &&
-	    !kstats_pair_deref(pp, idx, &cv, &kv, &byv, at ?: &own))
+	if (kstats_stopped(p) ||
+	    (side == KSTATS_SIDE_BEGIN && !kstats_filter_pass(p)))
 		return;
-	if (own)
-		at = &own;
-	if (unlikely(c->op) && !kstats_cond_pass(c, cv))
-		return;
-	kstats_pair_hit(pp, side,
-			kstats_pair_keyed(pp) ? kv & pp->key_mask[idx] : 0, byv,
-			at);
+	preempt_disable_notrace();
+	if (!kstats_guard_enter(p, &saved))
+		goto out;
+	/* A condition on an argument itself first: no field read if it fails. */
+	if (unlikely(c->op) && !c->path.n && !kstats_cond_pass(c, cv))
+		goto exit;
+	if (unlikely(pp->deref[idx])) {
+		if (!at)
+			at = &own;
+		if (!kstats_pair_deref(pp, idx, &cv, &kv, &byv, at))
+			goto exit;
+	}
+	if (unlikely(c->op) && c->path.n && !kstats_cond_pass(c, cv))
+		goto exit;
+	key = kstats_pair_keyed(pp) ? kv & pp->key_mask[idx] : 0;
+	kstats_timed_begin(p, &tm);
+	if (side == KSTATS_SIDE_BEGIN)
+		kstats_pair_start(pp, key, byv, to, at);
+	else
+		kstats_pair_end(pp, key, byv, to, at);
+	kstats_timed_end(p, side, &tm);
+exit:
+	kstats_guard_exit(saved);
+out:
+	preempt_enable_notrace();
 }
 
 /* Argument @n (1 to KSTATS_TP_ARGS, as kstats_site_arg_type() checks). */
@@ -494,7 +486,8 @@ static __always_inline void kstats_tp_hit(struct kstats_pair_probe *pp,
 					  enum kstats_side side, unsigned int idx,
 					  unsigned long a1, unsigned long a2,
 					  unsigned long a3, unsigned long a4,
-					  unsigned long a5, u64 *at)
+					  unsigned long a5, unsigned long to,
+					  u64 *at)
 {
 	const struct kstats_pair_cond *c = &pp->cond[idx];
 	unsigned int by = pp->p.by_arg;
@@ -506,7 +499,7 @@ static __always_inline void kstats_tp_hit(struct kstats_pair_probe *pp,
 		kv = kstats_tp_arg(pp->key_arg[idx], a1, a2, a3, a4, a5);
 	if (unlikely(by) && side == pp->by_site)
 		byv = kstats_tp_arg(by, a1, a2, a3, a4, a5);
-	kstats_pair_take(pp, side, idx, cv, kv, byv, at);
+	kstats_pair_take(pp, side, idx, cv, kv, byv, to, at);
 }
 
 static notrace void kstats_tp_start(void *data, unsigned long a1,
@@ -514,7 +507,7 @@ static notrace void kstats_tp_start(void *data, unsigned long a1,
 				    unsigned long a4, unsigned long a5)
 {
 	kstats_tp_hit(kstats_pair(data), KSTATS_SIDE_BEGIN, KSTATS_SIDE_BEGIN,
-		      a1, a2, a3, a4, a5, NULL);
+		      a1, a2, a3, a4, a5, _RET_IP_, NULL);
 }
 
 static notrace void kstats_tp_end(void *data, unsigned long a1,
@@ -522,7 +515,7 @@ static notrace void kstats_tp_end(void *data, unsigned long a1,
 				  unsigned long a4, unsigned long a5)
 {
 	kstats_tp_hit(kstats_pair(data), KSTATS_SIDE_END, KSTATS_SIDE_END,
-		      a1, a2, a3, a4, a5, NULL);
+		      a1, a2, a3, a4, a5, _RET_IP_, NULL);
 }
 
 static notrace void kstats_tp_more(void *data, unsigned long a1,
@@ -532,7 +525,7 @@ static notrace void kstats_tp_more(void *data, unsigned long a1,
 	struct kstats_endpoint *ep = data;
 
 	kstats_tp_hit(ep->pp, KSTATS_SIDE_BEGIN, ep->idx, a1, a2, a3, a4, a5,
-		      NULL);
+		      _RET_IP_, NULL);
 }
 
 /*
@@ -553,9 +546,9 @@ static notrace void kstats_tp_end_start(void *data, unsigned long a1,
 	/* One CPU's clock or counter for both (probes may be preemptible). */
 	preempt_disable_notrace();
 	kstats_tp_hit(pp, KSTATS_SIDE_END, KSTATS_SIDE_END, a1, a2, a3, a4, a5,
-		      &now);
+		      _RET_IP_, &now);
 	kstats_tp_hit(pp, KSTATS_SIDE_BEGIN, pp->joined - 1, a1, a2, a3, a4,
-		      a5, &now);
+		      a5, _RET_IP_, &now);
 	preempt_enable_notrace();
 }
 
@@ -576,7 +569,7 @@ static __always_inline void kstats_kp_hit(struct kstats_pair_probe *pp,
 			 kstats_pair_keyed(pp) ?
 			 regs_get_kernel_argument(regs, pp->key_arg[idx] - 1) : 0,
 			 by && side == pp->by_site ?
-			 regs_get_kernel_argument(regs, by - 1) : 0, NULL);
+			 regs_get_kernel_argument(regs, by - 1) : 0, 0, NULL);
 }
 
 static notrace int kstats_kp_start(struct kprobe *kp, struct pt_regs *regs)
@@ -618,7 +611,7 @@ static __always_inline void kstats_ft_hit(struct kstats_pair_probe *pp,
 			 kstats_pair_keyed(pp) ?
 			 kstats_ft_arg(fregs, pp->key_arg[idx] - 1) : 0,
 			 by && side == pp->by_site ?
-			 kstats_ft_arg(fregs, by - 1) : 0, NULL);
+			 kstats_ft_arg(fregs, by - 1) : 0, 0, NULL);
 }
 
 /* ftrace callbacks, called directly (see kstats_attach_ftrace()). */
@@ -993,6 +986,21 @@ static int kstats_pair_cond_setup(struct kstats_pair_probe *pp,
 	return 0;
 }
 
+/*
+ * Whether site @i's condition reads the very field that its key does
+ * ("key arg3->pid if arg3->pid != 0"): the hit then reads it once.
+ */
+static bool kstats_pair_cond_is_key(const struct kstats_pair_probe *pp,
+				    unsigned int i)
+{
+	const struct kstats_pair_cond *c = &pp->cond[i];
+	const struct kstats_path *k = &pp->key_path[i];
+
+	return c->op && !c->str_len && c->arg == pp->key_arg[i] &&
+	       c->path.n && c->path.n == k->n && c->path.bytes == k->bytes &&
+	       !memcmp(c->path.off, k->off, k->n * sizeof(k->off[0]));
+}
+
 /* Frees the starts never ended, every half of the expiry. */
 static unsigned long kstats_pair_expire_period(struct kstats_pair_probe *pp)
 {
@@ -1023,6 +1031,7 @@ static int kstats_pair_key_setup(struct kstats_pair_probe *pp,
 		ret = kstats_pair_key_type(pp, i, cmd);
 		if (ret)
 			return ret;
+		pp->cond_key[i] = kstats_pair_cond_is_key(pp, i);
 	}
 	pp->reqs = kstats_req_table_alloc(cmd->slots, cmd->expire);
 	if (!pp->reqs)

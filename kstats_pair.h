@@ -95,6 +95,7 @@ struct kstats_pair_probe {
 	u64 key_mask[KSTATS_PAIR_SITES];	/* its width */
 	struct kstats_path key_path[KSTATS_PAIR_SITES];
 	u8 deref[KSTATS_PAIR_SITES];		/* a field path to follow */
+	bool cond_key[KSTATS_PAIR_SITES];	/* "if" reads the key's field */
 	struct kstats_pair_cond cond[KSTATS_PAIR_SITES];
 	u8 by_site;		/* by argN, by stack: where read (start, end) */
 	u8 joined;		/* a start on the end's tracepoint: its site + 1 */

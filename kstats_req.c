@@ -23,6 +23,11 @@
  * the driver dropped, a start whose end was filtered out) are freed after
  * the table's expiry, by kstats_req_expire() and by a start that finds
  * its slots full. Keys are only compared, never shown.
+ * A home slot's reach bounds the probes that its keys ever used, so that
+ * in a table that is not crowded a start or an end looks at one or two
+ * slots, not all KSTATS_REQ_PROBES. It only grows, before the slot that
+ * grew it is pending: an end that follows its start (on any CPU, once
+ * the start is done) sees it.
  * With a start goes the key of its histogram (by KEY: the task that
  * issued the request), read at the start and given back at the end.
  */
@@ -49,6 +54,7 @@ enum {
 /* One pending start; its fields are written only while the slot is busy. */
 struct kstats_req_slot {
 	atomic_t state;
+	atomic_t reach;		/* as a home: 1 + the furthest probe used */
 	u32 epoch;		/* the entry's epoch at the start */
 	u64 key;
 	u64 t0;			/* the start's reading of the entry's clock */
@@ -118,6 +124,24 @@ kstats_req_slot(struct kstats_req_table *t, u64 key, unsigned int i)
 	return &t->slots[kstats_req_index(t, key, i)];
 }
 
+/* The probes of @key that a start may have used. */
+static __always_inline unsigned int
+kstats_req_reach(struct kstats_req_table *t, u64 key)
+{
+	return atomic_read(&kstats_req_slot(t, key, 0)->reach);
+}
+
+/* Probe @i of @key is about to be used: its home's reach covers it. */
+static __always_inline void kstats_req_reach_to(struct kstats_req_table *t,
+						u64 key, unsigned int i)
+{
+	atomic_t *reach = &kstats_req_slot(t, key, 0)->reach;
+	int n = atomic_read(reach);
+
+	while (n <= i && !atomic_try_cmpxchg(reach, &n, i + 1))
+		;
+}
+
 /* Takes @s from state @from for an update; false if another CPU has it. */
 static __always_inline bool kstats_req_lock(struct kstats_req_slot *s, int from)
 {
@@ -179,7 +203,7 @@ static __always_inline bool kstats_req_dedup(struct kstats_req_table *t,
 again:
 	/* Of two starts at once, one at least sees the other's copy. */
 	smp_mb();
-	for (i = 0; i < KSTATS_REQ_PROBES; i++) {
+	for (i = 0; i < kstats_req_reach(t, key); i++) {
 		s = kstats_req_slot(t, key, i);
 		if (i == k ||
 		    atomic_read(&s->state) != KSTATS_REQ_SLOT_PENDING ||
@@ -216,28 +240,22 @@ notrace enum kstats_req_start kstats_req_start(struct kstats_req_table *t,
 					       u64 key, u64 now, u32 epoch,
 					       const u64 by[2])
 {
-	struct kstats_req_slot *s, *free = NULL;
+	struct kstats_req_slot *s;
 	enum kstats_req_start r;
-	unsigned int i;
+	unsigned int i, n = kstats_req_reach(t, key);
 
-	/* The key may be pending past a slot freed since: look at all. */
-	for (i = 0; i < KSTATS_REQ_PROBES; i++) {
+	/* The key may be pending past a slot freed since: look at its reach. */
+	for (i = 0; i < n; i++) {
 		s = kstats_req_slot(t, key, i);
-		switch (atomic_read(&s->state)) {
-		case KSTATS_REQ_SLOT_PENDING:
-			if (READ_ONCE(s->key) != key ||
-			    !kstats_req_lock(s, KSTATS_REQ_SLOT_PENDING) ||
-			    !kstats_req_holds(s, key))
-				break;
-			r = KSTATS_REQ_RESTARTED;
-			goto fill;
-		case KSTATS_REQ_SLOT_FREE:
-			if (!free)
-				free = s;
-			break;
-		}
+		if (atomic_read(&s->state) != KSTATS_REQ_SLOT_PENDING ||
+		    READ_ONCE(s->key) != key ||
+		    !kstats_req_lock(s, KSTATS_REQ_SLOT_PENDING) ||
+		    !kstats_req_holds(s, key))
+			continue;
+		r = KSTATS_REQ_RESTARTED;
+		goto fill;
 	}
-	for (i = 0; free && i < KSTATS_REQ_PROBES; i++) {
+	for (i = 0; i < KSTATS_REQ_PROBES; i++) {
 		s = kstats_req_slot(t, key, i);
 		if (kstats_req_lock(s, KSTATS_REQ_SLOT_FREE)) {
 			r = KSTATS_REQ_NEW;
@@ -258,6 +276,7 @@ notrace enum kstats_req_start kstats_req_start(struct kstats_req_table *t,
 	}
 	return KSTATS_REQ_FULL;
 fill:
+	kstats_req_reach_to(t, key, i);
 	kstats_req_fill(s, key, now, epoch, by);
 	kstats_req_unlock(s, KSTATS_REQ_SLOT_PENDING);
 	/* A new start that met another's copy restarted it. */
@@ -275,7 +294,7 @@ notrace u64 kstats_req_take(struct kstats_req_table *t, u64 key, u32 epoch,
 	unsigned int i;
 	u64 t0;
 
-	for (i = 0; i < KSTATS_REQ_PROBES; i++) {
+	for (i = 0; i < kstats_req_reach(t, key); i++) {
 		s = kstats_req_slot(t, key, i);
 		if (atomic_read(&s->state) != KSTATS_REQ_SLOT_PENDING ||
 		    READ_ONCE(s->key) != key ||

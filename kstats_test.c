@@ -1785,6 +1785,34 @@ static void kt_req_pairs(struct kunit *test)
 }
 
 /*
+ * key argN: three keys of one home take its first three probes; with the
+ * first one's slot freed, the third is still found past it, by a restart
+ * and by its end, and the second by its end.
+ */
+static void kt_req_reach(struct kunit *test)
+{
+	struct kstats_req_table *t = kstats_req_table_alloc(64, 1);
+	u64 k[3], key, by[2] = {};
+	unsigned int n = 0;
+
+	KUNIT_ASSERT_NOT_NULL(test, t);
+	for (key = 1; n < ARRAY_SIZE(k); key++)
+		if (hash_64(key, 6) == hash_64(1, 6))
+			k[n++] = key;
+	for (n = 0; n < ARRAY_SIZE(k); n++)
+		KUNIT_EXPECT_EQ(test, kstats_req_start(t, k[n], 10 + n, 1, by),
+				KSTATS_REQ_NEW);
+	KUNIT_EXPECT_EQ(test, kstats_req_take(t, k[0], 1, by), 10ULL);
+	KUNIT_EXPECT_EQ(test, kstats_req_start(t, k[2], 20, 1, by),
+			KSTATS_REQ_RESTARTED);
+	KUNIT_EXPECT_EQ(test, kstats_req_pending(t), 2U);
+	KUNIT_EXPECT_EQ(test, kstats_req_take(t, k[2], 1, by), 20ULL);
+	KUNIT_EXPECT_EQ(test, kstats_req_take(t, k[1], 1, by), 11ULL);
+	KUNIT_EXPECT_EQ(test, kstats_req_pending(t), 0U);
+	kstats_req_table_free(t);
+}
+
+/*
  * key argN: starts older than the expiry go, in a sweep or in the slot of
  * a start that finds its slots full.
  */
@@ -2514,6 +2542,7 @@ static struct kunit_case kstats_test_cases[] = {
 	KUNIT_CASE(kt_tsc_scale),
 	KUNIT_CASE(kt_task_idle_homes),
 	KUNIT_CASE(kt_req_pairs),
+	KUNIT_CASE(kt_req_reach),
 	KUNIT_CASE(kt_req_expire),
 	KUNIT_CASE(kt_req_concurrent),
 	KUNIT_CASE(kt_outliers_store),

@@ -92,6 +92,7 @@ unsigned long kstats_tramp_addr(unsigned int slot);
 long kstats_tramp_in_flight(unsigned int slot);
 void kstats_tramp_set_active(unsigned int slot, const bool *active);
 bool kstats_tramp_text(unsigned long addr);
+bool kstats_tramp_ret(unsigned long addr);
 
 /* kstats_tramp_ARCH.S: the trampolines' addresses, by slot. */
 extern const unsigned long kstats_direct_tramp_table[KSTATS_DIRECT_MAX];

@@ -150,7 +150,7 @@ static unsigned long kstats_tramp_ret_addr(unsigned int i)
 }
 
 /* The slot whose trampoline FUNC's body returns to at @addr, or -1. */
-static int kstats_tramp_slot_at(unsigned long addr)
+static notrace int kstats_tramp_slot_at(unsigned long addr)
 {
 	unsigned int i;
 
@@ -354,6 +354,17 @@ void kstats_tramp_set_active(unsigned int slot, const bool *active)
 	WRITE_ONCE(kstats_direct_active[slot], active ?: &kstats_tramp_off);
 }
 EXPORT_SYMBOL_GPL(kstats_tramp_set_active);
+
+/*
+ * Whether @addr is where a trampoline's call of FUNC's body returns: the
+ * frame of a traced call, anywhere in a stack. Cheap, as a hit's stack
+ * asks it of each of its frames.
+ */
+notrace bool kstats_tramp_ret(unsigned long addr)
+{
+	return kstats_tramp_slot_at(addr) >= 0;
+}
+EXPORT_SYMBOL_GPL(kstats_tramp_ret);
 
 /* Whether @addr is in this module: a frame of the trampolines' own. */
 bool kstats_tramp_text(unsigned long addr)

@@ -2,7 +2,7 @@
 # _control: trace NAME start X end Y, with kprobes and tracepoints, keyed
 # by CPU and by task; syscall latency.
 . /tests/lib.sh
-plan 93
+plan 94
 load_modules
 
 K=200
@@ -209,6 +209,14 @@ check "oncpu by arg2->comm: knap61 ran at least 20 times (${N:-0})" test "${N:-0
 N=$(keys offcpu | tr ' ' '\n' | grep 'kstats_helper_naps+0x[0-9a-f]*\[kstats_helper\]' |
 	awk -F: '{ n += $NF } END { print n + 0 }')
 check "offcpu by stack: at least 20 sleeps in kstats_helper_naps ($N)" test "$N" -ge 20
+# Each stack starts where the scheduler called the tracepoint's probes
+# (its iterator, or __schedule itself through the static call), with no
+# frame of kstats' own in it.
+B=$(keys offcpu | tr ' ' '\n' | awk '$0 != "" && $0 !~ /^other:/ {
+	sub(/:[0-9]+$/, ""); n = split($0, f, ";")
+	if (f[n] !~ /^(__traceiter_sched_switch|__schedule)\+0x/ || $0 ~ /\[kstats\]/) b++ }
+	END { print b + 0 }')
+is "$B" 0 "offcpu by stack: every stack's innermost frame the tracepoint's caller, none of kstats'"
 echo "# offcpu: keys $(field offcpu keys), keys_dropped $(field offcpu keys_dropped)"
 keys offcpu | tr ' ' '\n' | grep 'kstats_helper_naps' | sed 's/^/# /'
 for e in runq oncpu offcpu; do

@@ -1,0 +1,54 @@
+/* SPDX-License-Identifier: GPL-2.0 */
+/*
+ * Layer: shared probe helpers. Calls the kernel's unwinder.
+ *
+ * A hit's kernel stack, as outliers and by stack keep it: the frames from
+ * the caller of what was hit outwards, without kstats' own. The unwinder
+ * walks every frame from where it is called, each of kstats' too, and a
+ * module's frame costs it a search of the module tree: so the walk is
+ * inlined into the hook that asks for it, one frame fewer per call level.
+ */
+#ifndef _KSTATS_STACK_H
+#define _KSTATS_STACK_H
+
+#include <linux/kernel.h>
+#include <linux/stacktrace.h>
+#include <linux/types.h>
+
+/* Frames walked: those kept and, atop them, the probe machinery's. */
+#define KSTATS_STACK_WALK	28
+
+/*
+ * Whether @addr is in kstats' own code: its handlers, and the direct
+ * trampolines' text. Such frames sit atop every stack a hit takes.
+ */
+bool kstats_stack_own(unsigned long addr);
+/*
+ * The first of the @n frames of @ip that is neither kstats' own nor the
+ * traced function's ftrace site under a direct trampoline: its caller's.
+ */
+unsigned int kstats_stack_first(const unsigned long *ip, unsigned int n);
+unsigned int kstats_stack_trim(unsigned long *ip, unsigned int max,
+			       const unsigned long *stack, unsigned int n,
+			       unsigned long to, bool skip_own);
+
+/*
+ * The stack of this hit into @ip (at most @max frames): from the frame
+ * that returns to @to where the hook knows it and the unwinder meets it
+ * (the probe machinery's frames above it left out), else whole; if
+ * @skip_own, without kstats' frames atop it and without a direct
+ * trampoline's frame, with the traced site under it, anywhere in it.
+ * The number of frames.
+ */
+static __always_inline unsigned int kstats_stack_save(unsigned long *ip,
+						      unsigned int max,
+						      unsigned long to,
+						      bool skip_own)
+{
+	unsigned long stack[KSTATS_STACK_WALK];
+	unsigned int n = stack_trace_save(stack, ARRAY_SIZE(stack), 0);
+
+	return kstats_stack_trim(ip, max, stack, n, to, skip_own);
+}
+
+#endif /* _KSTATS_STACK_H */
