@@ -163,7 +163,7 @@ static __always_inline void kstats_pair_lean_end(struct kstats_probe *p,
 		kstats_add_cycles_lean(p, kstats_since(now, t0));
 }
 
-/* @at: as kstats_pair_hit()'s, for a joined probe's two sides. */
+/* @at: as kstats_pair_take()'s, for a joined probe's two sides. */
 static __always_inline void kstats_pair_lean_run(struct kstats_pair_probe *pp,
 						 enum kstats_side side,
 						 enum kstats_pair_lean lean,

@@ -50,7 +50,7 @@ struct kstats_endpoint {
 
 /* A pair of the lean shape (enum kstats_shape) keyed by CPU or task. */
 enum kstats_pair_lean {
-	KSTATS_PAIR_FULL,	/* any other: kstats_pair_hit() */
+	KSTATS_PAIR_FULL,	/* any other: kstats_pair_take() */
 	KSTATS_PAIR_LEAN_CPU,
 	KSTATS_PAIR_LEAN_TASK,
 };

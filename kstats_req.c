@@ -198,12 +198,13 @@ static __always_inline bool kstats_req_dedup(struct kstats_req_table *t,
 {
 	struct kstats_req_slot *s, *own;
 	bool met = false;
-	unsigned int i;
+	unsigned int i, n;
 
 again:
 	/* Of two starts at once, one at least sees the other's copy. */
 	smp_mb();
-	for (i = 0; i < kstats_req_reach(t, key); i++) {
+	n = kstats_req_reach(t, key);
+	for (i = 0; i < n; i++) {
 		s = kstats_req_slot(t, key, i);
 		if (i == k ||
 		    atomic_read(&s->state) != KSTATS_REQ_SLOT_PENDING ||
@@ -291,10 +292,10 @@ notrace u64 kstats_req_take(struct kstats_req_table *t, u64 key, u32 epoch,
 			    u64 by[2])
 {
 	struct kstats_req_slot *s;
-	unsigned int i;
+	unsigned int i, n = kstats_req_reach(t, key);
 	u64 t0;
 
-	for (i = 0; i < kstats_req_reach(t, key); i++) {
+	for (i = 0; i < n; i++) {
 		s = kstats_req_slot(t, key, i);
 		if (atomic_read(&s->state) != KSTATS_REQ_SLOT_PENDING ||
 		    READ_ONCE(s->key) != key ||

@@ -15,7 +15,11 @@
 #include "kstats_tramp.h"
 #endif
 
-notrace bool kstats_stack_own(unsigned long addr)
+/*
+ * Whether @addr is in kstats' own code: its handlers, and the direct
+ * trampolines' text. Such frames sit atop every stack a hit takes.
+ */
+static notrace bool kstats_stack_own(unsigned long addr)
 {
 	if (within_module(addr, THIS_MODULE))
 		return true;

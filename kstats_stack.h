@@ -19,11 +19,6 @@
 #define KSTATS_STACK_WALK	28
 
 /*
- * Whether @addr is in kstats' own code: its handlers, and the direct
- * trampolines' text. Such frames sit atop every stack a hit takes.
- */
-bool kstats_stack_own(unsigned long addr);
-/*
  * The first of the @n frames of @ip that is neither kstats' own nor the
  * traced function's ftrace site under a direct trampoline: its caller's.
  */
