@@ -14,14 +14,22 @@
  * switch-out) and off-CPU interval (switch-out to switch-in), as the
  * lines of kstats runqlat, cpudist and offcpu pair them, with the
  * off-CPU ones also by the function that the thread slept in.
+ * Each tracepoint has two of its probes, one called before those of
+ * default priority (kstats') and one after them, so each interval is
+ * timed twice: inner, from the last probe's start to the first probe's
+ * end, and outer, from the first's start to the last's end. kstats'
+ * sample of it lies between the two, however long the guest stalls
+ * between the probes (QEMU's TCG runs one vCPU at a time, and a turn of
+ * the other lasts up to 100 ms).
  *
  * debugfs kstats_sched_truth/ctl:
  *   prepare N SHORT_US LONG_US BURST_US  create the threads (not started)
  *   run        record, start them (the napper, then the spinner, then
  *              the waiter and the hog), and return once all have exited
  * kstats_sched_truth/results: "pid NAME PID" for each thread, after a run
- * "KIND COMM count C median NS lo NS hi NS mean NS trim NS" (KIND: runq,
- * oncpu, offcpu) for each, and "offcpu_in FUNCTION ..." for the two naps.
+ * "KIND COMM count C lo NS hi NS sum_lo NS sum_hi NS top2_lo NS top2_hi NS"
+ * (KIND: runq, oncpu, offcpu) for each, and "offcpu_in FUNCTION ..." for
+ * the two naps (truth_show_series() says what each figure is).
  */
 #include <linux/bitops.h>
 #include <linux/debugfs.h>
@@ -52,16 +60,29 @@ static const char * const truth_phase_fn[TRUTH_PHASES] = {
 	NULL, "kstats_truth_nap_short", "kstats_truth_nap_long",
 };
 
+/* Which of a tracepoint's two probes: before kstats', or after. */
+enum { TRUTH_FIRST, TRUTH_LAST, TRUTH_PROBES };
+
+/* Each interval's inner and outer length. */
 struct truth_series {
 	unsigned int n;
-	u64 v[TRUTH_MAX];
+	u64 inner[TRUTH_MAX], outer[TRUTH_MAX];
+};
+
+/*
+ * A pending interval: its start as each probe saw it (0: none), and its
+ * end as the first probe saw it, which the last one completes.
+ */
+struct truth_pending {
+	u64 start[TRUTH_PROBES];
+	u64 end_first;
 };
 
 struct truth_thread {
 	struct task_struct *task;
-	/* Pending starts, 0 for none: a wakeup, a switch-in, a switch-out. */
-	u64 t_wake, t_in, t_out;
-	/* What the thread sleeps in now, and what it slept in at t_out. */
+	/* A wakeup's wait, a switch-in's on-CPU time, a switch-out's off. */
+	struct truth_pending wake, in, out;
+	/* What the thread sleeps in now, and what it slept in at out. */
 	int phase, out_phase;
 	bool dead;
 	struct truth_series runq, oncpu, offcpu;
@@ -76,11 +97,40 @@ static DEFINE_MUTEX(truth_mutex);
 static struct tracepoint *truth_tp_switch, *truth_tp_wakeup, *truth_tp_wakeup_new;
 static struct dentry *truth_dir;
 
-static void truth_add(struct truth_series *s, u64 v)
+static void truth_start(struct truth_pending *p, int probe, u64 now)
 {
-	if (s->n < TRUTH_MAX)
-		s->v[s->n] = v;
-	s->n++;
+	if (probe == TRUTH_FIRST)
+		p->start[TRUTH_LAST] = 0;
+	p->start[probe] = now;
+	p->end_first = 0;
+}
+
+/*
+ * The end of @p's interval as @probe sees it: the last probe adds it to
+ * @s and to @s2 if not NULL. Two probes of one event run on one CPU in a
+ * row, and a thread's events are ordered by its run queue's lock.
+ */
+static void truth_end(struct truth_pending *p, int probe, u64 now,
+		      struct truth_series *s, struct truth_series *s2)
+{
+	u64 in, out;
+
+	if (probe == TRUTH_FIRST) {
+		p->end_first = p->start[TRUTH_FIRST] ? now : 0;
+		return;
+	}
+	if (p->start[TRUTH_FIRST] && p->start[TRUTH_LAST] && p->end_first) {
+		in = p->end_first - p->start[TRUTH_LAST];
+		out = now - p->start[TRUTH_FIRST];
+		for (; s; s = s2, s2 = NULL) {
+			if (s->n < TRUTH_MAX) {
+				s->inner[s->n] = in;
+				s->outer[s->n] = out;
+			}
+			s->n++;
+		}
+	}
+	memset(p, 0, sizeof(*p));
 }
 
 static struct truth_thread *truth_of(struct task_struct *p)
@@ -93,10 +143,14 @@ static struct truth_thread *truth_of(struct task_struct *p)
 	return NULL;
 }
 
-/* Ends first, then starts, as kstats' probe of a joined pair does. */
+/*
+ * Ends first, then starts, as kstats' probe of a joined pair does. @data
+ * is the probe's TRUTH_FIRST or TRUTH_LAST.
+ */
 static void truth_switch(void *data, bool preempt, struct task_struct *prev,
 			 struct task_struct *next, unsigned int prev_state)
 {
+	int probe = (long)data;
 	struct truth_thread *p, *n;
 	u64 now = ktime_get_mono_fast_ns();
 	unsigned long flags;
@@ -109,25 +163,19 @@ static void truth_switch(void *data, bool preempt, struct task_struct *prev,
 	if (!READ_ONCE(truth_recording) || (!p && !n))
 		goto out;
 	if (n) {
-		if (n->t_wake)
-			truth_add(&n->runq, now - n->t_wake);
-		if (n->t_out) {
-			truth_add(&n->offcpu, now - n->t_out);
-			truth_add(&n->off_in[n->out_phase], now - n->t_out);
-		}
-		n->t_wake = 0;
-		n->t_out = 0;
-		n->t_in = now;
+		truth_end(&n->wake, probe, now, &n->runq, NULL);
+		truth_end(&n->out, probe, now, &n->offcpu,
+			  &n->off_in[n->out_phase]);
+		truth_start(&n->in, probe, now);
 	}
 	if (p) {
-		if (p->t_in)
-			truth_add(&p->oncpu, now - p->t_in);
-		p->t_in = 0;
-		p->t_out = now;
-		p->out_phase = READ_ONCE(p->phase);
+		truth_end(&p->in, probe, now, &p->oncpu, NULL);
+		truth_start(&p->out, probe, now);
+		if (probe == TRUTH_FIRST)
+			p->out_phase = READ_ONCE(p->phase);
 		if (prev_state == TASK_RUNNING)
-			p->t_wake = now;
-		if (prev_state & TASK_DEAD)
+			truth_start(&p->wake, probe, now);
+		if (probe == TRUTH_LAST && (prev_state & TASK_DEAD))
 			WRITE_ONCE(p->dead, true);
 	}
 out:
@@ -144,7 +192,7 @@ static void truth_wakeup(void *data, struct task_struct *t)
 	raw_spin_lock_irqsave(&truth_lock, flags);
 	w = truth_of(t);
 	if (w && READ_ONCE(truth_recording))
-		w->t_wake = ktime_get_mono_fast_ns();
+		truth_start(&w->wake, (long)data, ktime_get_mono_fast_ns());
 	raw_spin_unlock_irqrestore(&truth_lock, flags);
 }
 
@@ -332,30 +380,36 @@ static int truth_cmp(const void *a, const void *b)
 }
 
 /*
- * The lower median (the ceil(n/2)-th smallest sample), the samples two
- * ranks below and above it, the mean, and the mean without the largest
- * sample (which one turn of the other vCPU between two probes' clock
- * reads can stretch by milliseconds).
+ * What bounds kstats' samples of a series, C of them, the lower median
+ * of rank r = ceil(C/2): "lo", the inner lengths' sample of rank r - 2,
+ * and "hi", the outer lengths' of rank r + 2 (two starts dropped either
+ * way); "sum_lo" and "sum_hi", the sums of the inner and of the outer
+ * lengths; "top2_lo" and "top2_hi", the sums of the two largest of each
+ * (what two samples more or fewer can move the sums by).
  */
 static void truth_show_series(struct seq_file *m, const char *kind,
 			      const char *what, struct truth_series *s)
 {
 	unsigned int i, r, n = s->n;
-	u64 sum = 0;
+	u64 sum_in = 0, sum_out = 0;
 
 	seq_printf(m, "%s %s count %u", kind, what, n);
 	if (!n || n > TRUTH_MAX) {
-		seq_puts(m, " median - lo - hi - mean - trim -\n");
+		seq_puts(m, " lo - hi - sum_lo - sum_hi - top2_lo - top2_hi -\n");
 		return;
 	}
-	sort(s->v, n, sizeof(u64), truth_cmp, NULL);
-	for (i = 0; i < n; i++)
-		sum += s->v[i];
+	sort(s->inner, n, sizeof(u64), truth_cmp, NULL);
+	sort(s->outer, n, sizeof(u64), truth_cmp, NULL);
+	for (i = 0; i < n; i++) {
+		sum_in += s->inner[i];
+		sum_out += s->outer[i];
+	}
 	r = (n - 1) / 2;
-	seq_printf(m, " median %llu lo %llu hi %llu mean %llu trim %llu\n",
-		   s->v[r], s->v[r >= 2 ? r - 2 : 0], s->v[min(r + 2, n - 1)],
-		   div_u64(sum, n),
-		   n > 1 ? div_u64(sum - s->v[n - 1], n - 1) : sum);
+	seq_printf(m, " lo %llu hi %llu sum_lo %llu sum_hi %llu top2_lo %llu top2_hi %llu\n",
+		   s->inner[r >= 2 ? r - 2 : 0], s->outer[min(r + 2, n - 1)],
+		   sum_in, sum_out,
+		   s->inner[n - 1] + (n > 1 ? s->inner[n - 2] : 0),
+		   s->outer[n - 1] + (n > 1 ? s->outer[n - 2] : 0));
 }
 
 static int truth_results_show(struct seq_file *m, void *v)
@@ -396,15 +450,41 @@ static void truth_find_tp(struct tracepoint *tp, void *unused)
 		truth_tp_wakeup_new = tp;
 }
 
+/* Before the probes of default priority, and after them. */
+static const int truth_prio[TRUTH_PROBES] = {
+	TRACEPOINT_DEFAULT_PRIO + 1, TRACEPOINT_DEFAULT_PRIO - 1,
+};
+
 static void truth_unregister(void)
 {
-	if (truth_tp_switch)
-		tracepoint_probe_unregister(truth_tp_switch, truth_switch, NULL);
-	if (truth_tp_wakeup)
-		tracepoint_probe_unregister(truth_tp_wakeup, truth_wakeup, NULL);
-	if (truth_tp_wakeup_new)
-		tracepoint_probe_unregister(truth_tp_wakeup_new, truth_wakeup, NULL);
+	long i;
+
+	for (i = 0; i < TRUTH_PROBES; i++) {
+		tracepoint_probe_unregister(truth_tp_switch, truth_switch, (void *)i);
+		tracepoint_probe_unregister(truth_tp_wakeup, truth_wakeup, (void *)i);
+		tracepoint_probe_unregister(truth_tp_wakeup_new, truth_wakeup, (void *)i);
+	}
 	tracepoint_synchronize_unregister();
+}
+
+static int truth_register(void)
+{
+	long i;
+	int ret = 0;
+
+	for (i = 0; !ret && i < TRUTH_PROBES; i++) {
+		ret = tracepoint_probe_register_prio(truth_tp_switch, truth_switch,
+						     (void *)i, truth_prio[i]);
+		if (!ret)
+			ret = tracepoint_probe_register_prio(truth_tp_wakeup,
+							     truth_wakeup, (void *)i,
+							     truth_prio[i]);
+		if (!ret)
+			ret = tracepoint_probe_register_prio(truth_tp_wakeup_new,
+							     truth_wakeup, (void *)i,
+							     truth_prio[i]);
+	}
+	return ret;
 }
 
 static int __init truth_init(void)
@@ -419,11 +499,7 @@ static int __init truth_init(void)
 		ret = -ENOENT;
 		goto free;
 	}
-	ret = tracepoint_probe_register(truth_tp_switch, truth_switch, NULL);
-	if (!ret)
-		ret = tracepoint_probe_register(truth_tp_wakeup, truth_wakeup, NULL);
-	if (!ret)
-		ret = tracepoint_probe_register(truth_tp_wakeup_new, truth_wakeup, NULL);
+	ret = truth_register();
 	if (ret)
 		goto unregister;
 	truth_dir = debugfs_create_dir("kstats_sched_truth", NULL);

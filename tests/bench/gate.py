@@ -4,7 +4,9 @@ the targets given, against BUILD/bench.json (scripts/bench.sh). Prints
 one PASS or FAIL line per row: the extra instructions per dd iteration
 over untraced, counted in one boot, against the row's budget, and
 whether the row meets its goal ("-": none). A row that the bench did not
-measure fails.
+measure fails, and so does every row of an arm64 target whose boot did
+not leave its interrupts out of the counts (the plugin's noirq=1 saw no
+interrupt entry).
 
 Usage: gate.py BUDGETS BUILD TARGET...
 """
@@ -33,9 +35,15 @@ def main():
     for target, config, budget, measured, goal in rows(budgets, targets):
         n += 1
         what = f'{target} cost of {config}'
-        cf = report.get(target, {}).get('configs', {})
+        g = report.get(target, {})
+        cf = g.get('configs', {})
         if config not in cf or 'untraced' not in cf:
             print(f'FAIL {what}: not measured ({build}/bench.json)')
+            continue
+        if (g.get('meta', {}).get('arch', '').startswith('arm64') and
+                not g.get('irq', {}).get('entries')):
+            print(f'FAIL {what}: no interrupt left out of the counts '
+                  f'({build}/bench.json)')
             continue
         extra = cf[config]['insn'] - cf['untraced']['insn']
         if goal is None:

@@ -15,6 +15,19 @@
  * kernel code that ran, "VADDR INSNS EXECUTIONS" (tests/bench/profile.py
  * names the functions).
  *
+ * With noirq=1 as well (arm64 only), the instructions run from the entry
+ * of an interrupt to the next return from an exception ("eret"), nested
+ * entries included, are left out of the count: a timer tick's handler,
+ * and whatever it switches to, runs in as many iterations as the guest's
+ * clock lets it, and that clock follows the host's, so its share of an
+ * iteration moves with the host's speed. An interrupt enters at the
+ * vector table's IRQ slot of the current EL (offset 0x280, its first
+ * instruction "sub sp, sp, #PT_REGS_SIZE") or of 64-bit EL0 (0x480, "b"
+ * over the next two; 0x484 from KPTI's trampoline, "mrs x30,
+ * tpidrro_el0"): the table is 2 KB aligned, and Linux's kernel_ventry
+ * starts so. The exit line gives the entries seen and the instructions
+ * left out, so that a kernel whose table differs shows as none.
+ *
  * The count is added when a translation block starts, so a marker sees
  * its whole block counted; that offset is the same at every marker of the
  * same code and cancels in differences. Debian ships no plugin header, so
@@ -54,6 +67,7 @@ struct qemu_plugin_insn *qemu_plugin_tb_get_insn(const struct qemu_plugin_tb *,
 const void *qemu_plugin_insn_data(const struct qemu_plugin_insn *);
 size_t qemu_plugin_insn_size(const struct qemu_plugin_insn *);
 uint64_t qemu_plugin_tb_vaddr(const struct qemu_plugin_tb *);
+uint64_t qemu_plugin_insn_vaddr(const struct qemu_plugin_insn *);
 
 __attribute__((visibility("default"))) int qemu_plugin_version = 1;
 
@@ -63,6 +77,11 @@ static const unsigned char marker_x86[] = { 0x66, 0x87, 0xdb };
 static const unsigned char marker_arm64[] = { 0xff, 0x2f, 0x03, 0xd5 };
 static const unsigned char *marker;
 static size_t marker_len;
+
+/* noirq=1: open entries, the count at the outermost, and the totals. */
+static int noirq;
+static unsigned int irq_depth;
+static uint64_t irq_start, irq_insns, irq_entries;
 
 /* One translated block's executions, for prof=. */
 struct block {
@@ -92,9 +111,53 @@ static void profile(void)
 	fflush(prof);
 }
 
+static void on_irq_entry(unsigned int vcpu, void *udata)
+{
+	irq_entries++;
+	if (!irq_depth++)
+		irq_start = insns;
+}
+
+/*
+ * Any return from an exception closes the innermost open entry: a fault
+ * taken within a handler only ends the exclusion early, and a handler
+ * that switched tasks ends it at the next return of whichever task runs.
+ */
+static void on_exception_return(unsigned int vcpu, void *udata)
+{
+	if (irq_depth && !--irq_depth)
+		irq_insns += insns - irq_start;
+}
+
+static uint32_t insn_word(struct qemu_plugin_insn *insn)
+{
+	const unsigned char *b = qemu_plugin_insn_data(insn);
+
+	return b[0] | b[1] << 8 | b[2] << 16 | (uint32_t)b[3] << 24;
+}
+
+/* Whether insn, the first of its block, is an arm64 IRQ vector's. */
+static int irq_vector(struct qemu_plugin_insn *insn)
+{
+	uint64_t va = qemu_plugin_insn_vaddr(insn);
+	uint32_t w = insn_word(insn);
+
+	if (!(va >> 63))
+		return 0;
+	switch (va & 0x7ff) {
+	case 0x280:
+		return (w & 0xff8003ff) == 0xd10003ff;	/* sub sp, sp, #imm */
+	case 0x480:
+		return w == 0x14000003;			/* b .+12 */
+	case 0x484:
+		return w == 0xd53bd07e;		/* mrs x30, tpidrro_el0 */
+	}
+	return 0;
+}
+
 static void on_marker(unsigned int vcpu, void *udata)
 {
-	fprintf(out, "%llu\n", (unsigned long long)insns);
+	fprintf(out, "%llu\n", (unsigned long long)(insns - irq_insns));
 	fflush(out);
 	if (prof)
 		profile();
@@ -134,10 +197,21 @@ static void on_translate(qemu_plugin_id_t id, struct qemu_plugin_tb *tb)
 		count_block(tb, n);
 	for (i = 0; i < n; i++) {
 		struct qemu_plugin_insn *insn = qemu_plugin_tb_get_insn(tb, i);
+		size_t len = qemu_plugin_insn_size(insn);
+		const void *data = qemu_plugin_insn_data(insn);
 
-		if (qemu_plugin_insn_size(insn) == marker_len &&
-		    !memcmp(qemu_plugin_insn_data(insn), marker, marker_len))
+		if (len == marker_len && !memcmp(data, marker, marker_len))
 			qemu_plugin_register_vcpu_insn_exec_cb(insn, on_marker,
+						QEMU_PLUGIN_CB_NO_REGS, NULL);
+		if (!noirq || len != 4)
+			continue;
+		if (insn_word(insn) == 0xd69f03e0)		/* eret */
+			qemu_plugin_register_vcpu_insn_exec_cb(insn,
+						on_exception_return,
+						QEMU_PLUGIN_CB_NO_REGS, NULL);
+		else if (!i && irq_vector(insn))
+			qemu_plugin_register_vcpu_insn_exec_cb(insn,
+						on_irq_entry,
 						QEMU_PLUGIN_CB_NO_REGS, NULL);
 	}
 }
@@ -145,6 +219,10 @@ static void on_translate(qemu_plugin_id_t id, struct qemu_plugin_tb *tb)
 static void on_plugin_exit(qemu_plugin_id_t id, void *udata)
 {
 	fprintf(out, "# total %llu\n", (unsigned long long)insns);
+	if (noirq)
+		fprintf(out, "# irq entries %llu, instructions left out %llu\n",
+			(unsigned long long)irq_entries,
+			(unsigned long long)irq_insns);
 	fclose(out);
 	if (prof)
 		fclose(prof);
@@ -154,12 +232,26 @@ __attribute__((visibility("default")))
 int qemu_plugin_install(qemu_plugin_id_t id, const qemu_info_t *info,
 			int argc, char **argv)
 {
-	if (argc < 1 || argc > 2 || strncmp(argv[0], "out=", 4) ||
-	    (argc == 2 && strncmp(argv[1], "prof=", 5)))
+	const char *prof_path = NULL;
+	int i;
+
+	if (argc < 1 || strncmp(argv[0], "out=", 4))
 		return -1;
+	for (i = 1; i < argc; i++) {
+		if (!strncmp(argv[i], "prof=", 5))
+			prof_path = argv[i] + 5;
+		else if (!strcmp(argv[i], "noirq=1"))
+			noirq = 1;
+		else
+			return -1;
+	}
 	if (!strcmp(info->target_name, "x86_64")) {
 		marker = marker_x86;
 		marker_len = sizeof(marker_x86);
+		if (noirq) {
+			fprintf(stderr, "insn-count-plugin: noirq=1 is arm64's\n");
+			return -1;
+		}
 	} else if (!strcmp(info->target_name, "aarch64")) {
 		marker = marker_arm64;
 		marker_len = sizeof(marker_arm64);
@@ -171,8 +263,8 @@ int qemu_plugin_install(qemu_plugin_id_t id, const qemu_info_t *info,
 	out = fopen(argv[0] + 4, "w");
 	if (!out)
 		return -1;
-	if (argc == 2) {
-		prof = fopen(argv[1] + 5, "w");
+	if (prof_path) {
+		prof = fopen(prof_path, "w");
 		if (!prof)
 			return -1;
 	}

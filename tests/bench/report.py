@@ -8,6 +8,7 @@ Usage: report.py BUILDDIR TARGET...
 """
 import json
 import math
+import re
 import statistics as st
 import sys
 from pathlib import Path
@@ -55,8 +56,13 @@ def load(tdir):
             if len(w) == 4 and w[3].startswith('exp_loop_'):
                 g['sizes'][w[3]] = int(w[1], 16)
     if (log / 'markers.txt').exists():
-        marks = [int(x) for x in (log / 'markers.txt').read_text().split('\n')
-                 if x and not x.startswith('#')]
+        text = (log / 'markers.txt').read_text()
+        marks = [int(x) for x in text.split('\n') if x and not x.startswith('#')]
+        # The plugin's noirq=1 (arm64): entries seen, instructions left out.
+        m = re.search(r'^# irq entries (\d+), instructions left out (\d+)$',
+                      text, re.MULTILINE)
+        if m:
+            g['irq'] = {'entries': int(m[1]), 'left_out': int(m[2])}
     else:
         # A real machine (bench-host.sh): perf stat's count of each run.
         marks = []
@@ -494,6 +500,10 @@ def main():
     for t in targets:
         m = report[t]['meta']
         arch = f", {m['arch']}" if arm64(report, t) else ''
+        if 'irq' in report[t]:
+            q = report[t]['irq']
+            arch += (f", interrupts left out of the counts ({q['entries']} "
+                     f"entries, {q['left_out']} instructions)")
         out.append(f"{t}: kernel {m.get('kernel')}, {m.get('qemu')}, "
                    f"{m.get('accel')}{arch}, host CPU {m.get('host_cpu')}")
     out += [''] + dd_table(report, targets)

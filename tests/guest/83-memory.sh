@@ -75,17 +75,41 @@ check "$CYCLES cycles: unreclaimable slab grew less than 64 bytes per cycle" \
 # The cost of an entry: 30 entries of frac_bits 5 (1920 slots). Free
 # space in already populated percpu pages, which earlier tests' entries
 # leave, would take some of it (after 67-filters-values.sh the full suite
-# measured +1440 kB of 1800): 30 entries first use it up.
+# measured +1440 kB of 1800): 30 entries first use it up. Percpu counts
+# the whole kernel's, and the percpu allocator's balance work populates
+# and frees pages when it runs: the count is taken once it has held for
+# a second, and up to three times (the 30 entries deleted and made
+# again), as that work can still run between two readings.
 i=30
 while [ $i -lt 60 ]; do echo "new m$i 5" > "$HELPER"; i=$((i + 1)); done
-p0=$(mem Percpu)
-i=0
-while [ $i -lt 30 ]; do echo "new m$i 5" > "$HELPER"; i=$((i + 1)); done
-p1=$(mem Percpu)
 want=$((30 * 1920 * 16 * ncpu / 1024))
-echo "# 30 entries of 1920 slots on $ncpu possible CPUs: Percpu +$((p1 - p0)) kB, expected $want kB"
+# steady: Percpu once two readings a second apart agree (10 s at most).
+steady() {
+	a=$(mem Percpu)
+	for _ in 1 2 3 4 5 6 7 8 9 10; do
+		sleep 1
+		b=$(mem Percpu)
+		[ "$a" != "$b" ] || break
+		a=$b
+	done
+	echo "$a"
+}
+grew=
+for try in 1 2 3; do
+	p0=$(steady)
+	i=0
+	while [ $i -lt 30 ]; do echo "new m$i 5" > "$HELPER"; i=$((i + 1)); done
+	p1=$(steady)
+	grew="$grew +$((p1 - p0))"
+	echo "# 30 entries of 1920 slots on $ncpu possible CPUs: Percpu +$((p1 - p0)) kB, expected $want kB (try $try)"
+	[ $(((p1 - p0) * 100)) -lt $((want * 85)) ] ||
+		[ $(((p1 - p0) * 100)) -gt $((want * 105)) ] || break
+	[ $try = 3 ] && break
+	i=0
+	while [ $i -lt 30 ]; do echo "delete m$i" > "$HELPER"; i=$((i + 1)); done
+done
 # Free space in already populated percpu pages takes some of it.
-check "Percpu grew by 30 entries' slots x CPUs x 16 bytes (-15%, +5%)" \
+check "Percpu grew by 30 entries' slots x CPUs x 16 bytes (-15%, +5%): $want kB, measured$grew kB" \
 	test $(((p1 - p0) * 100)) -ge $((want * 85)) -a $(((p1 - p0) * 100)) -le $((want * 105))
 i=0
 while [ $i -lt 60 ]; do echo "delete m$i" > "$HELPER"; i=$((i + 1)); done
