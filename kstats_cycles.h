@@ -8,6 +8,10 @@
  *   KSTATS_CYCLES_NAME         its name after "clock"
  *   KSTATS_CYCLES_UNUSABLE     why it may not be used, where it may not
  *   kstats_cycles()            an ordered read
+ *   kstats_cycles_begin()      a read that what follows waits for, for
+ *                              the start of an interval
+ *   kstats_cycles_end()        a read ordered after what precedes it, for
+ *                              the end of an interval
  *   kstats_cycles_usable()     whether readings of two CPUs may be
  *                              subtracted; checked when an entry picks it
  *   kstats_cycles_unstable()   whether this sample may not be used

@@ -23,6 +23,30 @@ static __always_inline u64 kstats_cycles(void)
 	return __arch_counter_get_cntvct();
 }
 
+/*
+ * The start of an interval: what follows waits for the read (the kernel's
+ * dependency on its value, arch_counter_enforce_ordering()), but the read
+ * may run before what precedes it (no ISB), which only adds a few of the
+ * trampoline's instructions to the interval.
+ */
+static __always_inline u64 kstats_cycles_begin(void)
+{
+	u64 cnt = read_sysreg(cntvct_el0);
+
+	arch_counter_enforce_ordering(cnt);
+	return cnt;
+}
+
+/*
+ * The end of an interval: after every instruction before it (the ISB of
+ * the read), but nothing after it needs to wait for it, so without the
+ * dependency on the value.
+ */
+static __always_inline u64 kstats_cycles_end(void)
+{
+	return arch_timer_read_cntvct_el0();
+}
+
 static __always_inline bool kstats_cycles_unstable(void)
 {
 #ifdef CONFIG_ARM_ARCH_TIMER_OOL_WORKAROUND

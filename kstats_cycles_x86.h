@@ -16,6 +16,17 @@ static __always_inline u64 kstats_cycles(void)
 	return rdtsc_ordered();
 }
 
+/* The start and the end of an interval: the same ordered read. */
+static __always_inline u64 kstats_cycles_begin(void)
+{
+	return rdtsc_ordered();
+}
+
+static __always_inline u64 kstats_cycles_end(void)
+{
+	return rdtsc_ordered();
+}
+
 /*
  * The kernel found the TSCs in step when it brought the CPUs up, and has
  * not marked the TSC unstable since (which it does when they drift apart,

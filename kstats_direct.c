@@ -163,7 +163,7 @@ static noinline notrace u64 kstats_direct_begin_other(struct kstats_probe *p,
 		c->key = (timed ? KSTATS_DIRECT_TIMED : 0) |
 			 (is_idle_task(current) ? KSTATS_DIRECT_IDLE : 0);
 		t0 = timed ? kstats_direct_begin_guarded(p) :
-			kstats_cycles_lean();
+			kstats_call_begin_lean();
 	} else {
 		c->key = p->by_arg ?
 			kstats_keys_arg_key(p, c->regs[p->by_arg - 1]) : 0;
@@ -190,7 +190,7 @@ static noinline notrace u64 kstats_direct_begin_other(struct kstats_probe *p,
  * a tail call away. Its state it leaves to the trampoline, which has just
  * read it, and to the end, which reads it again.
  */
-static notrace u64 kstats_direct_begin(unsigned int slot,
+static notrace u64 kstats_direct_begin(unsigned long slot,
 				       struct kstats_tramp_call *c)
 {
 	struct kstats_probe *p = READ_ONCE(kstats_direct_probes[slot]);
@@ -205,7 +205,7 @@ static notrace u64 kstats_direct_begin(unsigned int slot,
 	if (unlikely(timed || is_idle_task(current)))
 		return kstats_direct_begin_other(p, slot, c, timed);
 	c->key = 0;
-	t0 = kstats_cycles_lean();
+	t0 = kstats_call_begin_lean();
 	if (likely(t0))
 		kstats_tramp_count_in_task(slot);
 	return t0;
@@ -325,7 +325,7 @@ kstats_direct_end_shaped(struct kstats_probe *p, unsigned int slot,
  * on two CPUs, which kstats_slot_mean() clamps (the sums of all CPUs stay
  * exact).
  */
-static notrace void kstats_direct_end(unsigned int slot,
+static notrace void kstats_direct_end(unsigned long slot,
 				      const struct kstats_tramp_call *c,
 				      unsigned long ret)
 {

@@ -144,7 +144,7 @@ struct kstats_timed {
 /* Counts a handler call; true for the one in KSTATS_TIMED_EVERY timed. */
 static __always_inline bool kstats_timed_due(struct kstats_probe *p)
 {
-	return unlikely(!(this_cpu_inc_return(p->stats->hits) %
+	return unlikely(!(kstats_this_cpu_add_return(p->stats->hits, 1) %
 			  KSTATS_TIMED_EVERY));
 }
 
@@ -222,6 +222,19 @@ static __always_inline u64 kstats_cycles_lean(void)
 }
 
 /*
+ * The start time of a lean entry's call, which kstats_call_end_lean()
+ * ends: the read of kstats_cycles_begin() (0 where there is none).
+ */
+static __always_inline u64 kstats_call_begin_lean(void)
+{
+#ifdef KSTATS_HAVE_CYCLES
+	return kstats_cycles_begin();
+#else
+	return 0;
+#endif
+}
+
+/*
  * kstats_call_end() of an entry of a lean shape (enum kstats_shape), up
  * to the sample: false if none is taken, else its value in @d. It calls
  * nothing, so that the caller may be a leaf (whose code that a traced
@@ -233,7 +246,7 @@ static __always_inline bool kstats_call_end_lean(struct kstats_probe *p,
 						 u64 t0, u64 *d)
 {
 #ifdef KSTATS_HAVE_CYCLES
-	u64 now = kstats_cycles();
+	u64 now = kstats_cycles_end();
 
 	/* A stop moves @resumed past every start (kstats_state.c). */
 	if (unlikely(t0 < READ_ONCE(p->resumed)))

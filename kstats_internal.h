@@ -17,6 +17,7 @@
 #include <linux/percpu.h>
 #include <linux/preempt.h>
 #include "kstats.h"
+#include "kstats_pcpu.h"
 
 struct seq_file;
 
@@ -116,6 +117,21 @@ static __always_inline void kstats_raise(u64 __percpu *p, u64 val)
 	}
 }
 
+#ifdef KSTATS_PCPU_HELD
+/* kstats_raise() at this CPU's copy @p, held (kstats_pcpu.h). */
+static __always_inline void kstats_raise_at(u64 *p, u64 val)
+{
+	u64 cur = READ_ONCE(*p), prev;
+
+	while (unlikely(val > cur)) {
+		prev = kstats_pcpu_cmpxchg(p, cur, val);
+		if (prev == cur)
+			break;
+		cur = prev;
+	}
+}
+#endif
+
 /* Where a sample goes: its slot, and what it adds to the slot's sum. */
 struct kstats_pos {
 	unsigned int slot;
@@ -149,7 +165,8 @@ static __always_inline struct kstats_pos kstats_pos_of(u64 val,
  * takes the same @pos).
  * __kstats_add_at() is for callers that keep preemption off around it,
  * or that accept a sample split over two CPUs if the task moves between
- * its updates (a lean direct entry's end, kstats_direct.c).
+ * its updates (a lean direct entry's end, kstats_direct.c; on arm64 it
+ * holds the CPU itself, kstats_pcpu.h).
  * The sum is updated before the count, and kstats_reset() clears a CPU's
  * slots from that CPU with interrupts off: a sample cut in two by a reset
  * leaves at worst a count without its offset, which keeps the mean inside
@@ -162,10 +179,24 @@ static __always_inline void __kstats_add_at(struct kstats *ks, u64 val,
 	struct kstats_slot __percpu *slot = ks->slots + pos.slot;
 	struct kstats_extremes __percpu *ext = ks->ext;
 
+#ifdef KSTATS_PCPU_HELD
+	struct kstats_slot *s;
+	struct kstats_extremes *e;
+
+	kstats_pcpu_hold();
+	s = raw_cpu_ptr(slot);
+	e = raw_cpu_ptr(ext);
+	kstats_pcpu_add(&s->sum, pos.offset);
+	kstats_pcpu_add(&s->count, 1);
+	kstats_raise_at(&e->max, val);
+	kstats_raise_at(&e->not_min, ~val);
+	kstats_pcpu_release();
+#else
 	this_cpu_add(slot->sum, pos.offset);
 	this_cpu_add(slot->count, 1);
 	kstats_raise(&ext->max, val);
 	kstats_raise(&ext->not_min, ~val);
+#endif
 }
 
 static __always_inline void kstats_add_at(struct kstats *ks, u64 val,

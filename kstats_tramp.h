@@ -41,10 +41,15 @@
 #define KSTATS_TRAMP_REGS	6
 #endif
 
+/* The hooks (struct kstats_tramp_hooks), for arm64's trampolines. */
+#define KSTATS_TRAMP_HOOK_BEGIN	0
+#define KSTATS_TRAMP_HOOK_END	8
+
 #ifndef __ASSEMBLY__
 #include <linux/percpu.h>
 #include <linux/sched.h>
 #include <linux/types.h>
+#include "kstats_pcpu.h"
 
 /**
  * struct kstats_tramp_call - one call through a trampoline, in its frame
@@ -69,12 +74,13 @@ struct kstats_tramp_call {
  *	and @c->t0 its start time. It counts the call out, with
  *	kstats_tramp_count_out(), last.
  *
- * The trampolines reach the hooks through a tail call each: counting in
- * the hooks spares each call a frame of this module.
+ * The trampolines reach the hooks directly (arm64) or through a tail
+ * call each (x86-64): counting in the hooks spares each call a frame of
+ * this module. @slot is a register's width: no hook extends it.
  */
 struct kstats_tramp_hooks {
-	u64 (*begin)(unsigned int slot, struct kstats_tramp_call *c);
-	void (*end)(unsigned int slot, const struct kstats_tramp_call *c,
+	u64 (*begin)(unsigned long slot, struct kstats_tramp_call *c);
+	void (*end)(unsigned long slot, const struct kstats_tramp_call *c,
 		    unsigned long ret);
 };
 
@@ -132,17 +138,17 @@ DECLARE_PER_CPU(long[KSTATS_DIRECT_MAX], kstats_tramp_inflight);
 DECLARE_PER_CPU(long[KSTATS_DIRECT_MAX], kstats_tramp_idle_inflight);
 
 /* The count of a call known not to be the idle task's, in and out. */
-static __always_inline void kstats_tramp_count_in_task(unsigned int slot)
+static __always_inline void kstats_tramp_count_in_task(unsigned long slot)
 {
-	this_cpu_inc(kstats_tramp_inflight[slot]);
+	kstats_this_cpu_add(kstats_tramp_inflight[slot], 1);
 }
 
-static __always_inline void kstats_tramp_count_out_task(unsigned int slot)
+static __always_inline void kstats_tramp_count_out_task(unsigned long slot)
 {
-	this_cpu_dec(kstats_tramp_inflight[slot]);
+	kstats_this_cpu_add(kstats_tramp_inflight[slot], -1);
 }
 
-static __always_inline void kstats_tramp_count_in(unsigned int slot)
+static __always_inline void kstats_tramp_count_in(unsigned long slot)
 {
 	if (unlikely(is_idle_task(current)))
 		this_cpu_inc(kstats_tramp_idle_inflight[slot]);
@@ -150,7 +156,7 @@ static __always_inline void kstats_tramp_count_in(unsigned int slot)
 		kstats_tramp_count_in_task(slot);
 }
 
-static __always_inline void kstats_tramp_count_out(unsigned int slot)
+static __always_inline void kstats_tramp_count_out(unsigned long slot)
 {
 	if (unlikely(is_idle_task(current)))
 		this_cpu_dec(kstats_tramp_idle_inflight[slot]);
@@ -158,10 +164,18 @@ static __always_inline void kstats_tramp_count_out(unsigned int slot)
 		kstats_tramp_count_out_task(slot);
 }
 
-/* Called by the trampolines: the hooks. */
-u64 kstats_tramp_begin(unsigned int slot, struct kstats_tramp_call *c);
-void kstats_tramp_end(unsigned int slot, const struct kstats_tramp_call *c,
+/*
+ * The hooks in use: kstats.ko's, or this module's stubs once it has
+ * unhooked. x86-64's trampolines call them through kstats_tramp_begin()
+ * and kstats_tramp_end(), tail calls; arm64's load them and call them
+ * themselves, as a function there keeps its frame and calls, not jumps.
+ */
+extern const struct kstats_tramp_hooks *kstats_tramp_hooks;
+#ifndef CONFIG_ARM64
+u64 kstats_tramp_begin(unsigned long slot, struct kstats_tramp_call *c);
+void kstats_tramp_end(unsigned long slot, const struct kstats_tramp_call *c,
 		      unsigned long ret);
+#endif
 #endif
 
 #endif /* _KSTATS_TRAMP_H */

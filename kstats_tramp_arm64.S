@@ -1,7 +1,7 @@
 /* SPDX-License-Identifier: GPL-2.0 */
 /*
- * kstats_tramp.ko (see kstats_tramp.h), arm64. Calls kstats_tramp_begin()
- * and kstats_tramp_end() only, in the same module.
+ * kstats_tramp.ko (see kstats_tramp.h), arm64. Calls the hooks that
+ * kstats_tramp_hooks points to only (kstats.ko's, or this module's stubs).
  *
  * kstats mechanism "direct": KSTATS_DIRECT_MAX trampolines, each reached
  * from the patched entry of one traced function ("mov x9, x30; bl ..."),
@@ -12,9 +12,11 @@
  *
  * As on x86-64 (kstats_tramp_x86.S): stopped, back into FUNC's body at
  * once; else save the argument registers in the call's record, ask
- * kstats_tramp_begin(), and if it measures, call the body with them
- * restored, keep x0:x1, hand the record to kstats_tramp_end() and return
- * to FUNC's caller.
+ * the hooks' begin, and if it measures, call the body with them
+ * restored, keep x0:x1, hand the record to the hooks' end and return to
+ * FUNC's caller. The hooks are loaded and called here, not through a C
+ * function: one would keep its frame and make a call (about 14
+ * instructions a call, both ends).
  *
  * The body is entered by RET to a register, as by ftrace itself: BTI
  * checks no return, and the body after the patched entry is no landing
@@ -46,6 +48,14 @@
 
 .set kstats_direct_tramps, 0
 
+/* Call the hook at offset \off of *kstats_tramp_hooks (x10: scratch). */
+.macro KSTATS_CALL_HOOK off
+	adrp	x10, kstats_tramp_hooks
+	ldr	x10, [x10, #:lo12:kstats_tramp_hooks]
+	ldr	x10, [x10, #\off]
+	blr	x10
+.endm
+
 .macro KSTATS_DIRECT_TRAMP n
 .set kstats_direct_tramps, kstats_direct_tramps + 1
 SYM_CODE_START(kstats_direct_tramp_\n)
@@ -71,7 +81,7 @@ SYM_CODE_START(kstats_direct_tramp_\n)
 	str	x8, [sp, #KSTATS_X(8)]
 	mov	w0, #\n
 	add	x1, sp, #KSTATS_CALL
-	bl	kstats_tramp_begin
+	KSTATS_CALL_HOOK KSTATS_TRAMP_HOOK_BEGIN
 	str	x0, [sp, #KSTATS_T0]
 	mov	x10, x0
 	ldp	x0, x1, [sp, #KSTATS_X(0)]
@@ -90,7 +100,7 @@ SYM_CODE_START(kstats_direct_tramp_\n)
 	mov	x2, x0
 	add	x1, sp, #KSTATS_CALL
 	mov	w0, #\n
-	bl	kstats_tramp_end
+	KSTATS_CALL_HOOK KSTATS_TRAMP_HOOK_END
 	ldp	x0, x1, [sp, #KSTATS_X(0)]
 	/* Back to FUNC's caller, with the caller's frame pointer. */
 	ldp	x29, x30, [sp, #KSTATS_ENTRY]

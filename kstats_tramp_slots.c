@@ -2,10 +2,11 @@
 /*
  * kstats_tramp.ko: the slots of the direct trampolines (kstats_tramp.h).
  *
- * Each trampoline (kstats_tramp_ARCH.S) calls kstats_tramp_begin() at
- * FUNC's entry and kstats_tramp_end() when a measured call returns; they
- * call kstats.ko's hooks, which count the calls in flight per slot, per
- * CPU, in this module's counters (kstats_tramp.h). Once kstats.ko has
+ * Each trampoline (kstats_tramp_ARCH.S) calls the hooks' begin at FUNC's
+ * entry and their end when a measured call returns (on x86-64 through
+ * kstats_tramp_begin() and kstats_tramp_end()): kstats.ko's, which count
+ * the calls in flight per slot, per CPU, in this module's counters
+ * (kstats_tramp.h). Once kstats.ko has
  * unhooked (module exit), they call stubs of this module: a call asleep
  * in FUNC then returns through its trampoline, is counted out there and
  * calls nothing outside this module.
@@ -93,14 +94,14 @@ static_assert(offsetof(struct kstats_tramp_call, t0) == KSTATS_TRAMP_CALL_T0);
 static_assert(offsetof(struct kstats_tramp_call, regs) ==
 	      KSTATS_TRAMP_CALL_REGS);
 
-static notrace u64 kstats_tramp_no_begin(unsigned int slot,
+static notrace u64 kstats_tramp_no_begin(unsigned long slot,
 					 struct kstats_tramp_call *c)
 {
 	return 0;
 }
 
 /* A call that kstats.ko's hooks counted in, returning after the unhook. */
-static notrace void kstats_tramp_no_end(unsigned int slot,
+static notrace void kstats_tramp_no_end(unsigned long slot,
 					const struct kstats_tramp_call *c,
 					unsigned long ret)
 {
@@ -112,26 +113,31 @@ static const struct kstats_tramp_hooks kstats_tramp_no_hooks = {
 	.end = kstats_tramp_no_end,
 };
 
-static const struct kstats_tramp_hooks *kstats_tramp_hooks =
-	&kstats_tramp_no_hooks;
+const struct kstats_tramp_hooks *kstats_tramp_hooks = &kstats_tramp_no_hooks;
 
+/* The trampolines' assembly reads the hooks at these offsets. */
+static_assert(offsetof(struct kstats_tramp_hooks, begin) == KSTATS_TRAMP_HOOK_BEGIN);
+static_assert(offsetof(struct kstats_tramp_hooks, end) == KSTATS_TRAMP_HOOK_END);
+
+#ifndef CONFIG_ARM64
 /*
  * Preemptible or not, in any context: this_cpu ops are preemption-safe.
  * Not traceable (notrace, NOKPROBE): a hook here would recurse.
  */
-notrace u64 kstats_tramp_begin(unsigned int slot, struct kstats_tramp_call *c)
+notrace u64 kstats_tramp_begin(unsigned long slot, struct kstats_tramp_call *c)
 {
 	return READ_ONCE(kstats_tramp_hooks)->begin(slot, c);
 }
 NOKPROBE_SYMBOL(kstats_tramp_begin);
 
-notrace void kstats_tramp_end(unsigned int slot,
+notrace void kstats_tramp_end(unsigned long slot,
 			      const struct kstats_tramp_call *c,
 			      unsigned long ret)
 {
 	READ_ONCE(kstats_tramp_hooks)->end(slot, c, ret);
 }
 NOKPROBE_SYMBOL(kstats_tramp_end);
+#endif
 
 /* ---------------------------------------------------------------------- */
 /* Tasks that exit inside a measured call. */

@@ -278,7 +278,8 @@ static void truth_put_threads(void)
 		put_task_struct(truth[i].task);
 	}
 	raw_spin_lock_irq(&truth_lock);
-	memset(truth, 0, sizeof(*truth) * TRUTH_THREADS);
+	for (i = 0; i < TRUTH_THREADS; i++)
+		memset(&truth[i], 0, sizeof(truth[i]));
 	raw_spin_unlock_irq(&truth_lock);
 }
 

@@ -1,0 +1,66 @@
+/* SPDX-License-Identifier: GPL-2.0 */
+/*
+ * Layer: record core. How a sample's per-CPU updates are made, each safe
+ * against an interrupt that records on the same CPU.
+ *
+ * x86-64: this_cpu ops, one instruction each with the CPU's base in %gs.
+ *
+ * arm64 (KSTATS_PCPU_HELD): a this_cpu op reads the CPU's offset each
+ * time, and the LSE form of an add keeps three NOPs of room for its
+ * LL/SC form: six instructions with its address, and on a preemptible
+ * kernel a preemption section of its own. Instead the task holds its CPU
+ * (kstats_pcpu_hold(): free on a kernel without kernel preemption, as
+ * Debian's 6.12), takes the addresses of this CPU's copies once, with
+ * raw_cpu_ptr(), and makes each update a relaxed atomic at its address
+ * (atomic against an interrupt; nothing orders it against other memory,
+ * as nothing does a this_cpu op): for an add, a NOP (the patched test for
+ * LSE) and the LSE atomic, the LL/SC form out of line.
+ *
+ *   kstats_pcpu_hold()            keep the task on its CPU
+ *   kstats_pcpu_release()         the end of that
+ *   kstats_pcpu_add(p, v)         *@p += @v, @p this CPU's copy
+ *   kstats_pcpu_cmpxchg(p, o, n)  *@p from @o to @n; the old value
+ *
+ * and, as this_cpu_add() and this_cpu_add_return() of a long or a u64,
+ * in either form:
+ *
+ *   kstats_this_cpu_add(pcp, v)
+ *   kstats_this_cpu_add_return(pcp, v)
+ */
+#ifndef _KSTATS_PCPU_H
+#define _KSTATS_PCPU_H
+
+#ifdef CONFIG_ARM64
+#include <linux/atomic.h>
+#include <linux/preempt.h>
+
+#define KSTATS_PCPU_HELD
+#define kstats_pcpu_hold()	preempt_disable_notrace()
+#define kstats_pcpu_release()	preempt_enable_notrace()
+#define kstats_pcpu_add(p, v)	atomic64_add((v), (atomic64_t *)(p))
+#define kstats_pcpu_cmpxchg(p, o, n) \
+	((u64)atomic64_cmpxchg_relaxed((atomic64_t *)(p), (o), (n)))
+
+#define kstats_this_cpu_add(pcp, v)					\
+do {									\
+	kstats_pcpu_hold();						\
+	kstats_pcpu_add(raw_cpu_ptr(&(pcp)), (v));			\
+	kstats_pcpu_release();						\
+} while (0)
+
+#define kstats_this_cpu_add_return(pcp, v)				\
+({									\
+	typeof(pcp) __ret;						\
+									\
+	kstats_pcpu_hold();						\
+	__ret = atomic64_add_return_relaxed((v),			\
+					    (atomic64_t *)raw_cpu_ptr(&(pcp))); \
+	kstats_pcpu_release();						\
+	__ret;								\
+})
+#else
+#define kstats_this_cpu_add(pcp, v)		this_cpu_add(pcp, v)
+#define kstats_this_cpu_add_return(pcp, v)	this_cpu_add_return(pcp, v)
+#endif
+
+#endif /* _KSTATS_PCPU_H */
