@@ -70,7 +70,7 @@ bench_mark() {
 # plugin: -smp 1, one TCG thread, so the plugin's single counter is exact.
 # The machine and its ports are run-guest.sh's (targets.sh).
 qemu_run() {
-	local target=$1 initrd=$2 log=$3 mem=$4 noirq= args=
+	local target=$1 initrd=$2 log=$3 mem=$4 noirq='' args=''
 	guest_machine "$target" "$log/console.log" "$log/results.txt"
 	# arm64: the timer's interrupts left out of the count (the plugin's
 	# comment says why x86-64's need not be), and the modules where each
