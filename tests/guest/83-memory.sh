@@ -77,21 +77,31 @@ settle
 pcpu0=$(steady Percpu)
 slab0=$(steady SUnreclaim)
 start=$(date +%s)
+half=$((CYCLES / 2))
 i=0
+while [ $i -lt $half ]; do cycle $i; i=$((i + 1)); done
+settle
+slab_h=$(steady SUnreclaim)
 while [ $i -lt "$CYCLES" ]; do cycle $i; i=$((i + 1)); done
 slab_q=$(mem SUnreclaim)
 settle
 pcpu1=$(steady Percpu)
 slab1=$(steady SUnreclaim)
-echo "# $CYCLES cycles in $(($(date +%s) - start)) s: Percpu $pcpu0 -> $pcpu1 kB, SUnreclaim $slab0 -> $slab1 kB ($slab_q before the caches were shrunk)"
+echo "# $CYCLES cycles in $(($(date +%s) - start)) s: Percpu $pcpu0 -> $pcpu1 kB, SUnreclaim $slab0 -> $slab_h -> $slab1 kB ($slab_q before the caches were shrunk)"
 is "$(cat "$KS/_control")" "" "nothing left after $CYCLES cycles"
 # One entry of frac_bits 5: 1920 slots x 16 bytes per possible CPU.
 entry_kb=$((1920 * 16 * ncpu / 1024))
 check "$CYCLES cycles: Percpu grew less than one entry ($entry_kb kB)" \
 	test $((pcpu1 - pcpu0)) -lt "$entry_kb"
-# A leak of 64 bytes per cycle would show as 62 kB.
-check "$CYCLES cycles: unreclaimable slab grew less than 64 bytes per cycle" \
-	test $((slab1 - slab0)) -lt $((CYCLES * 64 / 1024))
+# A leak of 64 bytes per cycle would show as 31 kB in each half of the
+# cycles (each half runs every mechanism); the kernel's own allocations
+# that happen to fall in the run (KASAN's quarantine, kmemleak's
+# records, a cache's new slab: up to 72 kB once in 1000 cycles on
+# deb7x and debug) show in one half only.
+d1=$((slab_h - slab0))
+d2=$((slab1 - slab_h))
+check "$CYCLES cycles: unreclaimable slab grew less than 64 bytes per cycle in one half at least (+$d1, +$d2 kB)" \
+	test $d1 -lt $((half * 64 / 1024)) -o $d2 -lt $((half * 64 / 1024))
 
 # The cost of an entry: 30 entries of frac_bits 5 (1920 slots). Free
 # space in already populated percpu pages, which earlier tests' entries
