@@ -1,15 +1,16 @@
 // SPDX-License-Identifier: GPL-2.0
 /*
  * Test-only: hold a task on the last instructions of a kstats direct
- * trampoline, after its call of kstats_tramp_end() has counted the call
- * out (tests/guest/96-tramp-exit.sh). A task preempted there still runs
+ * trampoline, after its call of the end hook has counted the call out
+ * (tests/guest/96-tramp-exit.sh). A task preempted there still runs
  * module text although no call is in flight any more; kstats_tramp must
  * not free the trampoline's slot, or drop its reference on itself, before
  * an RCU-tasks grace period has seen the task leave.
  *
- * "tramp" and "callee" are the addresses of the trampoline and of
- * kstats_tramp_end() (from /proc/kallsyms). The kprobe goes on the
- * instruction after the trampoline's call of the callee. "hold": write 1
+ * "tramp" and "callee" are the addresses of the trampoline and, on
+ * x86-64, of kstats_tramp_end() (from /proc/kallsyms), which calls the
+ * hook; arm64's trampoline loads the end hook and calls it itself. The
+ * kprobe goes on the instruction after that call. "hold": write 1
  * to arm it; the next time task "pid" reaches the probe, it sets "hold"
  * to 2 and spins there, preemption and interrupts off as in any kprobe
  * handler, until 0 is written (or the module unloads): no clock bounds
@@ -64,7 +65,11 @@ static struct kprobe kstats_hold_kp = {
 };
 
 #ifdef CONFIG_ARM64
-/* The instruction after the trampoline's BL of the callee. */
+/* kstats_tramp_arm64.S's KSTATS_CALL_HOOK of the end hook (offset 8). */
+#define KSTATS_HOLD_LDR_END	0xf940054a	/* ldr x10, [x10, #8] */
+#define KSTATS_HOLD_BLR		0xd63f0140	/* blr x10 */
+
+/* The instruction after the trampoline's call of the end hook. */
 static unsigned long kstats_hold_find(void)
 {
 	static __le32 text[KSTATS_HOLD_SCAN / 4];
@@ -72,14 +77,10 @@ static unsigned long kstats_hold_find(void)
 
 	if (copy_from_kernel_nofault(text, (void *)tramp, sizeof(text)))
 		return 0;
-	for (i = 0; i < ARRAY_SIZE(text); i++) {
-		u32 insn = le32_to_cpu(text[i]);
-		unsigned long at = tramp + 4 * i;
-
-		if ((insn & 0xfc000000) == 0x94000000 &&
-		    at + (sign_extend64(insn & 0x03ffffff, 25) << 2) == callee)
-			return at + 4;
-	}
+	for (i = 1; i < ARRAY_SIZE(text); i++)
+		if (le32_to_cpu(text[i - 1]) == KSTATS_HOLD_LDR_END &&
+		    le32_to_cpu(text[i]) == KSTATS_HOLD_BLR)
+			return tramp + 4 * i + 4;
 	return 0;
 }
 #else
@@ -128,7 +129,7 @@ static int __init kstats_hold_init(void)
 {
 	unsigned long at;
 
-	if (!tramp || !callee)
+	if (!tramp || (!IS_ENABLED(CONFIG_ARM64) && !callee))
 		return -EINVAL;
 	at = kstats_hold_find();
 	if (!at)
