@@ -102,26 +102,13 @@ struct kstats_extremes {
 };
 
 /*
- * Raise this CPU's *@p to @val: one compare once the extremes settle.
- * this_cpu_cmpxchg() keeps a sample from an interrupt in between.
+ * Raise *@p, a reference to this CPU's copy (kstats_pcpu.h), to @val:
+ * one compare once the extremes settle. The compare-exchange keeps a
+ * sample from an interrupt in between.
  */
-static __always_inline void kstats_raise(u64 __percpu *p, u64 val)
+static __always_inline void kstats_raise(__kstats_pcpu u64 *p, u64 val)
 {
-	u64 cur = this_cpu_read(*p), prev;
-
-	while (unlikely(val > cur)) {
-		prev = this_cpu_cmpxchg(*p, cur, val);
-		if (prev == cur)
-			break;
-		cur = prev;
-	}
-}
-
-#ifdef KSTATS_PCPU_HELD
-/* kstats_raise() at this CPU's copy @p, held (kstats_pcpu.h). */
-static __always_inline void kstats_raise_at(u64 *p, u64 val)
-{
-	u64 cur = READ_ONCE(*p), prev;
+	u64 cur = kstats_pcpu_read(p), prev;
 
 	while (unlikely(val > cur)) {
 		prev = kstats_pcpu_cmpxchg(p, cur, val);
@@ -130,7 +117,6 @@ static __always_inline void kstats_raise_at(u64 *p, u64 val)
 		cur = prev;
 	}
 }
-#endif
 
 /* Where a sample goes: its slot, and what it adds to the slot's sum. */
 struct kstats_pos {
@@ -176,27 +162,17 @@ static __always_inline void __kstats_add_at(struct kstats *ks, u64 val,
 					    struct kstats_pos pos)
 {
 	/* Loaded once: the per-CPU updates below may alias any memory. */
-	struct kstats_slot __percpu *slot = ks->slots + pos.slot;
-	struct kstats_extremes __percpu *ext = ks->ext;
-
-#ifdef KSTATS_PCPU_HELD
-	struct kstats_slot *s;
-	struct kstats_extremes *e;
+	__kstats_pcpu struct kstats_slot *slot;
+	__kstats_pcpu struct kstats_extremes *ext;
 
 	kstats_pcpu_hold();
-	s = raw_cpu_ptr(slot);
-	e = raw_cpu_ptr(ext);
-	kstats_pcpu_add(&s->sum, pos.offset);
-	kstats_pcpu_add(&s->count, 1);
-	kstats_raise_at(&e->max, val);
-	kstats_raise_at(&e->not_min, ~val);
-	kstats_pcpu_release();
-#else
-	this_cpu_add(slot->sum, pos.offset);
-	this_cpu_add(slot->count, 1);
+	slot = kstats_pcpu_ref(ks->slots + pos.slot);
+	ext = kstats_pcpu_ref(ks->ext);
+	kstats_pcpu_add(&slot->sum, pos.offset);
+	kstats_pcpu_add(&slot->count, 1);
 	kstats_raise(&ext->max, val);
 	kstats_raise(&ext->not_min, ~val);
-#endif
+	kstats_pcpu_release();
 }
 
 static __always_inline void kstats_add_at(struct kstats *ks, u64 val,
