@@ -97,6 +97,15 @@ static DEFINE_MUTEX(truth_mutex);
 static struct tracepoint *truth_tp_switch, *truth_tp_wakeup, *truth_tp_wakeup_new;
 static struct dentry *truth_dir;
 
+static void truth_add(struct truth_series *s, u64 in, u64 out)
+{
+	if (s->n < TRUTH_MAX) {
+		s->inner[s->n] = in;
+		s->outer[s->n] = out;
+	}
+	s->n++;
+}
+
 static void truth_start(struct truth_pending *p, int probe, u64 now)
 {
 	if (probe == TRUTH_FIRST)
@@ -122,13 +131,9 @@ static void truth_end(struct truth_pending *p, int probe, u64 now,
 	if (p->start[TRUTH_FIRST] && p->start[TRUTH_LAST] && p->end_first) {
 		in = p->end_first - p->start[TRUTH_LAST];
 		out = now - p->start[TRUTH_FIRST];
-		for (; s; s = s2, s2 = NULL) {
-			if (s->n < TRUTH_MAX) {
-				s->inner[s->n] = in;
-				s->outer[s->n] = out;
-			}
-			s->n++;
-		}
+		truth_add(s, in, out);
+		if (s2)
+			truth_add(s2, in, out);
 	}
 	memset(p, 0, sizeof(*p));
 }

@@ -114,6 +114,9 @@ check "$CYCLES cycles: unreclaimable slab grew less than 64 bytes per cycle in o
 i=30
 while [ $i -lt 60 ]; do echo "new m$i 5" > "$HELPER"; i=$((i + 1)); done
 want=$((30 * 1920 * 16 * ncpu / 1024))
+# near_want KB: within -15% and +5% of $want (free space in already
+# populated percpu pages takes some of it).
+near_want() { test $(($1 * 100)) -ge $((want * 85)) -a $(($1 * 100)) -le $((want * 105)); }
 grew=
 for try in 1 2 3; do
 	p0=$(steady Percpu)
@@ -122,15 +125,13 @@ for try in 1 2 3; do
 	p1=$(steady Percpu)
 	grew="$grew +$((p1 - p0))"
 	echo "# 30 entries of 1920 slots on $ncpu possible CPUs: Percpu +$((p1 - p0)) kB, expected $want kB (try $try)"
-	[ $(((p1 - p0) * 100)) -lt $((want * 85)) ] ||
-		[ $(((p1 - p0) * 100)) -gt $((want * 105)) ] || break
+	! near_want $((p1 - p0)) || break
 	[ $try = 3 ] && break
 	i=0
 	while [ $i -lt 30 ]; do echo "delete m$i" > "$HELPER"; i=$((i + 1)); done
 done
-# Free space in already populated percpu pages takes some of it.
 check "Percpu grew by 30 entries' slots x CPUs x 16 bytes (-15%, +5%): $want kB, measured$grew kB" \
-	test $(((p1 - p0) * 100)) -ge $((want * 85)) -a $(((p1 - p0) * 100)) -le $((want * 105))
+	near_want $((p1 - p0))
 i=0
 while [ $i -lt 60 ]; do echo "delete m$i" > "$HELPER"; i=$((i + 1)); done
 
