@@ -50,9 +50,11 @@ static struct kstats_direct_slot kstats_direct_slots[KSTATS_DIRECT_MAX];
 static bool kstats_direct_hooked;
 /*
  * The entry of each slot, read by the hooks (an array of pointers, not a
- * slot field: one indexed load); NULL: calls go straight to FUNC.
+ * slot field: one indexed load); NULL: calls go straight to FUNC. Read
+ * mostly, and so in a section of its own here: arm64 then addresses it
+ * from its own page offset, not from an anchor shared with those above.
  */
-static struct kstats_probe *kstats_direct_probes[KSTATS_DIRECT_MAX];
+static struct kstats_probe *kstats_direct_probes[KSTATS_DIRECT_MAX] __read_mostly;
 
 /* ---------------------------------------------------------------------- */
 /* Called by the trampolines. */
@@ -187,8 +189,9 @@ static noinline notrace u64 kstats_direct_begin_other(struct kstats_probe *p,
  * preemption off (each per-CPU update is one instruction). The untimed
  * start of an entry of a lean shape (enum kstats_shape) in a task reads
  * the cycle counter, tests nothing else and calls nothing: the others are
- * a tail call away. Its state it leaves to the trampoline, which has just
- * read it, and to the end, which reads it again.
+ * a tail call away, and leaves @c->key 0, as the trampoline wrote it. Its
+ * state it leaves to the trampoline, which has just read it, and to the
+ * end, which reads it again.
  */
 static notrace u64 kstats_direct_begin(unsigned long slot,
 				       struct kstats_tramp_call *c)
@@ -204,7 +207,6 @@ static notrace u64 kstats_direct_begin(unsigned long slot,
 	timed = kstats_timed_due(p);
 	if (unlikely(timed || is_idle_task(current)))
 		return kstats_direct_begin_other(p, slot, c, timed);
-	c->key = 0;
 	t0 = kstats_call_begin_lean();
 	if (likely(t0))
 		kstats_tramp_count_in_task(slot);
@@ -276,45 +278,84 @@ static noinline notrace void kstats_direct_by_comm(struct kstats_probe *p,
 }
 
 /*
- * The untimed end of a lean shape but the plain one: the sample, and what
- * the shape adds to it a tail call away. The call is counted out first:
- * what follows runs in this module, which its unhook waits for.
+ * The untimed ends of the lean shapes but the plain one: the sample, and
+ * what the shape adds to it a tail call away. The call is counted out
+ * first: what follows runs in this module, which its unhook waits for.
+ * One function each, so that none keeps a frame for another's needs.
  */
+static __always_inline void
+kstats_direct_end_keyed_by(struct kstats_probe *p, unsigned int slot,
+			   const struct kstats_tramp_call *c, unsigned long ret,
+			   void (*keyed)(struct kstats_probe *p, u64 d,
+					 unsigned long ret))
+{
+	bool taken;
+	u64 d;
+
+	taken = kstats_call_end_lean(p, c->t0, &d);
+	kstats_tramp_count_out_task(slot);
+	if (taken)
+		keyed(p, d, ret);
+}
+
+static noinline notrace void
+kstats_direct_end_comm(struct kstats_probe *p, unsigned int slot,
+		       const struct kstats_tramp_call *c, unsigned long ret)
+{
+	kstats_direct_end_keyed_by(p, slot, c, ret, kstats_direct_by_comm);
+}
+
+static noinline notrace void
+kstats_direct_end_outliers(struct kstats_probe *p, unsigned int slot,
+			   const struct kstats_tramp_call *c, unsigned long ret)
+{
+	u64 d;
+
+	if (kstats_call_end_lean(p, c->t0, &d))
+		__kstats_add_sample(p->ks, d);
+	else
+		d = 0;
+	kstats_tramp_count_out_task(slot);
+	if (kstats_outliers_due(p, d))
+		kstats_direct_outlier(p, d, ret);
+}
+
+static noinline notrace void
+kstats_direct_end_keys(struct kstats_probe *p, unsigned int slot,
+		       const struct kstats_tramp_call *c, unsigned long ret)
+{
+	kstats_direct_end_keyed_by(p, slot, c, ret, kstats_direct_keyed);
+}
+
+/* Into the entry's own slots, which the reset of its keys clears next. */
+static noinline notrace void
+kstats_direct_end_frozen(struct kstats_probe *p, unsigned int slot,
+			 const struct kstats_tramp_call *c)
+{
+	u64 d;
+
+	if (kstats_call_end_lean(p, c->t0, &d))
+		__kstats_add_sample(p->ks, d);
+	kstats_tramp_count_out_task(slot);
+}
+
 static noinline notrace void
 kstats_direct_end_shaped(struct kstats_probe *p, unsigned int slot,
 			 const struct kstats_tramp_call *c, unsigned long ret)
 {
 	/* The cleared keys before the thaw: see kstats_keys_reset(). */
 	u8 shape = smp_load_acquire(&p->shape);
-	bool taken;
-	u64 d;
 
-	if (shape == KSTATS_SHAPE_COMM) {
-		taken = kstats_call_end_lean(p, c->t0, &d);
-		kstats_tramp_count_out_task(slot);
-		if (taken)
-			kstats_direct_by_comm(p, d, ret);
-	} else if (shape == KSTATS_SHAPE_OUTLIERS) {
-		if (kstats_call_end_lean(p, c->t0, &d))
-			__kstats_add_sample(p->ks, d);
-		else
-			d = 0;
-		kstats_tramp_count_out_task(slot);
-		if (kstats_outliers_due(p, d))
-			kstats_direct_outlier(p, d, ret);
-	} else if (shape == KSTATS_SHAPE_KEYS) {
-		taken = kstats_call_end_lean(p, c->t0, &d);
-		kstats_tramp_count_out_task(slot);
-		if (taken)
-			kstats_direct_keyed(p, d, ret);
-	} else if (shape == KSTATS_SHAPE_KEYS_FROZEN) {
-		/* Into the entry's own slots, which the reset clears next. */
-		if (kstats_call_end_lean(p, c->t0, &d))
-			__kstats_add_sample(p->ks, d);
-		kstats_tramp_count_out_task(slot);
-	} else {
+	if (shape == KSTATS_SHAPE_COMM)
+		kstats_direct_end_comm(p, slot, c, ret);
+	else if (shape == KSTATS_SHAPE_OUTLIERS)
+		kstats_direct_end_outliers(p, slot, c, ret);
+	else if (shape == KSTATS_SHAPE_KEYS)
+		kstats_direct_end_keys(p, slot, c, ret);
+	else if (shape == KSTATS_SHAPE_KEYS_FROZEN)
+		kstats_direct_end_frozen(p, slot, c);
+	else
 		kstats_direct_end_other(p, slot, c, ret);
-	}
 }
 
 /*

@@ -144,7 +144,7 @@ struct kstats_timed {
 /* Counts a handler call; true for the one in KSTATS_TIMED_EVERY timed. */
 static __always_inline bool kstats_timed_due(struct kstats_probe *p)
 {
-	return unlikely(!(kstats_this_cpu_add_return(p->stats->hits, 1) %
+	return unlikely(!(kstats_this_cpu_fetch_add(p->stats->hits, 1) %
 			  KSTATS_TIMED_EVERY));
 }
 

@@ -133,7 +133,8 @@ struct kstats_pos {
 static __always_inline struct kstats_pos kstats_pos_of(u64 val,
 						       unsigned int frac_bits)
 {
-	int s = max_t(int, (int)fls64(val) - 1 - (int)frac_bits, 0);
+	/* fls64(val) - 1, but 0 for 0: the same s, without a test for 0. */
+	int s = max_t(int, (int)__fls(val | 1) - (int)frac_bits, 0);
 	u64 q = val >> s;
 	struct kstats_pos pos;
 

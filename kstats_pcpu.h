@@ -27,10 +27,11 @@
  *   kstats_pcpu_add(r, v)          *@r += @v
  *   kstats_pcpu_cmpxchg(r, o, n)   *@r from @o to @n; the old value
  *
- * and, as this_cpu_add() and this_cpu_add_return() of a long or a u64:
+ * and, as this_cpu_add() of a long or a u64, and the same returning the
+ * value before the add:
  *
  *   kstats_this_cpu_add(pcp, v)
- *   kstats_this_cpu_add_return(pcp, v)
+ *   kstats_this_cpu_fetch_add(pcp, v)
  */
 #ifndef _KSTATS_PCPU_H
 #define _KSTATS_PCPU_H
@@ -50,12 +51,12 @@
 #define kstats_pcpu_cmpxchg(r, o, n) \
 	((u64)atomic64_cmpxchg_relaxed((atomic64_t *)(r), (o), (n)))
 
-#define kstats_this_cpu_add_return(pcp, v)				\
+#define kstats_this_cpu_fetch_add(pcp, v)				\
 ({									\
 	typeof(pcp) __ret;						\
 									\
 	kstats_pcpu_hold();						\
-	__ret = atomic64_add_return_relaxed((v),			\
+	__ret = atomic64_fetch_add_relaxed((v),			\
 				(atomic64_t *)kstats_pcpu_ref(&(pcp)));	\
 	kstats_pcpu_release();						\
 	__ret;								\
@@ -68,8 +69,16 @@
 #define kstats_pcpu_read(r)		this_cpu_read(*(r))
 #define kstats_pcpu_add(r, v)		this_cpu_add(*(r), (v))
 #define kstats_pcpu_cmpxchg(r, o, n)	this_cpu_cmpxchg(*(r), (o), (n))
-/* As it is: typeof() would keep the per-CPU address space (7.x's %gs). */
-#define kstats_this_cpu_add_return(pcp, v)	this_cpu_add_return(pcp, v)
+/*
+ * xadd gives the old value, which the compiler takes back from the new
+ * one; typeof() would keep the per-CPU address space (7.x's %gs).
+ */
+#define kstats_this_cpu_fetch_add(pcp, v)				\
+({									\
+	typeof(v) __v = (v);						\
+									\
+	this_cpu_add_return(pcp, __v) - __v;				\
+})
 #endif
 
 #define kstats_this_cpu_add(pcp, v)					\

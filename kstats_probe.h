@@ -57,6 +57,7 @@ struct tracepoint;
 
 /* Per-CPU event counters of an entry, summed for the listing. */
 struct kstats_probe_stats {
+	unsigned long hits;	/* handler calls, to pick those timed */
 	unsigned long skipped;	/* pcpu: calls not measured */
 	unsigned long dropped;	/* key task, key argN: table full */
 	unsigned long unpaired;	/* pairs: end without a start */
@@ -70,7 +71,6 @@ struct kstats_probe_stats {
 	unsigned long uncounted;	/* counter: reads without a counter */
 	unsigned long recursed;	/* hits inside a kstats handler, skipped */
 	unsigned long faulted;	/* pairs: a field path that could not be read */
-	unsigned long hits;	/* handler calls, to pick those timed */
 	u64 handler_ns[KSTATS_NR_SIDES];	/* time in timed handlers */
 	unsigned long timed[KSTATS_NR_SIDES];	/* how many were timed */
 };

@@ -30,16 +30,17 @@
  * A trampoline's record of one call, in its frame (struct
  * kstats_tramp_call): byte offsets, for the trampolines. The registers
  * saved at FUNC's entry: x86-64 the six argument registers, arm64 x0-x7
- * and x8 (the address of a returned structure).
+ * and x8 (the address of a returned structure). The key follows them,
+ * so that arm64's trampoline clears it in the store of the last one.
  */
-#define KSTATS_TRAMP_CALL_KEY	0
-#define KSTATS_TRAMP_CALL_T0	8
-#define KSTATS_TRAMP_CALL_REGS	16
 #ifdef CONFIG_ARM64
 #define KSTATS_TRAMP_REGS	9
 #else
 #define KSTATS_TRAMP_REGS	6
 #endif
+#define KSTATS_TRAMP_CALL_T0	0
+#define KSTATS_TRAMP_CALL_REGS	8
+#define KSTATS_TRAMP_CALL_KEY	(KSTATS_TRAMP_CALL_REGS + 8 * KSTATS_TRAMP_REGS)
 
 /* The hooks (struct kstats_tramp_hooks), for arm64's trampolines. */
 #define KSTATS_TRAMP_HOOK_BEGIN	0
@@ -53,22 +54,23 @@
 
 /**
  * struct kstats_tramp_call - one call through a trampoline, in its frame
- * @key: whatever @begin keeps for @end (kstats.ko: by argN's key)
  * @t0: the start time @begin returned
  * @regs: FUNC's argument registers at its entry, argument N in
  *	@regs[N - 1]
+ * @key: 0 when @begin is called; whatever @begin keeps for @end
+ *	(kstats.ko: by argN's key, or how the call ends)
  */
 struct kstats_tramp_call {
-	u64 key;
 	u64 t0;
 	unsigned long regs[KSTATS_TRAMP_REGS];
+	u64 key;
 };
 
 /**
  * struct kstats_tramp_hooks - what a trampoline calls in kstats.ko
  * @begin: at FUNC's entry: the start time, or 0 to run FUNC unmeasured
  *	(and no @end follows). May run in any context, preemptible too.
- *	It may write @c->key. A call it measures it counts in, with
+ *	It may write @c->key, which it finds 0. A call it measures it counts in, with
  *	kstats_tramp_count_in().
  * @end: when a measured call returns @ret, with @c as @begin left it
  *	and @c->t0 its start time. It counts the call out, with

@@ -38,7 +38,7 @@
 /*
  * Frame, from sp: record of the trampoline {fp, lr = into the body},
  * record of FUNC's entry {caller's fp, lr = into the caller}, the call's
- * record (struct kstats_tramp_call: key, start time, x0-x8).
+ * record (struct kstats_tramp_call: start time, x0-x8, key).
  */
 #define KSTATS_FRAME	128
 #define KSTATS_ENTRY	16
@@ -78,7 +78,7 @@ SYM_CODE_START(kstats_direct_tramp_\n)
 	stp	x2, x3, [sp, #KSTATS_X(2)]
 	stp	x4, x5, [sp, #KSTATS_X(4)]
 	stp	x6, x7, [sp, #KSTATS_X(6)]
-	str	x8, [sp, #KSTATS_X(8)]
+	stp	x8, xzr, [sp, #KSTATS_X(8)]	/* and the key */
 	mov	w0, #\n
 	add	x1, sp, #KSTATS_CALL
 	KSTATS_CALL_HOOK KSTATS_TRAMP_HOOK_BEGIN

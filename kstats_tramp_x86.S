@@ -40,13 +40,14 @@
 #include "kstats_tramp_tables.S"
 
 /*
- * Frame below rbp: the call's record, struct kstats_tramp_call (key,
- * start time, then the six argument registers), at rsp.
+ * Frame below rbp: the call's record, struct kstats_tramp_call (start
+ * time, the six argument registers, key), at rsp.
  */
 #define KSTATS_FRAME	64
 #define KSTATS_CALL	-KSTATS_FRAME
 #define KSTATS_T0	(KSTATS_CALL + KSTATS_TRAMP_CALL_T0)
 #define KSTATS_REG(i)	(KSTATS_CALL + KSTATS_TRAMP_CALL_REGS + 8 * (i))
+#define KSTATS_KEY	(KSTATS_CALL + KSTATS_TRAMP_CALL_KEY)
 
 .set kstats_direct_tramps, 0
 
@@ -81,6 +82,7 @@ SYM_TYPED_FUNC_START(kstats_direct_tramp_\n)
 	movq %rcx, KSTATS_REG(3)(%rbp)
 	movq %r8, KSTATS_REG(4)(%rbp)
 	movq %r9, KSTATS_REG(5)(%rbp)
+	movq $0, KSTATS_KEY(%rbp)
 	movl $\n, %edi
 	movq %rsp, %rsi
 	call kstats_tramp_begin
