@@ -151,4 +151,26 @@ static inline void kstats_fp_maxactive(struct fprobe *fp, int n)
 }
 #endif
 
+/*
+ * uprobes (kstats_uprobe.c): from 6.12 uprobe_register() returns the
+ * uprobe, which unregistering takes, in two steps (Kbuild defines
+ * KSTATS_UPROBE_PTR); from 6.13 the handlers take a word per call
+ * (KSTATS_UPROBE_DATA), and an entry handler may ask for no return.
+ */
+#ifdef KSTATS_UPROBE_DATA
+#define KSTATS_UP_ENTRY_PARAMS	struct uprobe_consumer *uc, struct pt_regs *regs, \
+				__u64 *data
+#define KSTATS_UP_RET_PARAMS	struct uprobe_consumer *uc, unsigned long func, \
+				struct pt_regs *regs, __u64 *data
+#else
+#define KSTATS_UP_ENTRY_PARAMS	struct uprobe_consumer *uc, struct pt_regs *regs
+#define KSTATS_UP_RET_PARAMS	struct uprobe_consumer *uc, unsigned long func, \
+				struct pt_regs *regs
+#endif
+#ifdef UPROBE_HANDLER_IGNORE
+#define KSTATS_UPROBE_NO_RETURN	UPROBE_HANDLER_IGNORE
+#else
+#define KSTATS_UPROBE_NO_RETURN	0
+#endif
+
 #endif /* _KSTATS_COMPAT_H */

@@ -45,10 +45,19 @@ static const struct kstats_mech_ops kstats_no_fprobe_ops = {
 };
 #endif
 
+#ifndef KSTATS_HAVE_UPROBE
+static const struct kstats_mech_ops kstats_no_uprobe_ops = {
+	.cmds = BIT(KSTATS_CMD_TRACE_USER),
+	.via = KSTATS_VIA_AUTO,
+	.absent = "this kernel has no uprobes (CONFIG_UPROBES)",
+};
+#endif
+
 /*
  * In the order of preference. trace FUNC: direct where it can serve
  * (fexit-class, the cheapest), else fprobe if there is, else kretprobe;
- * trace pcpu:FUNC: fprobe, else kretprobe. "via" forces one. See
+ * trace pcpu:FUNC: fprobe, else kretprobe; trace PATH:SYMBOL: uprobes
+ * only. "via" forces one. See
  * "Mechanisms" in Documentation/kstats.rst.
  */
 static const struct kstats_mech_ops *const kstats_mechs[] = {
@@ -65,6 +74,11 @@ static const struct kstats_mech_ops *const kstats_mechs[] = {
 	&kstats_kretprobe_ops,
 	&kstats_pair_ops,
 	&kstats_gap_ops,
+#ifdef KSTATS_HAVE_UPROBE
+	&kstats_uprobe_ops,
+#else
+	&kstats_no_uprobe_ops,
+#endif
 };
 
 /* Whether @ops may take @cmd: it serves the command, and "via" allows it. */

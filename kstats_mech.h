@@ -1,7 +1,8 @@
 /* SPDX-License-Identifier: GPL-2.0 */
 /*
  * Layer: mechanisms. The operations of one mechanism (kstats_direct.c,
- * kstats_fprobe.c, kstats_kretprobe.c, kstats_pair.c, kstats_gap.c), and
+ * kstats_fprobe.c, kstats_kretprobe.c, kstats_pair.c, kstats_gap.c,
+ * kstats_uprobe.c), and
  * the table that the commands go through (kstats_mech.c). Control-time
  * operations only: handlers are called by the kernel's hooks directly,
  * never through these.
@@ -112,6 +113,7 @@ extern const struct kstats_mech_ops kstats_fprobe_ops;
 extern const struct kstats_mech_ops kstats_kretprobe_ops;
 extern const struct kstats_mech_ops kstats_pair_ops;
 extern const struct kstats_mech_ops kstats_gap_ops;
+extern const struct kstats_mech_ops kstats_uprobe_ops;
 
 /* The commands' side, kstats_mech.c. */
 /*

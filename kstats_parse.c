@@ -93,6 +93,61 @@ static int kstats_parse_target(struct kstats_cmd *cmd, const char *word,
 }
 
 /*
+ * PATH:SYMBOL or PATH:0xOFFSET of "trace": a function of the file PATH
+ * (absolute), and SYMBOL the entry name unless it cannot be one.
+ */
+static int kstats_parse_user(struct kstats_cmd *cmd, const char *word)
+{
+	const char *colon = strrchr(word, ':');
+	size_t len = colon ? colon - word : 0;
+
+	if (!colon || len < 2 || !colon[1])
+		return kstats_why(cmd, "a user function is PATH:SYMBOL or PATH:0xOFFSET");
+	if (len > KSTATS_UPATH_MAX)
+		return kstats_why(cmd, "PATH of PATH:SYMBOL is longer than %d bytes",
+				  KSTATS_UPATH_MAX);
+	memcpy(cmd->upath, word, len);
+	cmd->upath[len] = '\0';
+	if (!strncasecmp(colon + 1, "0x", 2))
+		return kstrtou64(colon + 3, 16, &cmd->uoffset) ?
+		       kstats_why(cmd, "bad offset in PATH:0xOFFSET") : 0;
+	if (!kstats_sym_valid(colon + 1, strlen(colon + 1), true))
+		return kstats_why(cmd, "bad symbol in PATH:SYMBOL");
+	if (kstats_name_valid(colon + 1))
+		strscpy(cmd->name, colon + 1, sizeof(cmd->name));
+	strscpy(cmd->start.sym, colon + 1, sizeof(cmd->start.sym));
+	return 0;
+}
+
+/*
+ * What a user function's entry serves: its time, in keys of the task that
+ * called it. Its registers are a process's, which no BTF describes, and
+ * an outlier's stack is the kernel's, which says nothing of the call.
+ */
+static int kstats_parse_user_check(struct kstats_cmd *cmd, bool have_value)
+{
+	if (have_value)
+		return kstats_why(cmd, "value: not for PATH:SYMBOL (time only)");
+	if (cmd->counter)
+		return kstats_why(cmd, "counter: not for PATH:SYMBOL (time only)");
+	if (cmd->outliers)
+		return kstats_why(cmd, "outliers: not for PATH:SYMBOL (stacks are the kernel's)");
+	if (cmd->clock == KSTATS_CLOCK_LOCAL)
+		return kstats_why(cmd, "clock local is only for pcpu: and key cpu");
+	switch (cmd->by) {
+	case KSTATS_BY_NONE:
+	case KSTATS_BY_COMM:
+	case KSTATS_BY_PID:
+	case KSTATS_BY_TID:
+	case KSTATS_BY_CPU:
+	case KSTATS_BY_CGROUP:
+		return 0;
+	default:
+		return kstats_why(cmd, "by: PATH:SYMBOL takes by comm, pid, tid, cpu or cgroup");
+	}
+}
+
+/*
  * FUNC of "trace FUNC" and "trace pcpu:FUNC": a symbol, and the entry name
  * unless it cannot be one (leading _, too long): "as NAME" then names it.
  */
@@ -377,6 +432,9 @@ static int kstats_parse_trace(struct kstats_cmd *cmd, char **w, int n)
 			return kstats_why(cmd, "bad entry name (see kstats_new())");
 		strscpy(cmd->name, w[1], sizeof(cmd->name));
 		ret = 0;
+	} else if (w[1][0] == '/') {
+		cmd->op = KSTATS_CMD_TRACE_USER;
+		ret = kstats_parse_user(cmd, w[1]);
 	} else {
 		cmd->op = KSTATS_CMD_TRACE;
 		ret = kstats_parse_func(cmd, w[1]);
@@ -544,6 +602,11 @@ static int kstats_parse_trace(struct kstats_cmd *cmd, char **w, int n)
 	}
 	if (pair && (!have_start || !have_end))
 		return kstats_why(cmd, "a pair needs both start and end");
+	if (cmd->op == KSTATS_CMD_TRACE_USER) {
+		ret = kstats_parse_user_check(cmd, have_value);
+		if (ret)
+			return ret;
+	}
 	ret = kstats_key_sites(cmd, &all);
 	if (ret)
 		return ret;

@@ -17,6 +17,8 @@
 
 /* Longest command accepted, in bytes, with the trailing newline. */
 #define KSTATS_CMD_LEN		256
+/* Longest PATH of trace PATH:SYMBOL. */
+#define KSTATS_UPATH_MAX	200
 /* Longest symbol or tracepoint name, without "__tracepoint_". */
 #define KSTATS_SYM_MAX		127
 /* Default frac_bits of an entry created through _control. */
@@ -43,6 +45,7 @@ enum kstats_cmd_op {
 	KSTATS_CMD_START,	/* start NAME: as "start" into its file */
 	KSTATS_CMD_STOP,	/* stop NAME */
 	KSTATS_CMD_RESET,	/* reset NAME */
+	KSTATS_CMD_TRACE_USER,	/* trace PATH:SYMBOL: a function of a file */
 };
 
 /* Mechanism asked for with "via"; only for KSTATS_CMD_TRACE. */
@@ -253,7 +256,10 @@ struct kstats_target {
  *	as it always was); %KSTATS_SIDE_BEGIN for the others.
  * @keys: "keys N", at most N keys; 0 for the default.
  * @outliers: "outliers N", the N largest samples kept; 0 for none.
- * @start: FUNC, X of a pair, or X of a gap.
+ * @upath: PATH of trace PATH:SYMBOL, an absolute path.
+ * @uoffset: OFFSET of trace PATH:0xOFFSET, in the file; @start's symbol
+ *	is then empty.
+ * @start: FUNC, X of a pair, or X of a gap; SYMBOL of PATH:SYMBOL.
  * @end: Y of a pair.
  * @more: the starts of a pair written after the first.
  * @nr_more: how many.
@@ -284,6 +290,8 @@ struct kstats_cmd {
 	unsigned int by_site;
 	unsigned int keys;
 	unsigned int outliers;
+	char upath[KSTATS_UPATH_MAX + 1];
+	u64 uoffset;
 	struct kstats_target start;
 	struct kstats_target end;
 	struct kstats_target more[KSTATS_MORE_STARTS];

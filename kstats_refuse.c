@@ -144,6 +144,9 @@ int kstats_refuse(struct kstats_cmd *cmd)
 		       kstats_refuse_one(cmd, "end", &cmd->end, false);
 	case KSTATS_CMD_TRACE_GAP:
 		return kstats_refuse_one(cmd, "gap", &cmd->start, false);
+	case KSTATS_CMD_TRACE_USER:
+		/* A process's code: none of the kernel's is hooked. */
+		return 0;
 	default:
 		/* trace FUNC and pcpu:FUNC wait for the return, but argN. */
 		return kstats_refuse_one(cmd, "trace", &cmd->start,

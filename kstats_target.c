@@ -180,6 +180,9 @@ int kstats_resolve_targets(struct kstats_probe *p, struct kstats_cmd *cmd)
 				     &p->start.addr);
 		p->addr = p->start.addr;
 		return ret;
+	case KSTATS_CMD_TRACE_USER:
+		/* Its mechanism finds it in the file. */
+		return 0;
 	default:
 		return kstats_resolve(cmd, "trace", &p->start.target, &p->addr);
 	}

@@ -21,6 +21,13 @@
  * a table of valid lines with the struct kstats_cmd they give and invalid
  * lines with their errno.
  *
+ * KUnit suite "kstats_elf": the lookup of a function in an ELF file
+ * (kstats_elf.c), on an image built in memory: each name's offset or
+ * refusal, the image cut at every length, a table of forged headers and
+ * tables, a deterministic fuzz of changed bytes, and the same through a
+ * file. The read callback fails any read past the image's end; KASAN
+ * watches the parser's own buffers.
+ *
  * The debugfs files are read and written through their own file operations
  * with a buffer in a KUnit-provided user address space: kernel_read() and
  * kernel_write() need ->read_iter and ->write_iter, which the debugfs file
@@ -32,6 +39,7 @@
 #include <linux/delay.h>
 #include <linux/cpumask.h>
 #include <linux/ctype.h>
+#include <linux/elf.h>
 #include <linux/err.h>
 #include <linux/file.h>
 #include <linux/fs.h>
@@ -47,10 +55,12 @@
 #include <linux/preempt.h>
 #include <linux/sched.h>
 #include <linux/sched/task.h>
+#include <linux/shmem_fs.h>
 #include <linux/slab.h>
 #include <linux/string.h>
 #include <linux/uaccess.h>
 #include "kstats_compat.h"
+#include "kstats_elf.h"
 #include "kstats_gap.h"
 #include "kstats_internal.h"
 #include "kstats_keys.h"
@@ -2683,6 +2693,13 @@ static const struct kt_parse_case kt_parse_cases[] = {
 	      "vfs_read", ""),
 	KT_OK("trace PCPU:vfs_read bits 2", TRACE_PCPU, "vfs_read", 2, AUTO,
 	      CPU, "vfs_read", ""),
+	/* trace PATH:SYMBOL, PATH:0xOFFSET: a function of a file */
+	KT_OK("trace /usr/bin/ls:main", TRACE_USER, "main", 4, AUTO, CPU,
+	      "main", ""),
+	KT_OK("trace /lib/x86_64-linux-gnu/libc.so.6:malloc as m bits 2",
+	      TRACE_USER, "m", 2, AUTO, CPU, "malloc", ""),
+	KT_OK("trace /a:b:c", TRACE_USER, "c", 4, AUTO, CPU, "c", ""),
+	KT_OK("trace /a:0x1F0 as off", TRACE_USER, "off", 4, AUTO, CPU, "", ""),
 	/* trace NAME start X end Y */
 	KT_OK("trace lat start a end b", TRACE_PAIR, "lat", 4, AUTO, CPU,
 	      "a", "b"),
@@ -2967,6 +2984,22 @@ static const struct kt_parse_case kt_parse_cases[] = {
 	KT_BAD("\n"),
 	KT_BAD(" \t "),
 	KT_BAD("bogus"),
+	/* PATH:SYMBOL: an absolute PATH, a SYMBOL or 0xOFFSET, time only */
+	KT_BAD("trace usr/bin/ls:main"),
+	KT_BAD("trace /usr/bin/ls"),
+	KT_BAD("trace /usr/bin/ls:"),
+	KT_BAD("trace /:main"),
+	KT_BAD("trace /a:0x10"),
+	KT_BAD("trace /a:0xzz as x"),
+	KT_BAD("trace /a:b-c as x"),
+	KT_BAD("trace pcpu:/a:b"),
+	KT_BAD("trace /a:b via direct"),
+	KT_BAD("trace /a:b outliers 4"),
+	KT_BAD("trace /a:b value arg1"),
+	KT_BAD("trace /a:b by retval"),
+	KT_BAD("trace /a:b by arg1 type u64"),
+	KT_BAD("trace /a:b clock local"),
+	KT_BAD("trace l start /a:b end c"),
 	KT_BAD("traces vfs_read"),
 	KT_BAD("trace"),
 	KT_BAD("trace\n"),
@@ -3388,7 +3421,837 @@ static struct kunit_suite kstats_parse_suite = {
 	.test_cases = kstats_parse_cases,
 };
 
-kunit_test_suites(&kstats_test_suite, &kstats_parse_suite);
+/* ---------------------------------------------------------------------- */
+/* ELF symbol lookup (kstats_elf.c)                                       */
+/* ---------------------------------------------------------------------- */
+
+/*
+ * The test image: an ELF header, two PT_LOAD segments (the headers, read
+ * only; .text, executable), section headers, then .text, .symtab,
+ * .strtab, .dynsym, .dynstr and .shstrtab, in that order, so that a
+ * truncation cuts the tables one by one and .shstrtab, never read, last.
+ */
+#define KT_ELF_BASE		0x400000ULL
+/* .text's address: one page above its file offset, from KT_ELF_BASE. */
+#define KT_ELF_TEXT_GAP		0x1000
+#define KT_ELF_TEXT_SIZE	0x40
+/* Offsets in .text: kt_fn, kt_ifunc, kt_dyn, kt_obj. */
+#define KT_ELF_FN		0x10
+#define KT_ELF_FN_SIZE		0x20
+#define KT_ELF_IFUNC		0x20
+#define KT_ELF_DYN		0x30
+#define KT_ELF_DYN_SIZE		0x08
+#define KT_ELF_OBJ		0x38
+#define KT_ELF_WHY		160
+/* Fuzz: images and changed bytes per image (1 to this many). */
+#define KT_ELF_FUZZ_RUNS	2000
+#define KT_ELF_FUZZ_BYTES	4
+/* Elsewhere every file is refused: nothing to test. */
+#ifdef KSTATS_ELF_MACHINE
+#define KT_ELF_MACHINE		KSTATS_ELF_MACHINE
+#else
+#define KT_ELF_MACHINE		EM_NONE
+#endif
+/* shmem_kernel_file_setup()'s flags: a vma_flags_t on 7.x (Kbuild). */
+#ifdef KSTATS_SHMEM_VMA_FLAGS
+#define KT_SHMEM_FLAGS		EMPTY_VMA_FLAGS
+#else
+#define KT_SHMEM_FLAGS		0
+#endif
+#define KT_ST_INFO(bind, type)	(((bind) << 4) | (type))
+#define KT_STT_GNU_IFUNC	10
+
+/* Sections, and the symbols of .symtab and .dynsym (0: the null one). */
+enum {
+	KT_SH_NULL, KT_SH_TEXT, KT_SH_SYMTAB, KT_SH_STRTAB, KT_SH_DYNSYM,
+	KT_SH_DYNSTR, KT_SH_SHSTRTAB, KT_SH_NR
+};
+
+enum { KT_SYM_FN = 1, KT_SYM_OBJ, KT_SYM_UNDEF, KT_SYM_IFUNC, KT_SYM_NR };
+
+enum { KT_DSYM_DYN = 1, KT_DSYM_FN, KT_DSYM_UNDEF, KT_DSYM_NR };
+
+static const char kt_elf_strtab[] = "\0kt_fn\0kt_obj\0kt_undef\0kt_ifunc";
+static const char kt_elf_dynstr[] = "\0kt_dyn\0kt_fn\0kt_undef";
+static const char kt_elf_shstrtab[] =
+	"\0.text\0.symtab\0.strtab\0.dynsym\0.dynstr\0.shstrtab";
+
+struct kt_elf {
+	u8 *buf;
+	u8 *pristine;		/* the image as built */
+	size_t len;		/* its size */
+	size_t size;		/* what kt_elf_read() serves: @len or less */
+	bool bad_read;		/* a read outside @size was asked for */
+	struct elf64_hdr *eh;
+	struct elf64_phdr *ph;	/* [0] the headers, [1] .text */
+	struct elf64_shdr *sh;	/* [KT_SH_*] */
+	struct elf64_sym *sym, *dsym;
+	u8 *strtab, *dynstr;
+	size_t text_off;
+	/* Bytes that a lookup of kt_fn (.symtab) and of kt_dyn needs. */
+	size_t need_fn, need_dyn;
+};
+
+/* kstats_elf_read_fn over the image; a read past @size is a bug. */
+static int kt_elf_read(void *ctx, void *dst, size_t len, loff_t pos)
+{
+	struct kt_elf *im = ctx;
+
+	if (pos < 0 || pos > im->size || len > im->size - pos) {
+		im->bad_read = true;
+		return -ENOEXEC;
+	}
+	memcpy(dst, im->buf + pos, len);
+	return 0;
+}
+
+/* Offset of string @s in table @tab of @len bytes. */
+static u32 kt_elf_str(const char *tab, size_t len, const char *s)
+{
+	size_t i;
+
+	for (i = 1; i < len; i += strlen(tab + i) + 1)
+		if (!strcmp(tab + i, s))
+			return i;
+	return 0;
+}
+
+/* Room for @len bytes at the next multiple of @align after @end. */
+static size_t kt_elf_place(size_t *end, size_t len, size_t align)
+{
+	size_t off = ALIGN(*end, align);
+
+	*end = off + len;
+	return off;
+}
+
+static void kt_elf_section(struct kt_elf *im, unsigned int i, const char *name,
+			   u32 type, u64 off, u64 size, u32 link, u64 entsize)
+{
+	struct elf64_shdr *s = &im->sh[i];
+
+	s->sh_name = kt_elf_str(kt_elf_shstrtab, sizeof(kt_elf_shstrtab), name);
+	s->sh_type = type;
+	s->sh_offset = off;
+	s->sh_size = size;
+	s->sh_link = link;
+	s->sh_entsize = entsize;
+	s->sh_addralign = entsize ?: 1;
+	if (type == SHT_DYNSYM || type == SHT_SYMTAB)
+		s->sh_info = 1;		/* the first global symbol */
+}
+
+static void kt_elf_symbol(struct elf64_sym *s, const char *strs, size_t len,
+			  const char *name, u8 type, u16 shndx, u64 value,
+			  u64 size)
+{
+	s->st_name = kt_elf_str(strs, len, name);
+	s->st_info = KT_ST_INFO(STB_GLOBAL, type);
+	s->st_shndx = shndx;
+	s->st_value = value;
+	s->st_size = size;
+}
+
+/* Lay out and fill the image. */
+static struct kt_elf *kt_elf_build(struct kunit *test)
+{
+	struct kt_elf *im = kunit_kzalloc(test, sizeof(*im), GFP_KERNEL);
+	size_t end = sizeof(struct elf64_hdr), ph, sh, sym, str, dsym, dstr;
+	size_t shstr;
+	u64 text;
+
+	KUNIT_ASSERT_NOT_NULL(test, im);
+	if (KT_ELF_MACHINE == EM_NONE)
+		kunit_skip(test, "kstats reads no ELF file on this machine");
+	ph = kt_elf_place(&end, 2 * sizeof(struct elf64_phdr), 8);
+	sh = kt_elf_place(&end, KT_SH_NR * sizeof(struct elf64_shdr), 8);
+	im->text_off = kt_elf_place(&end, KT_ELF_TEXT_SIZE, 16);
+	sym = kt_elf_place(&end, KT_SYM_NR * sizeof(struct elf64_sym), 8);
+	str = kt_elf_place(&end, sizeof(kt_elf_strtab), 1);
+	im->need_fn = end;
+	dsym = kt_elf_place(&end, KT_DSYM_NR * sizeof(struct elf64_sym), 8);
+	dstr = kt_elf_place(&end, sizeof(kt_elf_dynstr), 1);
+	im->need_dyn = end;
+	shstr = kt_elf_place(&end, sizeof(kt_elf_shstrtab), 1);
+	im->len = end;
+	im->size = end;
+	im->buf = kunit_kzalloc(test, end, GFP_KERNEL);
+	im->pristine = kunit_kzalloc(test, end, GFP_KERNEL);
+	KUNIT_ASSERT_NOT_NULL(test, im->buf);
+	KUNIT_ASSERT_NOT_NULL(test, im->pristine);
+	im->eh = (struct elf64_hdr *)im->buf;
+	im->ph = (struct elf64_phdr *)(im->buf + ph);
+	im->sh = (struct elf64_shdr *)(im->buf + sh);
+	im->sym = (struct elf64_sym *)(im->buf + sym);
+	im->dsym = (struct elf64_sym *)(im->buf + dsym);
+	im->strtab = im->buf + str;
+	im->dynstr = im->buf + dstr;
+	text = KT_ELF_BASE + KT_ELF_TEXT_GAP + im->text_off;
+
+	memcpy(im->eh->e_ident, ELFMAG, SELFMAG);
+	im->eh->e_ident[EI_CLASS] = ELFCLASS64;
+	im->eh->e_ident[EI_DATA] = ELFDATA2LSB;
+	im->eh->e_ident[EI_VERSION] = EV_CURRENT;
+	im->eh->e_type = ET_EXEC;
+	im->eh->e_machine = KT_ELF_MACHINE;
+	im->eh->e_version = EV_CURRENT;
+	im->eh->e_entry = text;
+	im->eh->e_phoff = ph;
+	im->eh->e_shoff = sh;
+	im->eh->e_ehsize = sizeof(struct elf64_hdr);
+	im->eh->e_phentsize = sizeof(struct elf64_phdr);
+	im->eh->e_phnum = 2;
+	im->eh->e_shentsize = sizeof(struct elf64_shdr);
+	im->eh->e_shnum = KT_SH_NR;
+	im->eh->e_shstrndx = KT_SH_SHSTRTAB;
+
+	im->ph[0].p_type = PT_LOAD;
+	im->ph[0].p_flags = PF_R;
+	im->ph[0].p_vaddr = KT_ELF_BASE;
+	im->ph[0].p_filesz = im->text_off;
+	im->ph[0].p_memsz = im->text_off;
+	im->ph[0].p_align = 0x1000;
+	im->ph[1].p_type = PT_LOAD;
+	im->ph[1].p_flags = PF_R | PF_X;
+	im->ph[1].p_offset = im->text_off;
+	im->ph[1].p_vaddr = text;
+	im->ph[1].p_filesz = KT_ELF_TEXT_SIZE;
+	im->ph[1].p_memsz = KT_ELF_TEXT_SIZE;
+	im->ph[1].p_align = 0x1000;
+
+	kt_elf_section(im, KT_SH_TEXT, ".text", SHT_PROGBITS, im->text_off,
+		       KT_ELF_TEXT_SIZE, 0, 0);
+	im->sh[KT_SH_TEXT].sh_flags = SHF_ALLOC | SHF_EXECINSTR;
+	im->sh[KT_SH_TEXT].sh_addr = text;
+	kt_elf_section(im, KT_SH_SYMTAB, ".symtab", SHT_SYMTAB, sym,
+		       KT_SYM_NR * sizeof(struct elf64_sym), KT_SH_STRTAB,
+		       sizeof(struct elf64_sym));
+	kt_elf_section(im, KT_SH_STRTAB, ".strtab", SHT_STRTAB, str,
+		       sizeof(kt_elf_strtab), 0, 0);
+	kt_elf_section(im, KT_SH_DYNSYM, ".dynsym", SHT_DYNSYM, dsym,
+		       KT_DSYM_NR * sizeof(struct elf64_sym), KT_SH_DYNSTR,
+		       sizeof(struct elf64_sym));
+	kt_elf_section(im, KT_SH_DYNSTR, ".dynstr", SHT_STRTAB, dstr,
+		       sizeof(kt_elf_dynstr), 0, 0);
+	kt_elf_section(im, KT_SH_SHSTRTAB, ".shstrtab", SHT_STRTAB, shstr,
+		       sizeof(kt_elf_shstrtab), 0, 0);
+
+	/* int3 (x86-64), never code that runs. */
+	memset(im->buf + im->text_off, 0xcc, KT_ELF_TEXT_SIZE);
+	memcpy(im->strtab, kt_elf_strtab, sizeof(kt_elf_strtab));
+	memcpy(im->dynstr, kt_elf_dynstr, sizeof(kt_elf_dynstr));
+	memcpy(im->buf + shstr, kt_elf_shstrtab, sizeof(kt_elf_shstrtab));
+	kt_elf_symbol(&im->sym[KT_SYM_FN], kt_elf_strtab, sizeof(kt_elf_strtab),
+		      "kt_fn", STT_FUNC, KT_SH_TEXT, text + KT_ELF_FN,
+		      KT_ELF_FN_SIZE);
+	/* In the executable segment: refused for its type alone. */
+	kt_elf_symbol(&im->sym[KT_SYM_OBJ], kt_elf_strtab, sizeof(kt_elf_strtab),
+		      "kt_obj", STT_OBJECT, KT_SH_TEXT, text + KT_ELF_OBJ, 8);
+	kt_elf_symbol(&im->sym[KT_SYM_UNDEF], kt_elf_strtab,
+		      sizeof(kt_elf_strtab), "kt_undef", STT_FUNC, SHN_UNDEF,
+		      0, 0);
+	kt_elf_symbol(&im->sym[KT_SYM_IFUNC], kt_elf_strtab,
+		      sizeof(kt_elf_strtab), "kt_ifunc", KT_STT_GNU_IFUNC,
+		      KT_SH_TEXT, text + KT_ELF_IFUNC, 8);
+	kt_elf_symbol(&im->dsym[KT_DSYM_DYN], kt_elf_dynstr,
+		      sizeof(kt_elf_dynstr), "kt_dyn", STT_FUNC, KT_SH_TEXT,
+		      text + KT_ELF_DYN, KT_ELF_DYN_SIZE);
+	/* Also in .dynsym, as an exported function is: .symtab comes first. */
+	kt_elf_symbol(&im->dsym[KT_DSYM_FN], kt_elf_dynstr,
+		      sizeof(kt_elf_dynstr), "kt_fn", STT_FUNC, KT_SH_TEXT,
+		      text + KT_ELF_FN, KT_ELF_FN_SIZE);
+	kt_elf_symbol(&im->dsym[KT_DSYM_UNDEF], kt_elf_dynstr,
+		      sizeof(kt_elf_dynstr), "kt_undef", STT_FUNC, SHN_UNDEF,
+		      0, 0);
+	memcpy(im->pristine, im->buf, im->len);
+	return im;
+}
+
+/* Look @name up in the image's first @im->size bytes. */
+static int kt_elf_lookup(struct kunit *test, struct kt_elf *im,
+			 const char *name, struct kstats_elf_sym *sym,
+			 char *why)
+{
+	int ret;
+
+	im->bad_read = false;
+	memset(sym, 0, sizeof(*sym));
+	ret = kstats_elf_find(kt_elf_read, im, im->size, name, sym, why,
+			      KT_ELF_WHY);
+	KUNIT_EXPECT_FALSE_MSG(test, im->bad_read,
+			       "%s: read outside the %zu bytes of the file",
+			       name, im->size);
+	return ret;
+}
+
+/* A lookup in the valid image and what it gives. */
+struct kt_elf_case {
+	const char *name;
+	int err;
+	u64 off;		/* the function's offset in .text */
+	u64 size;
+	bool dynsym;
+	const char *why;	/* the refusal, exactly */
+};
+
+static const struct kt_elf_case kt_elf_cases[] = {
+	{ "kt_fn", 0, KT_ELF_FN, KT_ELF_FN_SIZE, false },
+	{ "kt_dyn", 0, KT_ELF_DYN, KT_ELF_DYN_SIZE, true },
+	{ "kt_nope", -ENOENT, .why = "no symbol kt_nope" },
+	/* Names compare exactly. */
+	{ "kt_f", -ENOENT, .why = "no symbol kt_f" },
+	{ "kt_fnx", -ENOENT, .why = "no symbol kt_fnx" },
+	{ "", -ENOENT, .why = "no symbol name" },
+	/* Section names are no symbols. */
+	{ ".text", -ENOENT, .why = "no symbol .text" },
+	{ "kt_obj", -EINVAL, .why = "symbol kt_obj is an object, not a function" },
+	{ "kt_undef", -EINVAL, .why = "symbol kt_undef is undefined in this file" },
+	{ "kt_ifunc", -EINVAL,
+	  .why = "symbol kt_ifunc is an indirect function (STT_GNU_IFUNC), not a function" },
+};
+
+static void kt_elf_expect(struct kunit *test, struct kt_elf *im,
+			  const struct kt_elf_case *c)
+{
+	struct kstats_elf_sym sym;
+	char why[KT_ELF_WHY];
+	int ret;
+
+	ret = kt_elf_lookup(test, im, c->name, &sym, why);
+	KUNIT_EXPECT_EQ_MSG(test, ret, c->err, "%s: %s", c->name, why);
+	if (c->err) {
+		if (c->why)
+			KUNIT_EXPECT_STREQ(test, why, c->why);
+		return;
+	}
+	KUNIT_EXPECT_EQ_MSG(test, sym.offset, (loff_t)(im->text_off + c->off),
+			    "%s", c->name);
+	KUNIT_EXPECT_EQ_MSG(test, sym.size, c->size, "%s", c->name);
+	KUNIT_EXPECT_EQ_MSG(test, sym.dynsym, c->dynsym, "%s", c->name);
+	KUNIT_EXPECT_STREQ(test, why, "");
+}
+
+/*
+ * Each name of the valid image: offsets of functions of .symtab and
+ * .dynsym, each refusal with its reason; as ET_DYN too; without .symtab
+ * (stripped); without either table.
+ */
+static void kt_elf_find(struct kunit *test)
+{
+	struct kt_elf *im = kt_elf_build(test);
+	struct kstats_elf_sym sym;
+	char why[KT_ELF_WHY];
+	unsigned int i;
+
+	for (i = 0; i < ARRAY_SIZE(kt_elf_cases); i++)
+		kt_elf_expect(test, im, &kt_elf_cases[i]);
+
+	/* No room for a reason is no error either; a reason is cut to fit. */
+	KUNIT_EXPECT_EQ(test, kstats_elf_find(kt_elf_read, im, im->size,
+					      "kt_obj", &sym, NULL, 0), -EINVAL);
+	KUNIT_EXPECT_EQ(test, kstats_elf_find(kt_elf_read, im, im->size,
+					      "kt_fn", &sym, why, 0), 0);
+	KUNIT_EXPECT_EQ(test, sym.offset, (loff_t)(im->text_off + KT_ELF_FN));
+	KUNIT_EXPECT_EQ(test, kstats_elf_find(kt_elf_read, im, im->size,
+					      "kt_obj", &sym, why, 7), -EINVAL);
+	KUNIT_EXPECT_STREQ(test, why, "symbol");
+
+	/* A position-independent executable or a library: the same. */
+	im->eh->e_type = ET_DYN;
+	for (i = 0; i < ARRAY_SIZE(kt_elf_cases); i++)
+		kt_elf_expect(test, im, &kt_elf_cases[i]);
+
+	/* Stripped: .dynsym alone. */
+	im->sh[KT_SH_SYMTAB].sh_type = SHT_PROGBITS;
+	kt_elf_expect(test, im, &(struct kt_elf_case){
+		"kt_fn", 0, KT_ELF_FN, KT_ELF_FN_SIZE, true });
+	kt_elf_expect(test, im, &(struct kt_elf_case){
+		"kt_obj", -ENOENT, .why = "no symbol kt_obj" });
+	kt_elf_expect(test, im, &(struct kt_elf_case){
+		"kt_undef", -EINVAL,
+		.why = "symbol kt_undef is undefined in this file" });
+
+	im->sh[KT_SH_DYNSYM].sh_type = SHT_PROGBITS;
+	kt_elf_expect(test, im, &(struct kt_elf_case){
+		"kt_fn", -ENOENT, .why = "no symbol table (.symtab or .dynsym)" });
+}
+
+/*
+ * The image cut at every length: a lookup that has all it reads (the
+ * headers, its symbol tables and their strings, .text's segment)
+ * succeeds with the right offset; one that has not fails with -ENOEXEC.
+ * Never a read past the cut.
+ */
+static void kt_elf_truncated(struct kunit *test)
+{
+	struct kt_elf *im = kt_elf_build(test);
+	static const struct {
+		const char *name;
+		u64 off;
+	} looks[] = { { "kt_fn", KT_ELF_FN }, { "kt_dyn", KT_ELF_DYN } };
+	struct kstats_elf_sym sym;
+	char why[KT_ELF_WHY];
+	unsigned int i;
+	size_t need;
+	int ret;
+
+	for (i = 0; i < ARRAY_SIZE(looks); i++) {
+		need = i ? im->need_dyn : im->need_fn;
+		for (im->size = 0; im->size < im->len; im->size++) {
+			ret = kt_elf_lookup(test, im, looks[i].name, &sym, why);
+			KUNIT_ASSERT_EQ_MSG(test, ret, im->size >= need ? 0 : -ENOEXEC,
+					    "%s in %zu of %zu bytes (it needs %zu): %s",
+					    looks[i].name, im->size, im->len, need,
+					    why);
+			if (!ret)
+				KUNIT_ASSERT_EQ_MSG(test, sym.offset,
+						    (loff_t)(im->text_off + looks[i].off),
+						    "%s in %zu bytes",
+						    looks[i].name, im->size);
+		}
+	}
+}
+
+/* One forged image: what is changed, the name looked up, the refusal. */
+struct kt_elf_forgery {
+	const char *what;
+	const char *name;
+	int err;
+	const char *why;	/* in the refusal */
+};
+
+enum {
+	KT_F_MAGIC, KT_F_CLASS, KT_F_DATA, KT_F_VERSION, KT_F_TYPE,
+	KT_F_MACHINE, KT_F_SHOFF_END, KT_F_SHOFF_WRAP, KT_F_SHNUM_0,
+	KT_F_SHNUM_CAP, KT_F_SHNUM_END, KT_F_SHENTSIZE, KT_F_PHENTSIZE,
+	KT_F_PHNUM_CAP, KT_F_PHOFF_END, KT_F_PHOFF_WRAP, KT_F_LINK_RANGE,
+	KT_F_LINK_TYPE, KT_F_LINK_SELF, KT_F_SYMTAB_END, KT_F_SYMTAB_WRAP,
+	KT_F_SYMTAB_HUGE, KT_F_SYMTAB_SIZE, KT_F_ENTSIZE, KT_F_ENTSIZE_0,
+	KT_F_STRTAB_END, KT_F_STRTAB_WRAP, KT_F_STRTAB_NUL, KT_F_STRTAB_EMPTY,
+	KT_F_STRTAB_CAP, KT_F_STRTAB_HUGE, KT_F_ST_NAME, KT_F_ST_NAME_HUGE,
+	KT_F_NOT_X, KT_F_NOT_LOAD, KT_F_PHNUM_0, KT_F_SEG_VADDR, KT_F_SEG_SIZE,
+	KT_F_SEG_END, KT_F_SEG_WRAP, KT_F_SYM_IN_R, KT_F_SYMTAB_BAD_DYN,
+	KT_F_DYN_LINK, KT_F_DYN_NUL, KT_F_DYN_ST_NAME, KT_F_NR
+};
+
+static const struct kt_elf_forgery kt_elf_forgeries[KT_F_NR] = {
+	[KT_F_MAGIC] = { "bad magic", "kt_fn", -ENOEXEC, "not an ELF file" },
+	[KT_F_CLASS] = { "ELFCLASS32", "kt_fn", -ENOEXEC, "not a 64-bit" },
+	[KT_F_DATA] = { "big-endian", "kt_fn", -ENOEXEC, "not a little-endian" },
+	[KT_F_VERSION] = { "e_version 2", "kt_fn", -ENOEXEC, "unknown ELF version" },
+	[KT_F_TYPE] = { "ET_REL", "kt_fn", -ENOEXEC,
+			"not an executable or shared object (e_type 1)" },
+	[KT_F_MACHINE] = { "another machine", "kt_fn", -ENOEXEC, "not this kernel's" },
+	[KT_F_SHOFF_END] = { "e_shoff at the end", "kt_fn", -ENOEXEC,
+			     "section headers past the end" },
+	[KT_F_SHOFF_WRAP] = { "e_shoff + e_shnum * 64 overflows", "kt_fn", -ENOEXEC,
+			      "section headers past the end" },
+	[KT_F_SHNUM_0] = { "e_shnum 0", "kt_fn", -ENOEXEC, "no section headers" },
+	[KT_F_SHNUM_CAP] = { "e_shnum SHN_LORESERVE", "kt_fn", -EFBIG,
+			     "65280 section headers, more than 65279" },
+	[KT_F_SHNUM_END] = { "e_shnum 1000", "kt_fn", -ENOEXEC,
+			     "section headers past the end" },
+	[KT_F_SHENTSIZE] = { "e_shentsize 40", "kt_fn", -ENOEXEC,
+			     "section header size 40, not 64" },
+	[KT_F_PHENTSIZE] = { "e_phentsize 32", "kt_fn", -ENOEXEC,
+			     "program header size 32, not 56" },
+	[KT_F_PHNUM_CAP] = { "e_phnum PN_XNUM", "kt_fn", -EFBIG,
+			     "65535 program headers, more than 4096" },
+	[KT_F_PHOFF_END] = { "e_phoff near the end", "kt_fn", -ENOEXEC,
+			     "program headers past the end" },
+	[KT_F_PHOFF_WRAP] = { "e_phoff + e_phnum * 56 overflows", "kt_fn", -ENOEXEC,
+			      "program headers past the end" },
+	[KT_F_LINK_RANGE] = { "sh_link past the sections", "kt_fn", -ENOEXEC,
+			      ".symtab: its link 7 is not a string table" },
+	[KT_F_LINK_TYPE] = { "sh_link to .text", "kt_fn", -ENOEXEC,
+			     ".symtab: its link 1 is not a string table" },
+	[KT_F_LINK_SELF] = { "sh_link to .symtab", "kt_fn", -ENOEXEC,
+			     ".symtab: its link 2 is not a string table" },
+	[KT_F_SYMTAB_END] = { ".symtab past the end", "kt_fn", -ENOEXEC,
+			      ".symtab past the end" },
+	[KT_F_SYMTAB_WRAP] = { ".symtab's sh_offset + sh_size overflows", "kt_fn",
+			       -ENOEXEC, ".symtab past the end" },
+	[KT_F_SYMTAB_HUGE] = { ".symtab of 2^58 symbols", "kt_fn", -ENOEXEC,
+			       ".symtab past the end" },
+	[KT_F_SYMTAB_SIZE] = { ".symtab's sh_size not in symbols", "kt_fn", -ENOEXEC,
+			       ".symtab: entry size 24 and size 121" },
+	[KT_F_ENTSIZE] = { "sh_entsize 16", "kt_fn", -ENOEXEC,
+			   ".symtab: entry size 16" },
+	[KT_F_ENTSIZE_0] = { "sh_entsize 0", "kt_fn", -ENOEXEC,
+			     ".symtab: entry size 0" },
+	[KT_F_STRTAB_END] = { ".strtab at the end", "kt_fn", -ENOEXEC,
+			      ".symtab's string table past the end" },
+	[KT_F_STRTAB_WRAP] = { ".strtab's sh_offset + sh_size overflows", "kt_fn",
+			       -ENOEXEC, ".symtab's string table past the end" },
+	[KT_F_STRTAB_NUL] = { ".strtab without a final NUL", "kt_fn", -ENOEXEC,
+			      ".symtab: string table not NUL-terminated" },
+	[KT_F_STRTAB_EMPTY] = { ".strtab empty", "kt_fn", -ENOEXEC,
+				".symtab: empty string table" },
+	[KT_F_STRTAB_CAP] = { ".strtab of 16 MiB + 1", "kt_fn", -EFBIG,
+			      "string table of 16777217 bytes, more than 16777216" },
+	[KT_F_STRTAB_HUGE] = { ".strtab of 2^64 - 1 bytes", "kt_fn", -EFBIG,
+			       "more than 16777216" },
+	[KT_F_ST_NAME] = { "kt_fn's st_name at the end of .strtab", "kt_fn", -ENOEXEC,
+			   ".symtab: name of symbol 1 past its string table" },
+	[KT_F_ST_NAME_HUGE] = { "kt_obj's st_name 2^32 - 1", "kt_dyn", -ENOEXEC,
+				".symtab: name of symbol 2 past its string table" },
+	[KT_F_NOT_X] = { ".text's segment without PF_X", "kt_fn", -ENOEXEC,
+			 "not in an executable segment" },
+	[KT_F_NOT_LOAD] = { ".text's segment PT_NOTE", "kt_fn", -ENOEXEC,
+			    "not in an executable segment" },
+	[KT_F_PHNUM_0] = { "e_phnum 0", "kt_fn", -ENOEXEC,
+			   "not in an executable segment" },
+	[KT_F_SEG_VADDR] = { ".text's segment above kt_fn", "kt_fn", -ENOEXEC,
+			     "not in an executable segment" },
+	[KT_F_SEG_SIZE] = { ".text's segment ends at kt_fn", "kt_fn", -ENOEXEC,
+			    "not in an executable segment" },
+	[KT_F_SEG_END] = { ".text's segment past the end", "kt_fn", -ENOEXEC,
+			   "segment 1 past the end" },
+	[KT_F_SEG_WRAP] = { ".text's segment's p_offset + p_filesz overflows", "kt_fn",
+			    -ENOEXEC, "segment 1 past the end" },
+	[KT_F_SYM_IN_R] = { "kt_fn in the read-only segment", "kt_fn", -ENOEXEC,
+			    "not in an executable segment" },
+	[KT_F_SYMTAB_BAD_DYN] = { "bad .symtab, kt_dyn in .dynsym", "kt_dyn", -ENOEXEC,
+				  ".symtab: entry size 16" },
+	[KT_F_DYN_LINK] = { ".dynsym's sh_link to .symtab", "kt_dyn", -ENOEXEC,
+			    ".dynsym: its link 2 is not a string table" },
+	[KT_F_DYN_NUL] = { ".dynstr without a final NUL", "kt_dyn", -ENOEXEC,
+			   ".dynsym: string table not NUL-terminated" },
+	[KT_F_DYN_ST_NAME] = { "kt_dyn's st_name past .dynstr", "kt_dyn", -ENOEXEC,
+			       ".dynsym: name of symbol 1 past its string table" },
+};
+
+static void kt_elf_forge(struct kt_elf *im, unsigned int f)
+{
+	struct elf64_shdr *symtab = &im->sh[KT_SH_SYMTAB];
+	struct elf64_shdr *strtab = &im->sh[KT_SH_STRTAB];
+	struct elf64_phdr *text = &im->ph[1];
+	struct elf64_hdr *eh = im->eh;
+
+	switch (f) {
+	case KT_F_MAGIC:
+		eh->e_ident[EI_MAG1] = 'X';
+		break;
+	case KT_F_CLASS:
+		eh->e_ident[EI_CLASS] = ELFCLASS32;
+		break;
+	case KT_F_DATA:
+		eh->e_ident[EI_DATA] = ELFDATA2MSB;
+		break;
+	case KT_F_VERSION:
+		eh->e_version = EV_CURRENT + 1;
+		break;
+	case KT_F_TYPE:
+		eh->e_type = ET_REL;
+		break;
+	case KT_F_MACHINE:
+		/* The other arch's. */
+		eh->e_machine = EM_X86_64 + EM_AARCH64 - KT_ELF_MACHINE;
+		break;
+	case KT_F_SHOFF_END:
+		eh->e_shoff = im->len;
+		break;
+	case KT_F_SHOFF_WRAP:
+		eh->e_shoff = U64_MAX - sizeof(struct elf64_shdr) + 1;
+		break;
+	case KT_F_SHNUM_0:
+		eh->e_shnum = 0;
+		break;
+	case KT_F_SHNUM_CAP:
+		eh->e_shnum = SHN_LORESERVE;
+		break;
+	case KT_F_SHNUM_END:
+		eh->e_shnum = 1000;
+		break;
+	case KT_F_SHENTSIZE:
+		eh->e_shentsize = 40;
+		break;
+	case KT_F_PHENTSIZE:
+		eh->e_phentsize = 32;
+		break;
+	case KT_F_PHNUM_CAP:
+		eh->e_phnum = PN_XNUM;
+		break;
+	case KT_F_PHOFF_END:
+		eh->e_phoff = im->len - sizeof(struct elf64_phdr);
+		break;
+	case KT_F_PHOFF_WRAP:
+		eh->e_phoff = U64_MAX - sizeof(struct elf64_phdr);
+		break;
+	case KT_F_LINK_RANGE:
+		symtab->sh_link = KT_SH_NR;
+		break;
+	case KT_F_LINK_TYPE:
+		symtab->sh_link = KT_SH_TEXT;
+		break;
+	case KT_F_LINK_SELF:
+		symtab->sh_link = KT_SH_SYMTAB;
+		break;
+	case KT_F_SYMTAB_END:
+		symtab->sh_offset = im->len - sizeof(struct elf64_sym);
+		break;
+	case KT_F_SYMTAB_WRAP:
+		symtab->sh_offset = U64_MAX - sizeof(struct elf64_sym) + 1;
+		break;
+	case KT_F_SYMTAB_HUGE:
+		symtab->sh_size = sizeof(struct elf64_sym) << 58;
+		break;
+	case KT_F_SYMTAB_SIZE:
+		symtab->sh_size++;
+		break;
+	case KT_F_ENTSIZE:
+	case KT_F_SYMTAB_BAD_DYN:
+		symtab->sh_entsize = 16;
+		break;
+	case KT_F_ENTSIZE_0:
+		symtab->sh_entsize = 0;
+		break;
+	case KT_F_STRTAB_END:
+		strtab->sh_offset = im->len;
+		break;
+	case KT_F_STRTAB_WRAP:
+		strtab->sh_offset = U64_MAX - 1;
+		break;
+	case KT_F_STRTAB_NUL:
+		im->strtab[sizeof(kt_elf_strtab) - 1] = 'x';
+		break;
+	case KT_F_STRTAB_EMPTY:
+		strtab->sh_size = 0;
+		break;
+	case KT_F_STRTAB_CAP:
+		strtab->sh_size = KSTATS_ELF_MAX_STRTAB + 1;
+		break;
+	case KT_F_STRTAB_HUGE:
+		strtab->sh_size = U64_MAX;
+		break;
+	case KT_F_ST_NAME:
+		im->sym[KT_SYM_FN].st_name = sizeof(kt_elf_strtab);
+		break;
+	case KT_F_ST_NAME_HUGE:
+		im->sym[KT_SYM_OBJ].st_name = U32_MAX;
+		break;
+	case KT_F_NOT_X:
+		text->p_flags = PF_R;
+		break;
+	case KT_F_NOT_LOAD:
+		text->p_type = PT_NOTE;
+		break;
+	case KT_F_PHNUM_0:
+		eh->e_phnum = 0;
+		break;
+	case KT_F_SEG_VADDR:
+		text->p_vaddr += KT_ELF_FN + 1;
+		break;
+	case KT_F_SEG_SIZE:
+		text->p_filesz = KT_ELF_FN;
+		break;
+	case KT_F_SEG_END:
+		text->p_filesz = im->len;
+		break;
+	case KT_F_SEG_WRAP:
+		text->p_offset = U64_MAX - 8;
+		break;
+	case KT_F_SYM_IN_R:
+		im->sym[KT_SYM_FN].st_value = KT_ELF_BASE + 8;
+		break;
+	case KT_F_DYN_LINK:
+		im->sh[KT_SH_DYNSYM].sh_link = KT_SH_SYMTAB;
+		break;
+	case KT_F_DYN_NUL:
+		im->dynstr[sizeof(kt_elf_dynstr) - 1] = 'x';
+		break;
+	case KT_F_DYN_ST_NAME:
+		im->dsym[KT_DSYM_DYN].st_name = sizeof(kt_elf_dynstr);
+		break;
+	}
+}
+
+static void kt_elf_forgery_desc(const struct kt_elf_forgery *f, char *desc)
+{
+	snprintf(desc, KUNIT_PARAM_DESC_SIZE, "%s", f->what);
+}
+
+KUNIT_ARRAY_PARAM(kt_elf_forged, kt_elf_forgeries, kt_elf_forgery_desc);
+
+/*
+ * Each forgery of kt_elf_forgeries: refused, with its errno and reason,
+ * and no read outside the file.
+ */
+static void kt_elf_forged(struct kunit *test)
+{
+	const struct kt_elf_forgery *f = test->param_value;
+	struct kt_elf *im = kt_elf_build(test);
+	struct kstats_elf_sym sym;
+	char why[KT_ELF_WHY];
+	int ret;
+
+	kt_elf_forge(im, f - kt_elf_forgeries);
+	ret = kt_elf_lookup(test, im, f->name, &sym, why);
+	KUNIT_EXPECT_EQ_MSG(test, ret, f->err, "%s: %s", f->what, why);
+	KUNIT_EXPECT_NOT_NULL_MSG(test, strstr(why, f->why),
+				  "%s: the reason \"%s\" lacks \"%s\"", f->what,
+				  why, f->why);
+}
+
+static u32 kt_xorshift32(u32 *state)
+{
+	u32 x = *state;
+
+	x ^= x << 13;
+	x ^= x >> 17;
+	x ^= x << 5;
+	*state = x;
+	return x;
+}
+
+/* Whether byte @pos is of the program headers, or their offset, size or count. */
+static bool kt_elf_hits_ph(const struct kt_elf *im, size_t pos)
+{
+	size_t ph = (u8 *)im->ph - im->buf;
+
+	return (pos >= offsetof(struct elf64_hdr, e_phoff) &&
+		pos < offsetof(struct elf64_hdr, e_phoff) + sizeof(u64)) ||
+	       (pos >= offsetof(struct elf64_hdr, e_phentsize) &&
+		pos < offsetof(struct elf64_hdr, e_shentsize)) ||
+	       (pos >= ph && pos < ph + 2 * sizeof(struct elf64_phdr));
+}
+
+/*
+ * KT_ELF_FUZZ_RUNS images, each the valid one with 1 to
+ * KT_ELF_FUZZ_BYTES bytes of its headers or tables (not of .text)
+ * changed, from a fixed seed. A lookup, of kt_fn in one image and of
+ * kt_dyn (both tables) in the next, finds its function inside the
+ * image, in .text while the program headers are intact, or fails with a
+ * documented errno and says why; never a read past the image (KASAN
+ * watches the rest).
+ */
+static void kt_elf_fuzz(struct kunit *test)
+{
+	static const char * const names[] = { "kt_fn", "kt_dyn" };
+	unsigned int run, i, n, found = 0, refused = 0;
+	struct kt_elf *im = kt_elf_build(test);
+	struct kstats_elf_sym sym;
+	char why[KT_ELF_WHY];
+	const char *name;
+	bool ph_hit;
+	size_t pos;
+	u32 seed = 0x4b535441, r;
+	int ret;
+
+	for (run = 0; run < KT_ELF_FUZZ_RUNS; run++) {
+		memcpy(im->buf, im->pristine, im->len);
+		n = 1 + kt_xorshift32(&seed) % KT_ELF_FUZZ_BYTES;
+		ph_hit = false;
+		for (i = 0; i < n; i++) {
+			r = kt_xorshift32(&seed);
+			pos = r % (im->len - KT_ELF_TEXT_SIZE);
+			if (pos >= im->text_off)
+				pos += KT_ELF_TEXT_SIZE;
+			/* One bit, or a byte: near misses and wild values. */
+			if (r & BIT(31))
+				im->buf[pos] ^= BIT((r >> 28) & 7);
+			else
+				im->buf[pos] = r >> 20;
+			ph_hit |= kt_elf_hits_ph(im, pos);
+		}
+		name = names[run % ARRAY_SIZE(names)];
+		ret = kt_elf_lookup(test, im, name, &sym, why);
+		if (!ret) {
+			found++;
+			KUNIT_EXPECT_GE_MSG(test, sym.offset,
+					    ph_hit ? 0 : (loff_t)im->text_off,
+					    "run %u: %s", run, name);
+			KUNIT_EXPECT_LT_MSG(test, sym.offset,
+					    ph_hit ? (loff_t)im->len :
+					    (loff_t)(im->text_off + KT_ELF_TEXT_SIZE),
+					    "run %u: %s", run, name);
+			continue;
+		}
+		refused++;
+		KUNIT_EXPECT_TRUE_MSG(test, ret == -ENOEXEC || ret == -ENOENT ||
+				      ret == -EINVAL || ret == -EFBIG ||
+				      ret == -ENOMEM,
+				      "run %u: %s: error %d (%s)", run, name,
+				      ret, why);
+		KUNIT_EXPECT_NE_MSG(test, why[0], '\0',
+				    "run %u: %s: a refusal says why", run, name);
+	}
+	/* The fuzz reached past the first check, and broke images. */
+	KUNIT_EXPECT_GT(test, found, 0U);
+	KUNIT_EXPECT_GT(test, refused, 0U);
+	kunit_info(test, "%u images: %u lookups found their function, %u refused\n",
+		   KT_ELF_FUZZ_RUNS, found, refused);
+}
+
+/* A shmem file that holds the image's first @len bytes. */
+static struct file *kt_elf_shmem(struct kunit *test, struct kt_elf *im,
+				 size_t len)
+{
+	struct file *f = shmem_kernel_file_setup("kt_elf", len, KT_SHMEM_FLAGS);
+	loff_t pos = 0;
+	ssize_t n;
+
+	KUNIT_ASSERT_NOT_ERR_OR_NULL(test, f);
+	n = kernel_write(f, im->buf, len, &pos);
+	if (n != (ssize_t)len) {
+		fput(f);
+		KUNIT_FAIL_AND_ABORT(test, "kernel_write() of %zu bytes: %zd",
+				     len, n);
+	}
+	return f;
+}
+
+/*
+ * kstats_elf_find_file(): the image in a file, then the image cut
+ * before .dynsym (.symtab still serves).
+ */
+static void kt_elf_file(struct kunit *test)
+{
+	struct kt_elf *im = kt_elf_build(test);
+	struct kstats_elf_sym sym;
+	char why[KT_ELF_WHY];
+	struct file *f;
+
+	f = kt_elf_shmem(test, im, im->len);
+	KUNIT_EXPECT_EQ_MSG(test, kstats_elf_find_file(f, "kt_fn", &sym, why,
+						       sizeof(why)), 0, "%s", why);
+	KUNIT_EXPECT_EQ(test, sym.offset, (loff_t)(im->text_off + KT_ELF_FN));
+	KUNIT_EXPECT_EQ(test, sym.size, (u64)KT_ELF_FN_SIZE);
+	KUNIT_EXPECT_FALSE(test, sym.dynsym);
+	KUNIT_EXPECT_EQ_MSG(test, kstats_elf_find_file(f, "kt_dyn", &sym, why,
+						       sizeof(why)), 0, "%s", why);
+	KUNIT_EXPECT_EQ(test, sym.offset, (loff_t)(im->text_off + KT_ELF_DYN));
+	KUNIT_EXPECT_TRUE(test, sym.dynsym);
+	KUNIT_EXPECT_EQ(test, kstats_elf_find_file(f, "kt_obj", &sym, why,
+						   sizeof(why)), -EINVAL);
+	KUNIT_EXPECT_STREQ(test, why, "symbol kt_obj is an object, not a function");
+	fput(f);
+
+	f = kt_elf_shmem(test, im, im->need_fn);
+	KUNIT_EXPECT_EQ_MSG(test, kstats_elf_find_file(f, "kt_fn", &sym, why,
+						       sizeof(why)), 0, "%s", why);
+	KUNIT_EXPECT_EQ(test, sym.offset, (loff_t)(im->text_off + KT_ELF_FN));
+	KUNIT_EXPECT_EQ(test, kstats_elf_find_file(f, "kt_dyn", &sym, why,
+						   sizeof(why)), -ENOEXEC);
+	KUNIT_EXPECT_STREQ(test, why, ".dynsym past the end of the file");
+	fput(f);
+}
+
+static struct kunit_case kstats_elf_cases[] = {
+	KUNIT_CASE(kt_elf_find),
+	KUNIT_CASE(kt_elf_truncated),
+	KUNIT_CASE_PARAM(kt_elf_forged, kt_elf_forged_gen_params),
+	KUNIT_CASE(kt_elf_fuzz),
+	KUNIT_CASE(kt_elf_file),
+	{}
+};
+
+static struct kunit_suite kstats_elf_suite = {
+	.name = "kstats_elf",
+	.test_cases = kstats_elf_cases,
+};
+
+kunit_test_suites(&kstats_test_suite, &kstats_parse_suite, &kstats_elf_suite);
 
 KSTATS_IMPORT_NS(EXPORTED_FOR_KUNIT_TESTING);
 
