@@ -33,7 +33,9 @@
 #                         scripts (KSTATS_TOOL_SUITES) run on
 #                         KSTATS_TOOL_TARGETS only; debug runs all but
 #                         KSTATS_DEBUG_OMIT, in two boots (the second
-#                         KSTATS_DEBUG_SECOND's)
+#                         KSTATS_DEBUG_SECOND's); no target runs
+#                         KSTATS_PENDING_SUITES (scripts ahead of their
+#                         kernel side; empty: they run too)
 #   KSTATS_GUEST_TIMEOUT  seconds a guest may run (default 3600)
 #   KSTATS_JOBS           guests booted at once (default 2)
 #   KSTATS_BUILD          artifact directory (default: build/ in the repo)
@@ -308,12 +310,16 @@ debug_second() {
 }
 
 # left_out TARGET SCRIPT: TARGET leaves guest script SCRIPT out (targets.sh
-# says why): the subset targets run KSTATS_ARM_SUITES only, those of
-# KSTATS_SMALL_TARGETS KSTATS_SMALL_SUITES only, the tool's scripts run
-# on KSTATS_TOOL_TARGETS only, and the debug kernel leaves out
+# says why): every target leaves out KSTATS_PENDING_SUITES (scripts whose
+# kernel side is not there yet), the subset targets run KSTATS_ARM_SUITES
+# only, those of KSTATS_SMALL_TARGETS KSTATS_SMALL_SUITES only, the tool's
+# scripts run on KSTATS_TOOL_TARGETS only, and the debug kernel leaves out
 # KSTATS_DEBUG_OMIT.
 # shellcheck disable=SC2317 # called through scripts_where
 left_out() {
+	if words_prefix "$2" "$KSTATS_PENDING_SUITES"; then
+		return 0
+	fi
 	if subset_target "$1" && ! words_prefix "$2" "$KSTATS_ARM_SUITES"; then
 		return 0
 	fi
