@@ -46,7 +46,7 @@ if ! grep -q cgroup2 /proc/filesystems; then
 	is "$(left)" "0 0" "nothing left"
 	skip_part "-- COMMAND: this kernel has no cgroups"
 else
-plan 21
+plan 23
 kstats latency $FN -- sh -c "echo 'work 7 0' > $HELPER; echo 'work 5 0' > $HELPER; exit 3" \
 	>/tmp/out 2>/tmp/err
 is "$?" 3 "-- COMMAND: exits with COMMAND's status"
@@ -78,6 +78,36 @@ is "$rc $(grep -c '^slowest 2 samples (outliers 2, since the last reset):$' /tmp
 is "$(awk '/^slowest 2 samples/ { on = 1; next } on && $1 ~ /^[12]$/ { print $1, $NF }' /tmp/out |
 	tr '\n' ' ')" "1 klo 2 klo " "--outliers 2: two rows, the command's"
 is "$(left)" "0 0" "--outliers: no entry and no cgroup left"
+
+# A user function, PATH:SYMBOL, while another process calls it too: only
+# COMMAND's calls. Then LIB:SYMBOL (BCC's c:malloc form), resolved from
+# the dynamic linker's cache or the library directories: getpid() of
+# libc, called by Python a known
+# number of times (os.getpid() is not cached by Python; a static
+# kstats-ufunc has no libc.so of its own).
+U=/usr/bin/kstats-ufunc
+$U rate 200 30 >/dev/null &
+UBG=$!
+kstats latency $U:kstats_ufunc_work -- $U calls 120 0 >/tmp/out 2>&1
+is "$? $(counts /tmp/out)" "0 120 " "PATH:SYMBOL -- COMMAND: exactly COMMAND's 120 calls beside another process's"
+kill $UBG 2>/dev/null
+wait $UBG 2>/dev/null
+is "$(left)" "0 0" "PATH:SYMBOL: no entry and no cgroup left"
+if command -v python3 >/dev/null; then
+	plan 2
+	kstats latency c:getpid -- python3 -c 'import os
+for i in range(250):
+    os.getpid()' >/tmp/out 2>&1
+	rc=$?
+	[ $rc = 0 ] || sed 's/^/# out: /' /tmp/out
+	# Python's start calls getpid() a few times itself: at least 250.
+	is "$rc $(counts /tmp/out | awk '{ print ($1 >= 250 && $1 < 300) }')" "0 1" \
+		"c:getpid -- python3: its 250 calls (and the interpreter's few)"
+	is "$(head -n 1 /tmp/out | cut -d' ' -f1 | sed 's/.*://')" "getpid" "c:getpid: the entry is libc's getpid"
+else
+	plan 1
+	not_ok "c:getpid: no python3 in this guest"
+fi
 
 # A glob, from available_filter_functions: two functions, counted apart.
 kstats latency 'kstats_helper_*value' -- sh -c \

@@ -13,7 +13,7 @@ from kstats import VERSION, model
 PKG = os.path.join(REPO, 'tool', 'kstats')
 # Layer of each module: a module may import from lower layers only, and
 # plot and export from render (the output layer's units).
-LAYER = {'errors': 0, 'fit': 0, 'btf': 1, 'model': 1, 'keys': 1, 'outliers': 2, 'stats': 3, 'capture': 3,
+LAYER = {'errors': 0, 'fit': 0, 'btf': 1, 'userfunc': 1, 'model': 1, 'keys': 1, 'outliers': 2, 'stats': 3, 'capture': 3,
          'live': 4, 'recording': 4, 'render': 5, 'plot': 6, 'export': 6, 'keyview': 6,
          'outlierview': 6, 'commands': 7, 'completion': 7, 'latency': 7, 'sched': 8, 'cli': 9,
          '__main__': 10}

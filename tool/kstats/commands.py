@@ -1,7 +1,6 @@
 # SPDX-License-Identifier: GPL-2.0
-"""One function per subcommand (cmd_NAME(args) -> exit status): each
-reads through capture, computes through model and stats, and prints
-through render, plot or export."""
+"""One function per subcommand (cmd_NAME(args) -> exit status): each reads through capture,
+computes through model and stats, and prints through render, plot or export."""
 
 import json
 import math
@@ -34,6 +33,7 @@ from .render import (
     UNIT_NS, calibration_table, diff_json, diff_text, entry_json, entry_unit, entry_warning,
     scale_times, show_text, table, typed_info, watch_json, watch_text)
 from .stats import compare
+from .userfunc import resolve
 
 
 def cmd_list(args):
@@ -529,7 +529,7 @@ def cmd_heatmap(args):
 def cmd_trace(args):
     cmd = control_path(args)
     path = listing_path(args)
-    line = 'trace %s\n' % ' '.join(args.words)
+    line = 'trace %s\n' % ' '.join([resolve(w) for w in args.words[:1]] + args.words[1:])
     before = control_names(path)
     rc = write_command(cmd, line)
     if rc == 0:

@@ -20,6 +20,7 @@ from .live import control_path, require_live, write_command
 from .model import Hist
 from .outlierview import has_outliers, outlier_lines
 from .render import entry_warning, show_text
+from .userfunc import resolve
 
 STOP = {signal.SIGINT, signal.SIGTERM}     # the signals that end a run
 
@@ -45,9 +46,10 @@ def filter_functions():
         os.path.dirname(p) for p in FILTER_FILES))
 
 
-def expand(targets, limit=MAX_GLOB):
+def expand(targets, limit=MAX_GLOB, pid=None):
     """[(FUNC, trace words after FUNC)]: a quoted "FUNC OPTION..." keeps its
-    options; a glob (*?[) is matched against available_filter_functions."""
+    options; a glob (*?[) is matched against available_filter_functions;
+    LIB:SYMBOL becomes PATH:SYMBOL (userfunc.py)."""
     out = []
     for t in targets:
         words = t.split()
@@ -63,7 +65,7 @@ def expand(targets, limit=MAX_GLOB):
                             "--max-targets" % (words[0], len(names), limit))
             out += [(n, words[1:]) for n in names]
         else:
-            out.append((words[0], words[1:]))
+            out.append((resolve(words[0], pid), words[1:]))
     return out
 
 
@@ -310,6 +312,6 @@ def cmd_latency(args):
         raise Error('--by prints the table of keys once, at the end: not with -i')
     if args.interval is not None and getattr(args, 'outliers', None):
         raise Error('--outliers prints the slowest samples once, at the end: not with -i')
-    targets = expand(args.targets, args.max_targets)
+    targets = expand(args.targets, args.max_targets, args.pid)
     session = Session(args)
     return measure(args, session, lambda cg: session.attach(targets, cg))
