@@ -347,8 +347,9 @@ def add_trace(sub, par):
 
 
 LATENCY_EPILOG = '''TARGET: a function (vfs_read), a quoted trace specification
-("vfs_read via kretprobe bits 3", as "kstats trace" takes it), or a glob
-('vfs_*', from available_filter_functions, at most --max-targets).
+("vfs_read via kretprobe bits 3", as "kstats trace" takes it), a glob
+('vfs_*', from available_filter_functions, at most --max-targets), or a
+user-space function, PATH:SYMBOL or LIB:SYMBOL (c:malloc).
 Without -d or -- COMMAND it measures until Ctrl-C. With -- COMMAND it
 counts only COMMAND and its descendants (a cgroup v2 group of their own)
 and exits with COMMAND's status. Every way out removes the entries.
