@@ -124,16 +124,12 @@ static int kstats_parse_user(struct kstats_cmd *cmd, const char *word)
  * called it. Its registers are a process's, which no BTF describes, and
  * an outlier's stack is the kernel's, which says nothing of the call.
  */
-static int kstats_parse_user_check(struct kstats_cmd *cmd, bool have_value)
+static int kstats_parse_user_check(struct kstats_cmd *cmd)
 {
-	if (have_value)
-		return kstats_why(cmd, "value: not for PATH:SYMBOL (time only)");
 	if (cmd->counter)
 		return kstats_why(cmd, "counter: not for PATH:SYMBOL (time only)");
 	if (cmd->outliers)
 		return kstats_why(cmd, "outliers: not for PATH:SYMBOL (stacks are the kernel's)");
-	if (cmd->clock == KSTATS_CLOCK_LOCAL)
-		return kstats_why(cmd, "clock local is only for pcpu: and key cpu");
 	switch (cmd->by) {
 	case KSTATS_BY_NONE:
 	case KSTATS_BY_COMM:
@@ -603,7 +599,7 @@ static int kstats_parse_trace(struct kstats_cmd *cmd, char **w, int n)
 	if (pair && (!have_start || !have_end))
 		return kstats_why(cmd, "a pair needs both start and end");
 	if (cmd->op == KSTATS_CMD_TRACE_USER) {
-		ret = kstats_parse_user_check(cmd, have_value);
+		ret = kstats_parse_user_check(cmd);
 		if (ret)
 			return ret;
 	}
@@ -623,9 +619,13 @@ static int kstats_parse_trace(struct kstats_cmd *cmd, char **w, int n)
 		return kstats_why(cmd,
 				  "by argN: %s is SYMBOL+OFFSET, where the argument registers may hold anything",
 				  !pair ? "FUNC" : cmd->by_site ? "end" : "start");
-	/* A call of FUNC may end on another CPU, and so may a task's pair. */
+	/*
+	 * A call of FUNC or of a user function may end on another CPU, and
+	 * so may a task's pair.
+	 */
 	if (cmd->clock == KSTATS_CLOCK_LOCAL &&
-	    (cmd->op == KSTATS_CMD_TRACE || cmd->key != KSTATS_KEY_CPU))
+	    (cmd->op == KSTATS_CMD_TRACE || cmd->op == KSTATS_CMD_TRACE_USER ||
+	     cmd->key != KSTATS_KEY_CPU))
 		return kstats_why(cmd, "clock local is only for pcpu: and key cpu");
 	if (have_value && have_clock)
 		return kstats_why(cmd, "a value entry reads no clock");

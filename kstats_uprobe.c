@@ -67,15 +67,15 @@ static notrace int kstats_up_entry(KSTATS_UP_ENTRY_PARAMS)
 	struct kstats_probe *p = &up->p;
 	static const u64 none[2];
 	struct kstats_timed tm;
-	u64 now;
+	u64 t0;
 
 	if (kstats_stopped(p) || !kstats_filter_pass(p))
 		return KSTATS_UPROBE_NO_RETURN;
 	/* One CPU from the clock's read to the per-CPU counters. */
 	preempt_disable_notrace();
 	kstats_timed_begin(p, &tm);
-	if (kstats_read(p, &now) &&
-	    !kstats_task_start(up->tasks, now, READ_ONCE(p->ks->epoch), none))
+	kstats_call_begin(p, &t0);
+	if (!kstats_task_start(up->tasks, t0, READ_ONCE(p->ks->epoch), none))
 		this_cpu_inc(p->stats->dropped);
 	kstats_timed_end(p, KSTATS_SIDE_BEGIN, &tm);
 	preempt_enable_notrace();
@@ -87,18 +87,16 @@ static notrace int kstats_up_return(KSTATS_UP_RET_PARAMS)
 	struct kstats_up_probe *up = container_of(uc, struct kstats_up_probe, uc);
 	struct kstats_probe *p = &up->p;
 	struct kstats_timed tm;
-	u64 now, t0, by[2];
+	u64 t0, by[2];
 
 	preempt_disable_notrace();
 	kstats_timed_begin(p, &tm);
 	t0 = kstats_task_take(up->tasks, READ_ONCE(p->ks->epoch), by);
-	if (!t0) {
-		/* An outer call of a recursion, or one entered while stopped. */
-		if (!kstats_stopped(p) && kstats_filter_pass(p))
-			this_cpu_inc(p->stats->unpaired);
-	} else if (t0 >= READ_ONCE(p->resumed) && kstats_read(p, &now)) {
-		kstats_record_since(p, now, t0, regs_return_value(regs), 0);
-	}
+	/* No start: an outer call of a recursion, or one entered stopped. */
+	if (t0)
+		kstats_call_end(p, t0, regs_return_value(regs), 0);
+	else if (!kstats_stopped(p) && kstats_filter_pass(p))
+		this_cpu_inc(p->stats->unpaired);
 	kstats_timed_end(p, KSTATS_SIDE_END, &tm);
 	preempt_enable_notrace();
 	return 0;
