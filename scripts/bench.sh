@@ -19,6 +19,8 @@
 #                        (default: all)
 #   KSTATS_BENCH_PROFILE=1 also where each run's instructions went, by
 #                        kernel function (tests/bench/profile.py; slower)
+#   KSTATS_BENCH_IRQ=0   x86-64: count the interrupts' instructions too
+#                        (saves the boot that finds their entries)
 #
 # Usage: bench.sh
 set -euo pipefail
@@ -68,17 +70,18 @@ bench_mark() {
 
 # Boot target $1 with initramfs $2, logs in $3, $4 of RAM, and the
 # plugin: -smp 1, one TCG thread, so the plugin's single counter is exact.
-# The machine and its ports are run-guest.sh's (targets.sh).
+# The machine and its ports are run-guest.sh's (targets.sh). The timer's
+# interrupts are left out of the count (the plugin's noirq=1): on x86-64
+# at the entries that $irq names ("irq=ADDR,..."; none: counted), and
+# with nokaslr, which keeps those addresses, and on arm64 the modules
+# where each boot puts them: with KASLR, kstats_tramp.ko lands within a
+# branch's reach of the kernel in some boots and not in others, and a
+# direct call then takes ftrace_caller's path, six instructions more.
 qemu_run() {
-	local target=$1 initrd=$2 log=$3 mem=$4 noirq='' args=''
+	local target=$1 initrd=$2 log=$3 mem=$4 noirq='' args=' nokaslr'
 	guest_machine "$target" "$log/console.log" "$log/results.txt"
-	# arm64: the timer's interrupts left out of the count (the plugin's
-	# comment says why x86-64's need not be), and the modules where each
-	# boot puts them: with KASLR, kstats_tramp.ko lands within a branch's
-	# reach of the kernel in some boots and not in others, and a direct
-	# call then takes ftrace_caller's path, six instructions more.
-	if [ "$(target_arch "$target")" != x86_64 ]; then
-		noirq=1 args=" nokaslr"
+	if [ "$(target_arch "$target")" != x86_64 ] || [ -n "${irq:-}" ]; then
+		noirq=1
 	fi
 	local cmd=("${GUEST_PIN[@]}" "${GUEST_QEMU[@]}" -nodefaults -no-user-config
 		-accel "tcg,thread=single" -cpu max -m "$mem" -smp 1 -display none
@@ -86,7 +89,7 @@ qemu_run() {
 		-append "console=$GUEST_CONSOLE${GUEST_ARGS:+ $GUEST_ARGS} loglevel=7 panic=-1 mitigations=off$args"
 		"${GUEST_PORTS[@]}"
 		-monitor none
-		-plugin "$build/insn-count-plugin.so,out=$log/markers.txt${prof:+,prof=$log/profile.txt}${noirq:+,noirq=1}")
+		-plugin "$build/insn-count-plugin.so,out=$log/markers.txt${prof:+,prof=$log/profile.txt}${noirq:+,noirq=1${irq:-}}")
 	printf '%q ' "${cmd[@]}" >"$log/qemu.cmd"
 	timeout -k 10 "${KSTATS_GUEST_TIMEOUT:-1800}" "${cmd[@]}" </dev/null \
 		>"$log/qemu.log" 2>&1 || true
@@ -105,30 +108,60 @@ qemu_run() {
 	} >"$log/env.txt"
 }
 
+# Initramfs $2 of target $1: its base archive and, appended, the bench's
+# own files with configuration file $3.
+bench_initramfs() {
+	local target=$1 out=$build/$1
+	{
+		echo "file /usr/bin/bench-mark $(bench_mark "$target") 0755 0 0"
+		printf 'dir /etc 0755 0 0\n'
+		echo "file /etc/kstats-bench.conf $3 0644 0 0"
+	} >"$out/extra.list"
+	"$gen" -t 0 "$out/extra.list" | gzip -n >"$out/extra.cpio.gz"
+	cat "$out/base.cpio.gz" "$out/extra.cpio.gz" >"$2"
+}
+
+# x86-64: the plugin's arguments that name the interrupt entries of
+# target $1's kernel, ",irq=ADDR" each, from a boot of its own with
+# nokaslr (the bench guest's IRQSYMS=1), cached per kernel image.
+irq_args() {
+	local target=$1 out=$build/$1 cache
+	[ "$(target_arch "$target")" = x86_64 ] && [ "${KSTATS_BENCH_IRQ:-1}" != 0 ] ||
+		return 0
+	cache=$KSTATS_CACHE/bench-irqsyms/$(md5sum <"$(target_kernel "$target")" | cut -c1-16)
+	if [ ! -s "$cache" ]; then
+		mkdir -p "$out/irqsyms/log" "${cache%/*}"
+		echo IRQSYMS=1 >"$out/irqsyms/bench.conf"
+		bench_initramfs "$target" "$out/irqsyms/initramfs.cpio.gz" \
+			"$out/irqsyms/bench.conf"
+		echo "bench: $target: booting for the interrupt entries" >&2
+		irq='' qemu_run "$target" "$out/irqsyms/initramfs.cpio.gz" \
+			"$out/irqsyms/log" 1G
+		grep -E '^irqsym [0-9a-f]{16} ' "$out/irqsyms/log/results.txt" \
+			>"$cache.tmp" || die "$target: no interrupt entry in /proc/kallsyms"
+		mv "$cache.tmp" "$cache"
+	fi
+	awk '{ printf ",irq=%s", $2 }' "$cache"
+}
+
 # One boot of target $1 with the plugin: -smp 1, one TCG thread, so the
 # plugin's single counter is exact.
 bench_boot() {
-	local target=$1 out=$build/$1
+	local target=$1 out=$build/$1 irq
 	rm -rf "$out"
 	mkdir -p "$out/log"
 	echo "bench: $target: building the modules" >&2
 	"$KSTATS_SCRIPTS/build-modules.sh" "$target" "$out" build >/dev/null
 	"$KSTATS_SCRIPTS/mkinitramfs.sh" --demo "$benchsrc/bench-guest.sh" \
 		"$target" "$out/modules" "$out/base.cpio.gz"
-	# The bench's own files, as a second archive appended to the first.
-	{
-		echo "file /usr/bin/bench-mark $(bench_mark "$target") 0755 0 0"
-		printf 'dir /etc 0755 0 0\n'
-	} >"$out/extra.list"
+	irq=$(irq_args "$target")
 	printf 'SIZE=%s\nROUNDS=%s\nCLOCKS=%s\nEMPTY=%s\n' "$size" "$rounds" \
 		"$clocks" $((clocks * 10)) >"$out/bench.conf"
 	# ${KSTATS_BENCH_CONFIGS}: a subset of the configurations (smoke test).
 	[ -z "${KSTATS_BENCH_CONFIGS:-}" ] ||
 		echo "CONFIGS=\"$KSTATS_BENCH_CONFIGS\"" >>"$out/bench.conf"
 	[ -z "$prof" ] || echo "PROFILE=1" >>"$out/bench.conf"
-	echo "file /etc/kstats-bench.conf $out/bench.conf 0644 0 0" >>"$out/extra.list"
-	"$gen" -t 0 "$out/extra.list" | gzip -n >"$out/extra.cpio.gz"
-	cat "$out/base.cpio.gz" "$out/extra.cpio.gz" >"$out/initramfs.cpio.gz"
+	bench_initramfs "$target" "$out/initramfs.cpio.gz" "$out/bench.conf"
 	echo "bench: $target: booting (log in $out/log)" >&2
 	qemu_run "$target" "$out/initramfs.cpio.gz" "$out/log" 1G
 	# Experiment 3: bytes that the inline kstats_record() adds to a loop
@@ -142,7 +175,8 @@ bench_boot() {
 # with our modules and scripts, as an uncompressed initramfs (TCG
 # decompresses slowly), in 2G of RAM. Reuses the modules of bench_boot.
 bpf_boot() {
-	local target=$1 out=$build/$1-bpf rootfs
+	local target=$1 out=$build/$1-bpf rootfs irq
+	irq=$(irq_args "$target")
 	rootfs=$("$KSTATS_SCRIPTS/bench-rootfs.sh")
 	rm -rf "$out"
 	mkdir -p "$out/log"

@@ -549,19 +549,20 @@ replay() {
 # timing is ever a test); on a target that tests/bench/budgets.conf names,
 # the cost gate instead: that file's configurations, counted at a size
 # where a boot's counts agree to an instruction, the median of three
-# rounds, each against its budget (tests/bench/gate.py).
+# rounds, the interrupts left out, each against its budget
+# (tests/bench/gate.py).
 # shellcheck disable=SC2317 # run by pool_run
 bench_job() {
-	local t=$1 log=$build/bench-$1.log gate size=200 rounds=1 configs=
+	local t=$1 log=$build/bench-$1.log gate size=200 rounds=1 configs='' irq=0
 	gate=$(awk -v t="$t" '!/^#/ && $1 == t { print $2 }' \
 		"$src/tests/bench/budgets.conf" | tr '\n' ' ')
 	if [ -n "$gate" ]; then
-		size=20000 rounds=3 configs="untraced $gate"
+		size=20000 rounds=3 configs="untraced $gate" irq=1
 		echo "check: $t: bench cost gate ($gate)"
 	else
 		echo "check: $t: bench smoke test (tiny sizes)"
 	fi
-	if KSTATS_TARGETS=$t KSTATS_BUILD=$build/bench-smoke-$t \
+	if KSTATS_TARGETS=$t KSTATS_BUILD=$build/bench-smoke-$t KSTATS_BENCH_IRQ=$irq \
 		KSTATS_BENCH_BPF=0 KSTATS_BENCH_SIZE=$size KSTATS_BENCH_ROUNDS=$rounds \
 		KSTATS_BENCH_CLOCKS=50 KSTATS_GUEST_TIMEOUT=600 \
 		KSTATS_BENCH_CONFIGS=$configs \

@@ -20,12 +20,14 @@ want() {
 	return 1
 }
 
-# The rounds of configuration $1: of bench-mark dd, or of $LOOP.
+# The rounds of configuration $1: of bench-mark dd, or of $LOOP, with
+# $DIV times fewer iterations.
 rounds() {
 	want "$1" || return 0
 	r=1
 	while [ "$r" -le "$ROUNDS" ]; do
 		for n in $SIZE $((SIZE * 2)); do
+			n=$((n / ${DIV:-1}))
 			out=$(bench-mark "${LOOP:-dd}" "$n" 2>&1)
 			echo "run $1 $r $n ${out#ns }"
 		done
@@ -169,7 +171,20 @@ kprobe:finish_task_switch* {
 	$t = @s[tid];
 	if ($t) { @ns[kstack] = hist(nsecs - $t); delete(@s[tid]); }
 }'
-LOOP=
+
+# Experiment 6: a user function, bench-mark's bench_ufunc(), timed by
+# kstats' uprobe and by bpftrace's uprobe and uretprobe, as a histogram
+# (bench-guest.sh's uf-* configurations, a tenth of the iterations).
+LOOP=ufunc DIV=10
+UF=/usr/bin/bench-mark:bench_ufunc
+c=uf-off rounds uf-off
+echo "trace $UF as e" >$K/_control && c=uf-kstats rounds uf-kstats
+echo 'remove e' >$K/_control
+c=uf-bpftrace with_tool ready 0 0 bpftrace -e "
+BEGIN { printf(\"ready\\n\"); }
+uprobe:$UF { @s[tid] = nsecs; }
+uretprobe:$UF /@s[tid]/ { @ns = hist(nsecs - @s[tid]); delete(@s[tid]); }"
+LOOP='' DIV=''
 
 # PROFILE=1: the kernel's and modules' text symbols, for profile.py
 # (before the kfunc row, which can hang).

@@ -15,6 +15,14 @@
 # the arm64 targets), experiments 2 and 3 are skipped, with a line
 # "skip experiment-N REASON" each.
 . "${KSTATS_BENCH_CONF:-/etc/kstats-bench.conf}"
+# IRQSYMS=1 (bench.sh, x86-64): only the interrupts' entries, which the
+# next boot's plugin leaves out from (nokaslr: the same addresses).
+if [ -n "${IRQSYMS:-}" ]; then
+	awk '$2 ~ /^[tT]$/ && ($3 == "asm_common_interrupt" ||
+		$3 == "asm_spurious_interrupt" || $3 ~ /^asm_sysvec_/) {
+		print "irqsym", $1, $3 }' /proc/kallsyms
+	exit 0
+fi
 M=${MODDIR:-/modules}
 K=/sys/kernel/debug/kstats
 T=/sys/kernel/tracing
@@ -61,6 +69,15 @@ kp_off() {
 	echo "${offs##* }"
 }
 
+# The user function of the uf-* configurations, and its offset in the
+# file as kstats' listing gives it (uprobe_events takes no symbol).
+UF=/usr/bin/bench-mark:bench_ufunc
+uf_off() {
+	ctl "trace $UF as uo" || return 1
+	sed -n 's/^name uo .* offset \(0x[0-9a-f]*\).*/\1/p' $K/_control
+	ctl 'remove uo'
+}
+
 # ftrace: a hist trigger $2 on event $1 (system/event); "!" + it removes it.
 trig() {
 	echo "$2" >>"$T/events/$1/trigger"
@@ -98,7 +115,7 @@ pev_off() {
 config() {
 	on=$1
 	case $2 in
-	untraced | busybox-dd | loop-*-none | pp-off | exit-off) ;;
+	untraced | busybox-dd | loop-*-none | pp-off | exit-off | uf-off) ;;
 	loop-*-stopped | loop-*-running)
 		[ "$1" = off ] || echo "${2##*-}" | sed 's/running/start/;s/stopped/stop/' >$K/bench_loop ;;
 	pp-kstats) config "$1" kstats-tp-pair-task ;;
@@ -106,6 +123,9 @@ config() {
 	pp-offcpu) config "$1" kstats-offcpu ;;
 	exit-direct) config "$1" kstats-direct ;;
 	pp-ftrace) config "$1" ftrace-synth-syscall ;;
+	uf-kstats) config "$1" kstats-ufunc ;;
+	uf-kstats-stopped) config "$1" kstats-ufunc-stopped ;;
+	uf-ftrace) config "$1" ftrace-synth-ufunc ;;
 	floor-*)
 		if [ "$on" = on ]; then
 			case $2 in
@@ -147,6 +167,7 @@ config() {
 		kstats-by-pid) cmd='trace vfs_read by pid as e' ;;
 		kstats-by-arg) cmd='trace vfs_read by arg3 as e' ;;
 		kstats-outliers) cmd='trace vfs_read outliers 10 as e' ;;
+		kstats-ufunc) cmd="trace $UF as e" ;;
 		# The scheduler's pairs as kstats runqlat and offcpu write them.
 		kstats-runqlat)
 			cmd='trace e key arg1->pid start __tracepoint_sched_wakeup start __tracepoint_sched_wakeup_new'
@@ -189,6 +210,18 @@ config() {
 		else
 			synth_off raw_syscalls/sys_enter raw_syscalls/sys_exit
 		fi ;;
+	ftrace-synth-ufunc)
+		[ -e $T/uprobe_events ] || return 1
+		if [ "$on" = on ]; then
+			o=$(uf_off) || return 1
+			echo "p:bench/uf ${UF%%:*}:$o" >>$T/uprobe_events &&
+			echo "r:bench/ufret ${UF%%:*}:$o" >>$T/uprobe_events &&
+			synth_on bench/uf bench/ufret
+		else
+			synth_off bench/uf bench/ufret
+			echo '-:bench/ufret' >>$T/uprobe_events
+			echo '-:bench/uf' >>$T/uprobe_events
+		fi ;;
 	ftrace-synth-vfs-read)
 		if [ "$on" = on ]; then
 			echo 'p:bench/rd vfs_read' >>$T/kprobe_events &&
@@ -216,6 +249,7 @@ work() {
 	loop-*) $BM write $E/loop "$(echo "$1" | cut -d- -f2) record $2" ;;
 	pp-*) $BM pingpong "$2" ;;
 	exit-*) $BM forkexit "$2" ;;
+	uf-*) $BM ufunc "$2" ;;
 	*) $BM dd "$2" ;;
 	esac
 }
@@ -237,7 +271,8 @@ ALL="$ALL ftrace-syscall-hist ftrace-kprobe-hist ftrace-kretprobe-hist
 ftrace-fprobe-hist ftrace-synth-syscall ftrace-synth-vfs-read
 loop-empty-none loop-empty-stopped loop-empty-running loop-memcpy-none
 loop-memcpy-stopped loop-memcpy-running loop-mono-none loop-local-none
-loop-tsc-none pp-off pp-kstats pp-ftrace pp-runqlat pp-offcpu exit-off exit-direct"
+loop-tsc-none pp-off pp-kstats pp-ftrace pp-runqlat pp-offcpu exit-off exit-direct
+uf-off uf-kstats uf-kstats-stopped uf-ftrace"
 CONFIGS=${CONFIGS:-$ALL}
 # Experiment 3's configurations need kstats_bench_exp.ko.
 if [ -z "$EXP" ]; then
@@ -267,8 +302,10 @@ while [ "$r" -le "$ROUNDS" ]; do
 			case $c in
 			loop-empty-* | loop-mono-* | loop-local-* | loop-tsc-*)
 				n=$((n * 20)) ;;
-			# A fork and exit is some 200 dd iterations' work.
+			# A fork and exit is some 200 dd iterations' work; a
+			# uprobe's two traps some 20 (on arm64, 100).
 			exit-*) n=$((n / 100)) ;;
+			uf-*) n=$((n / 10)) ;;
 			esac
 			out=$(work "$c" "$n")
 			if [ -n "${PERF:-}" ]; then

@@ -13,6 +13,8 @@
  *   bench-mark write FILE S   one write(2) of string S to FILE
  *   bench-mark run CMD...     fork, exec CMD and wait for it
  *   bench-mark forkexit N     N x (fork, the child exits at once, wait)
+ *   bench-mark ufunc N        N calls of bench_ufunc(), a user-space
+ *                             function for uprobes to time
  *
  * Output: "ns <elapsed>", the time between the markers. Static, so it runs
  * in the busybox initramfs.
@@ -142,6 +144,30 @@ static void forkexit(long n)
 	end();
 }
 
+/*
+ * The user function of "ufunc": out of line, with a symbol in .symtab
+ * (PATH:bench_ufunc), and a result the loop depends on, so that no call
+ * is folded away.
+ */
+__attribute__((noinline, used)) int bench_ufunc(int x)
+{
+	asm volatile("" : "+r"(x));
+	return x + 1;
+}
+
+static void ufunc(long n)
+{
+	long i;
+	int x = 0;
+
+	begin();
+	for (i = 0; i < n; i++)
+		x = bench_ufunc(x);
+	end();
+	if (x != (int)n)
+		die("ufunc");
+}
+
 static void run(char **argv)
 {
 	pid_t pid;
@@ -167,13 +193,15 @@ int main(int argc, char **argv)
 		pingpong(atol(argv[2]));
 	} else if (argc == 3 && !strcmp(argv[1], "forkexit")) {
 		forkexit(atol(argv[2]));
+	} else if (argc == 3 && !strcmp(argv[1], "ufunc")) {
+		ufunc(atol(argv[2]));
 	} else if (argc == 4 && !strcmp(argv[1], "write")) {
 		write_file(argv[2], argv[3]);
 	} else if (argc >= 3 && !strcmp(argv[1], "run")) {
 		run(argv + 2);
 	} else {
 		markers = 2;
-		fprintf(stderr, "usage: bench-mark dd|pingpong|forkexit N | %s\n",
+		fprintf(stderr, "usage: bench-mark dd|pingpong|forkexit|ufunc N | %s\n",
 			"write FILE S | run CMD...");
 		return 2;
 	}

@@ -40,8 +40,7 @@ def main():
         if config not in cf or 'untraced' not in cf:
             print(f'FAIL {what}: not measured ({build}/bench.json)')
             continue
-        if (g.get('meta', {}).get('arch', '').startswith('arm64') and
-                not g.get('irq', {}).get('entries')):
+        if not g.get('irq', {}).get('entries'):
             print(f'FAIL {what}: no interrupt left out of the counts '
                   f'({build}/bench.json)')
             continue

@@ -15,18 +15,22 @@
  * kernel code that ran, "VADDR INSNS EXECUTIONS" (tests/bench/profile.py
  * names the functions).
  *
- * With noirq=1 as well (arm64 only), the instructions run from the entry
- * of an interrupt to the next return from an exception ("eret"), nested
+ * With noirq=1 as well, the instructions run from the entry of an
+ * interrupt to the next return from an exception or system call, nested
  * entries included, are left out of the count: a timer tick's handler,
  * and whatever it switches to, runs in as many iterations as the guest's
  * clock lets it, and that clock follows the host's, so its share of an
- * iteration moves with the host's speed. An interrupt enters at the
- * vector table's IRQ slot of the current EL (offset 0x280, its first
+ * iteration moves with the host's speed. On arm64 an interrupt enters at
+ * the vector table's IRQ slot of the current EL (offset 0x280, its first
  * instruction "sub sp, sp, #PT_REGS_SIZE") or of 64-bit EL0 (0x480, "b"
  * over the next two; 0x484 from KPTI's trampoline, "mrs x30,
  * tpidrro_el0"): the table is 2 KB aligned, and Linux's kernel_ventry
- * starts so. The exit line gives the entries seen and the instructions
- * left out, so that a kernel whose table differs shows as none.
+ * starts so; every return is an "eret". x86-64's interrupt entries share
+ * no first instruction that the exceptions' lack, so the host names them,
+ * irq=ADDR each (hexadecimal, from System.map, the guest booted with
+ * nokaslr); the returns are "iretq" and "sysretq". The exit line gives
+ * the entries seen and the instructions left out, so that a kernel whose
+ * entries differ shows as none.
  *
  * The count is added when a translation block starts, so a marker sees
  * its whole block counted; that offset is the same at every marker of the
@@ -80,6 +84,9 @@ static size_t marker_len;
 
 /* noirq=1: open entries, the count at the outermost, and the totals. */
 static int noirq;
+static int x86;
+static uint64_t irq_addr[64];
+static size_t n_irq_addr;
 static unsigned int irq_depth;
 static uint64_t irq_start, irq_insns, irq_entries;
 
@@ -136,14 +143,39 @@ static uint32_t insn_word(struct qemu_plugin_insn *insn)
 	return b[0] | b[1] << 8 | b[2] << 16 | (uint32_t)b[3] << 24;
 }
 
-/* Whether insn, the first of its block, is an arm64 IRQ vector's. */
-static int irq_vector(struct qemu_plugin_insn *insn)
+/* Whether insn returns from an exception, an interrupt or a system call. */
+static int exception_return(struct qemu_plugin_insn *insn)
+{
+	static const unsigned char iretq[] = { 0x48, 0xcf };
+	static const unsigned char sysretq[] = { 0x48, 0x0f, 0x07 };
+	const void *data = qemu_plugin_insn_data(insn);
+	size_t len = qemu_plugin_insn_size(insn);
+
+	if (!x86)
+		return len == 4 && insn_word(insn) == 0xd69f03e0;	/* eret */
+	return (len == sizeof(iretq) && !memcmp(data, iretq, len)) ||
+	       (len == sizeof(sysretq) && !memcmp(data, sysretq, len));
+}
+
+/*
+ * Whether insn, the i-th of its block, enters an interrupt: an arm64 IRQ
+ * vector's first, or an x86-64 entry named by irq=.
+ */
+static int irq_vector(struct qemu_plugin_insn *insn, size_t i)
 {
 	uint64_t va = qemu_plugin_insn_vaddr(insn);
-	uint32_t w = insn_word(insn);
+	uint32_t w;
+	size_t k;
 
-	if (!(va >> 63))
+	if (x86) {
+		for (k = 0; k < n_irq_addr; k++)
+			if (va == irq_addr[k])
+				return 1;
 		return 0;
+	}
+	if (i || !(va >> 63) || qemu_plugin_insn_size(insn) != 4)
+		return 0;
+	w = insn_word(insn);
 	switch (va & 0x7ff) {
 	case 0x280:
 		return (w & 0xff8003ff) == 0xd10003ff;	/* sub sp, sp, #imm */
@@ -203,13 +235,13 @@ static void on_translate(qemu_plugin_id_t id, struct qemu_plugin_tb *tb)
 		if (len == marker_len && !memcmp(data, marker, marker_len))
 			qemu_plugin_register_vcpu_insn_exec_cb(insn, on_marker,
 						QEMU_PLUGIN_CB_NO_REGS, NULL);
-		if (!noirq || len != 4)
+		if (!noirq)
 			continue;
-		if (insn_word(insn) == 0xd69f03e0)		/* eret */
+		if (exception_return(insn))
 			qemu_plugin_register_vcpu_insn_exec_cb(insn,
 						on_exception_return,
 						QEMU_PLUGIN_CB_NO_REGS, NULL);
-		else if (!i && irq_vector(insn))
+		else if (irq_vector(insn, i))
 			qemu_plugin_register_vcpu_insn_exec_cb(insn,
 						on_irq_entry,
 						QEMU_PLUGIN_CB_NO_REGS, NULL);
@@ -242,14 +274,17 @@ int qemu_plugin_install(qemu_plugin_id_t id, const qemu_info_t *info,
 			prof_path = argv[i] + 5;
 		else if (!strcmp(argv[i], "noirq=1"))
 			noirq = 1;
+		else if (!strncmp(argv[i], "irq=", 4) && n_irq_addr < 64)
+			irq_addr[n_irq_addr++] = strtoull(argv[i] + 4, NULL, 16);
 		else
 			return -1;
 	}
 	if (!strcmp(info->target_name, "x86_64")) {
 		marker = marker_x86;
 		marker_len = sizeof(marker_x86);
-		if (noirq) {
-			fprintf(stderr, "insn-count-plugin: noirq=1 is arm64's\n");
+		x86 = 1;
+		if (noirq && !n_irq_addr) {
+			fprintf(stderr, "insn-count-plugin: noirq=1 on x86-64 needs irq=ADDR\n");
 			return -1;
 		}
 	} else if (!strcmp(info->target_name, "aarch64")) {

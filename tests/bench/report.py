@@ -393,6 +393,7 @@ def experiments(report, targets):
                 lines.append(f"  {c:10s} insn {v['insn']:8.1f} ({v['insn'] - off['insn']:+.1f})"
                              f" ns {fmt(v['ns'])}{sig}")
         lines += exp5(g, t, report)
+        lines += exp6(g, t, report)
     return lines
 
 
@@ -423,6 +424,35 @@ def exp5(g, t, report):
         if c != 'exit-off':
             g.setdefault('exit', {})[c] = {'insn_diff': round(d, 1)}
         lines.append(f"  {c:11s} insn {v['insn']:9.1f} ns {fmt(v['ns'])}{extra}")
+    return lines
+
+
+def exp6(g, t, report):
+    """Experiment 6: calls of a user function (bench_ufunc) under uprobes,
+    each group against its own boot's uf-off, whose own time the bpftrace
+    boot's shift (merge_bpf()) makes no figure: differences only."""
+    cf = g['configs']
+    groups = (('uf-off', 'uf-kstats-stopped', 'uf-kstats', 'uf-ftrace'),
+              tuple(c + '@bpf-boot' for c in ('uf-off', 'uf-kstats', 'uf-bpftrace')))
+    if not any(c in cf for grp in groups for c in grp):
+        return []
+    lines = ['', (f'Experiment 6 ({tlabel(report, t, "{t}, arm64")}): a user function '
+                  '(bench_ufunc: two instructions), per call, over no probe')]
+    for grp in groups:
+        off = cf.get(grp[0])
+        if not off:
+            continue
+        for c in grp:
+            v = cf.get(c)
+            if not v:
+                continue
+            d = v['insn'] - off['insn']
+            ns = (v['ns'] - off['ns']) if v['ns'] and off['ns'] else None
+            if c != grp[0]:
+                g.setdefault('ufunc', {})[c] = {'insn_diff': round(d, 1),
+                                                'ns_diff': ns}
+            lines.append(f"  {c:26s} insn {v['insn']:9.1f} ({d:+.0f})"
+                         f"  ns {fmt(ns, '+.0f')}")
     return lines
 
 
