@@ -325,10 +325,11 @@ static int kstats_keys_check(struct kstats_cmd *cmd)
 				   "by %s: a pair keyed by cpu may end in another task; use key task",
 				   kstats_by_names[cmd->by]);
 	if (cmd->by == KSTATS_BY_RETVAL &&
-	    ((cmd->op != KSTATS_CMD_TRACE && cmd->op != KSTATS_CMD_TRACE_PCPU) ||
+	    ((cmd->op != KSTATS_CMD_TRACE && cmd->op != KSTATS_CMD_TRACE_PCPU &&
+	      cmd->op != KSTATS_CMD_TRACE_USER) ||
 	     cmd->value == KSTATS_VALUE_ARG || cmd->counter))
 		return kstats_fail(cmd, -EOPNOTSUPP,
-				   "by retval: only trace FUNC and pcpu:FUNC, of time or value retval, see a return");
+				   "by retval: only trace FUNC, pcpu:FUNC and PATH:SYMBOL, of time or value retval, see a return");
 	/* The end runs at the syscall's exit, in its task (see kstats_key_of()). */
 	if (cmd->by == KSTATS_BY_SYSCALL &&
 	    (cmd->op != KSTATS_CMD_TRACE_PAIR || cmd->key != KSTATS_KEY_TASK ||
@@ -337,10 +338,11 @@ static int kstats_keys_check(struct kstats_cmd *cmd)
 				   "by syscall: only for a key task pair that ends at __tracepoint_sys_exit");
 	/* Read at the hook's entry, kept for its return or end. */
 	if (cmd->by == KSTATS_BY_ARG &&
-	    ((cmd->op != KSTATS_CMD_TRACE && cmd->op != KSTATS_CMD_TRACE_PAIR) ||
+	    ((cmd->op != KSTATS_CMD_TRACE && cmd->op != KSTATS_CMD_TRACE_PAIR &&
+	      cmd->op != KSTATS_CMD_TRACE_USER) ||
 	     cmd->value != KSTATS_VALUE_TIME || cmd->counter))
 		return kstats_fail(cmd, -EOPNOTSUPP,
-				   "by argN: only trace FUNC of time and pairs");
+				   "by argN: only trace FUNC and PATH:SYMBOL of time, and pairs");
 	/* FUNC's entry keeps one word per call: no field path, no string. */
 	if (cmd->by == KSTATS_BY_ARG && cmd->by_path[0] &&
 	    cmd->op != KSTATS_CMD_TRACE_PAIR)

@@ -120,9 +120,11 @@ static int kstats_parse_user(struct kstats_cmd *cmd, const char *word)
 }
 
 /*
- * What a user function's entry serves: its time, in keys of the task that
- * called it. Its registers are a process's, which no BTF describes, and
- * an outlier's stack is the kernel's, which says nothing of the call.
+ * What a user function's entry serves: its time or an integer argument or
+ * return value, in keys of the task that called it, of an argument or of
+ * the return value. No BTF describes a process's code, so "type" gives
+ * the width of a register that is read; an outlier's stack is the
+ * kernel's, which says nothing of the call.
  */
 static int kstats_parse_user_check(struct kstats_cmd *cmd)
 {
@@ -137,10 +139,22 @@ static int kstats_parse_user_check(struct kstats_cmd *cmd)
 	case KSTATS_BY_TID:
 	case KSTATS_BY_CPU:
 	case KSTATS_BY_CGROUP:
-		return 0;
+	case KSTATS_BY_RETVAL:
+	case KSTATS_BY_ARG:
+		break;
 	default:
-		return kstats_why(cmd, "by: PATH:SYMBOL takes by comm, pid, tid, cpu or cgroup");
+		return kstats_why(cmd,
+				  "by: PATH:SYMBOL takes by comm, pid, tid, cpu, cgroup, retval or argN");
 	}
+	if (cmd->by_path[0])
+		return kstats_why(cmd,
+				  "by argN->MEMBER: a user function's pointer is the process's");
+	if (!cmd->vbytes && (cmd->value != KSTATS_VALUE_TIME ||
+			     cmd->by == KSTATS_BY_RETVAL ||
+			     cmd->by == KSTATS_BY_ARG))
+		return kstats_why(cmd,
+				  "PATH:SYMBOL has no BTF: value and by retval|argN need type u8 to s64");
+	return 0;
 }
 
 /*

@@ -2700,6 +2700,20 @@ static const struct kt_parse_case kt_parse_cases[] = {
 	      TRACE_USER, "m", 2, AUTO, CPU, "malloc", ""),
 	KT_OK("trace /a:b:c", TRACE_USER, "c", 4, AUTO, CPU, "c", ""),
 	KT_OK("trace /a:0x1F0 as off", TRACE_USER, "off", 4, AUTO, CPU, "", ""),
+	/* A user function's registers, typed by "type": no BTF for them */
+	{ .line = "trace /a:b by arg1 type u64", .op = KSTATS_CMD_TRACE_USER,
+	  .name = "b", .bits = 4, .start = "b", .end = "", .vbytes = 8,
+	  .by = KSTATS_BY_ARG, .by_arg = 1 },
+	{ .line = "trace /a:b by retval type s32", .op = KSTATS_CMD_TRACE_USER,
+	  .name = "b", .bits = 4, .start = "b", .end = "", .vbytes = 4,
+	  .vsigned = true, .by = KSTATS_BY_RETVAL },
+	{ .line = "trace /a:b value arg2 type u32 as v",
+	  .op = KSTATS_CMD_TRACE_USER, .name = "v", .bits = 4, .start = "b",
+	  .end = "", .value = KSTATS_VALUE_ARG, .arg = 2, .vbytes = 4 },
+	{ .line = "trace /a:b value retval type s64 by pid",
+	  .op = KSTATS_CMD_TRACE_USER, .name = "b", .bits = 4, .start = "b",
+	  .end = "", .value = KSTATS_VALUE_RETVAL, .vbytes = 8,
+	  .vsigned = true, .by = KSTATS_BY_PID },
 	/* trace NAME start X end Y */
 	KT_OK("trace lat start a end b", TRACE_PAIR, "lat", 4, AUTO, CPU,
 	      "a", "b"),
@@ -2984,7 +2998,10 @@ static const struct kt_parse_case kt_parse_cases[] = {
 	KT_BAD("\n"),
 	KT_BAD(" \t "),
 	KT_BAD("bogus"),
-	/* PATH:SYMBOL: an absolute PATH, a SYMBOL or 0xOFFSET, time only */
+	/*
+	 * PATH:SYMBOL: an absolute PATH, a SYMBOL or 0xOFFSET; a register
+	 * read needs its type; no outliers, counter, stack or field path
+	 */
 	KT_BAD("trace usr/bin/ls:main"),
 	KT_BAD("trace /usr/bin/ls"),
 	KT_BAD("trace /usr/bin/ls:"),
@@ -2996,8 +3013,13 @@ static const struct kt_parse_case kt_parse_cases[] = {
 	KT_BAD("trace /a:b via direct"),
 	KT_BAD("trace /a:b outliers 4"),
 	KT_BAD("trace /a:b value arg1"),
+	KT_BAD("trace /a:b value retval"),
 	KT_BAD("trace /a:b by retval"),
-	KT_BAD("trace /a:b by arg1 type u64"),
+	KT_BAD("trace /a:b by arg1"),
+	KT_BAD("trace /a:b by stack"),
+	KT_BAD("trace /a:b by syscall"),
+	KT_BAD("trace /a:b by arg1->x type u64"),
+	KT_BAD("trace /a:b counter context-switches"),
 	KT_BAD("trace /a:b clock local"),
 	KT_BAD("trace l start /a:b end c"),
 	KT_BAD("traces vfs_read"),

@@ -37,6 +37,7 @@
 #include "kstats_mech.h"
 #include "kstats_probe.h"
 #include "kstats_target.h"
+#include "kstats_value.h"
 
 /* Its probe: the consumer, the file's inode and the function's offset. */
 struct kstats_up_probe {
@@ -65,17 +66,21 @@ static notrace int kstats_up_entry(KSTATS_UP_ENTRY_PARAMS)
 {
 	struct kstats_up_probe *up = container_of(uc, struct kstats_up_probe, uc);
 	struct kstats_probe *p = &up->p;
-	static const u64 none[2];
 	struct kstats_timed tm;
-	u64 t0;
+	u64 t0, by[2] = {};
 
 	if (kstats_stopped(p) || !kstats_filter_pass(p))
 		return KSTATS_UPROBE_NO_RETURN;
 	/* One CPU from the clock's read to the per-CPU counters. */
 	preempt_disable_notrace();
 	kstats_timed_begin(p, &tm);
+	/* by argN: the key, kept with the start for the sample. */
+	if (p->by_arg)
+		kstats_keys_start_key(p, regs_get_kernel_argument(regs,
+								  p->by_arg - 1),
+				      by);
 	kstats_call_begin(p, &t0);
-	if (!kstats_task_start(up->tasks, t0, READ_ONCE(p->ks->epoch), none))
+	if (!kstats_task_start(up->tasks, t0, READ_ONCE(p->ks->epoch), by))
 		this_cpu_inc(p->stats->dropped);
 	kstats_timed_end(p, KSTATS_SIDE_BEGIN, &tm);
 	preempt_enable_notrace();
@@ -94,10 +99,46 @@ static notrace int kstats_up_return(KSTATS_UP_RET_PARAMS)
 	t0 = kstats_task_take(up->tasks, READ_ONCE(p->ks->epoch), by);
 	/* No start: an outer call of a recursion, or one entered stopped. */
 	if (t0)
-		kstats_call_end(p, t0, regs_return_value(regs), 0);
+		kstats_call_end(p, t0, p->by_arg ? (unsigned long)by :
+				regs_return_value(regs), 0);
 	else if (!kstats_stopped(p) && kstats_filter_pass(p))
 		this_cpu_inc(p->stats->unpaired);
 	kstats_timed_end(p, KSTATS_SIDE_END, &tm);
+	preempt_enable_notrace();
+	return 0;
+}
+
+/* value argN: the argument at each entry; no return hooked, no clock. */
+static notrace int kstats_up_value_arg(KSTATS_UP_ENTRY_PARAMS)
+{
+	struct kstats_probe *p = &container_of(uc, struct kstats_up_probe, uc)->p;
+
+	if (kstats_stopped(p) || !kstats_filter_pass(p))
+		return 0;
+	preempt_disable_notrace();
+	kstats_value_arg(p, regs_get_kernel_argument(regs, p->arg - 1));
+	preempt_enable_notrace();
+	return 0;
+}
+
+/* value retval: the return of each call entered while it ran. */
+static notrace int kstats_up_value_entry(KSTATS_UP_ENTRY_PARAMS)
+{
+	struct kstats_probe *p = &container_of(uc, struct kstats_up_probe, uc)->p;
+
+	return kstats_stopped(p) || !kstats_filter_pass(p) ?
+	       KSTATS_UPROBE_NO_RETURN : 0;
+}
+
+static notrace int kstats_up_value_ret(KSTATS_UP_RET_PARAMS)
+{
+	struct kstats_probe *p = &container_of(uc, struct kstats_up_probe, uc)->p;
+
+	/* Before 6.13 every return comes here: the entry's test again. */
+	if (kstats_stopped(p) || !kstats_filter_pass(p))
+		return 0;
+	preempt_disable_notrace();
+	kstats_value_ret(p, regs_return_value(regs), 0);
 	preempt_enable_notrace();
 	return 0;
 }
@@ -134,28 +175,31 @@ static int kstats_up_lookup(struct kstats_up_probe *up, struct kstats_cmd *cmd)
 	return 0;
 }
 
-static int kstats_up_register(struct kstats_up_probe *up,
-			      struct kstats_cmd *cmd)
+/* Register @up's consumer: the breakpoints go into every process mapping it. */
+static int kstats_up_register(struct kstats_up_probe *up)
 {
 #ifdef KSTATS_UPROBE_PTR
-	up->uprobe = uprobe_register(up->inode, up->offset, 0, &up->uc);
-	if (IS_ERR(up->uprobe)) {
-		int ret = PTR_ERR(up->uprobe);
+	struct uprobe *u = uprobe_register(up->inode, up->offset, 0, &up->uc);
 
-		up->uprobe = NULL;
-		return kstats_up_fail(cmd, ret, up,
-				      "uprobes refused offset 0x%llx (error %d)",
-				      (u64)up->offset, ret);
-	}
-#else
-	int ret = uprobe_register(up->inode, up->offset, &up->uc);
-
-	if (ret)
-		return kstats_up_fail(cmd, ret, up,
-				      "uprobes refused offset 0x%llx (error %d)",
-				      (u64)up->offset, ret);
-#endif
+	if (IS_ERR(u))
+		return PTR_ERR(u);
+	up->uprobe = u;
 	return 0;
+#else
+	return uprobe_register(up->inode, up->offset, &up->uc);
+#endif
+}
+
+/* Unregister it and wait for its handlers in flight. */
+static void kstats_up_unregister(struct kstats_up_probe *up)
+{
+#ifdef KSTATS_UPROBE_PTR
+	uprobe_unregister_nosync(up->uprobe, &up->uc);
+	uprobe_unregister_sync();
+	up->uprobe = NULL;
+#else
+	uprobe_unregister(up->inode, up->offset, &up->uc);
+#endif
 }
 
 static int kstats_uprobe_attach(struct kstats_probe *p, struct kstats_cmd *cmd)
@@ -189,36 +233,64 @@ static int kstats_uprobe_attach(struct kstats_probe *p, struct kstats_cmd *cmd)
 	ret = kstats_up_lookup(up, cmd);
 	if (ret)
 		return ret;
-	up->tasks = kstats_task_table_alloc(0);
-	if (!up->tasks)
-		return kstats_fail(cmd, -ENOMEM, "out of memory");
-	ret = kstats_task_hook(up->tasks, p->stats, cmd);
+	if (p->value == KSTATS_VALUE_ARG) {
+		up->uc.handler = kstats_up_value_arg;
+	} else if (p->value == KSTATS_VALUE_RETVAL) {
+		up->uc.handler = kstats_up_value_entry;
+		up->uc.ret_handler = kstats_up_value_ret;
+	} else {
+		/* Time: each task's start waits in the table. */
+		up->tasks = kstats_task_table_alloc(0);
+		if (!up->tasks)
+			return kstats_fail(cmd, -ENOMEM, "out of memory");
+		ret = kstats_task_hook(up->tasks, p->stats, cmd);
+		if (ret)
+			return ret;
+		up->hooked = true;
+		up->uc.handler = kstats_up_entry;
+		up->uc.ret_handler = kstats_up_return;
+	}
+	ret = kstats_up_register(up);
 	if (ret)
-		return ret;
-	up->hooked = true;
-	up->uc.handler = kstats_up_entry;
-	up->uc.ret_handler = kstats_up_return;
-	ret = kstats_up_register(up, cmd);
-	if (ret)
-		return ret;
+		return kstats_up_fail(cmd, ret, up,
+				      "uprobes refused offset 0x%llx (error %d)",
+				      (u64)up->offset, ret);
 	p->registered = true;
 	return 0;
+}
+
+/*
+ * A stopped entry's processes take no breakpoint: stop unregisters the
+ * consumer (uprobe_apply(), which would keep it, is not exported), start
+ * registers it again. A call in flight at the stop returns through the
+ * kernel's trampoline without kstats; its start, of the epoch before,
+ * is never paired.
+ */
+static int kstats_uprobe_enable(struct kstats_probe *p)
+{
+	int ret;
+
+	if (p->registered)
+		return 0;
+	ret = kstats_up_register(kstats_up(p));
+	if (!ret)
+		p->registered = true;
+	return ret;
+}
+
+static void kstats_uprobe_disable(struct kstats_probe *p)
+{
+	if (!p->registered)
+		return;
+	kstats_up_unregister(kstats_up(p));
+	p->registered = false;
 }
 
 static void kstats_uprobe_detach(struct kstats_probe *p)
 {
 	struct kstats_up_probe *up = kstats_up(p);
 
-	if (p->registered) {
-#ifdef KSTATS_UPROBE_PTR
-		uprobe_unregister_nosync(up->uprobe, &up->uc);
-		uprobe_unregister_sync();
-		up->uprobe = NULL;
-#else
-		uprobe_unregister(up->inode, up->offset, &up->uc);
-#endif
-		p->registered = false;
-	}
+	kstats_uprobe_disable(p);
 	if (up->hooked) {
 		kstats_task_unhook(up->tasks);
 		tracepoint_synchronize_unregister();
@@ -239,7 +311,7 @@ static void kstats_uprobe_free(struct kstats_probe *p)
 
 static size_t kstats_uprobe_memory(const struct kstats_cmd *cmd)
 {
-	return kstats_task_table_bytes(0);
+	return cmd->value == KSTATS_VALUE_TIME ? kstats_task_table_bytes(0) : 0;
 }
 
 static const char *kstats_uprobe_name(const struct kstats_probe *p)
@@ -279,6 +351,8 @@ const struct kstats_mech_ops kstats_uprobe_ops = {
 	.memory = kstats_uprobe_memory,
 	.name = kstats_uprobe_name,
 	.attach = kstats_uprobe_attach,
+	.enable = kstats_uprobe_enable,
+	.disable = kstats_uprobe_disable,
 	.detach = kstats_uprobe_detach,
 	.show = kstats_uprobe_show,
 	.show_counts = kstats_uprobe_show_counts,

@@ -45,8 +45,9 @@ int kstats_parse_value(struct kstats_cmd *cmd, const char *val)
 {
 	unsigned int n;
 
-	if (cmd->op != KSTATS_CMD_TRACE)
-		return kstats_fail(cmd, -EINVAL, "value is only for trace FUNC");
+	if (cmd->op != KSTATS_CMD_TRACE && cmd->op != KSTATS_CMD_TRACE_USER)
+		return kstats_fail(cmd, -EINVAL,
+				   "value is only for trace FUNC and PATH:SYMBOL");
 	if (!strcasecmp(val, "retval")) {
 		cmd->value = KSTATS_VALUE_RETVAL;
 		return 0;
@@ -81,6 +82,21 @@ static char kstats_sign(bool is_signed)
 }
 
 /*
+ * A user function's: "type", which the parser made sure of (no BTF
+ * describes a process's code). Its registers hold the process's values,
+ * no kernel address: not raw.
+ */
+static bool kstats_user_type(const struct kstats_cmd *cmd,
+			     struct kstats_btf_int *type)
+{
+	if (cmd->op != KSTATS_CMD_TRACE_USER)
+		return false;
+	type->bytes = cmd->vbytes;
+	type->is_signed = cmd->vsigned;
+	return true;
+}
+
+/*
  * The type of argument @arg of @p's FUNC, or of its return value (@arg
  * 0), from BTF or @cmd's "type"; see kstats_value_setup().
  */
@@ -91,6 +107,8 @@ int kstats_value_type(struct kstats_probe *p, struct kstats_cmd *cmd,
 	const char *mod;
 	int ret;
 
+	if (kstats_user_type(cmd, type))
+		return 0;
 	mod = kstats_btf_module_of(p->addr, sym);
 	ret = kstats_btf_value_type(p->start.target.sym, mod, arg, type,
 				    cmd->why, sizeof(cmd->why));
@@ -125,6 +143,8 @@ int kstats_site_arg_type(struct kstats_cmd *cmd, struct kstats_site *site,
 	const char *mod;
 	int ret;
 
+	if (kstats_user_type(cmd, type))
+		return 0;
 	if (site->target.tracepoint) {
 		if (arg > KSTATS_TP_ARGS)
 			return kstats_fail(cmd, -EOPNOTSUPP,

@@ -322,7 +322,7 @@ if [ -n "$BTF" ]; then
 fi
 logs "by: a gap spans two hits of any tasks; no key" 1 \
 	"by comm: a pair keyed by cpu may end in another task; use key task" 1 \
-	"by retval: only trace FUNC and pcpu:FUNC, of time or value retval, see a return" 2 \
+	"by retval: only trace FUNC, pcpu:FUNC and PATH:SYMBOL, of time or value retval, see a return" 2 \
 	"by syscall: only for a key task pair that ends at __tracepoint_sys_exit" 1 \
 	"by syscall: a pair keyed by cpu may end in another task; use key task" 1
 log_mark
@@ -331,7 +331,7 @@ is "$(ctl trace $V value arg2 type s64 by arg1 as bad13)" "$ENOTSUP" "value arg2
 is "$(ctl trace $V by $PAST as bad14)" "$EINVAL" "by $PAST: EINVAL"
 is "$(ctl trace kpo start $MS+4 end $ME by arg1 $TU)" "$EINVAL" "by arg1 at SYMBOL+OFFSET: EINVAL"
 is "$(ctl trace kpg gap $MS by arg1 $TU)" "$ENOTSUP" "a gap by arg1: EOPNOTSUPP"
-logs "by argN: only trace FUNC of time and pairs" 2 \
+logs "by argN: only trace FUNC and PATH:SYMBOL of time, and pairs" 2 \
 	"by: KEY is comm, pid, tid, cpu, cgroup, retval, syscall, stack or arg1 to arg$NARGS" 1 \
 	"by argN: start is SYMBOL+OFFSET, where the argument registers may hold anything" 1 \
 	"by: a gap spans two hits of any tasks; no key" 1

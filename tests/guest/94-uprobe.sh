@@ -4,18 +4,19 @@
 # whose calls the program counts and times from both sides: exact counts,
 # the median and sum between its inner and outer times, the listing's
 # mechanism, target and offset (against the program's own reading of its
-# ELF headers); keys by pid; each refusal with its
-# errno and its log line; remove and rmmod with a call in flight, after a
+# ELF headers); keys by pid, by an argument and by the return value, and
+# the values of both ("type T"); stop disarms, start arms again; each
+# refusal with its errno and its log line; remove and rmmod with a call in flight, after a
 # process was killed inside a call and after one exited inside one; the
 # traced file deleted and replaced under a running instance; two entries
 # on one symbol; fork, exec and recursion (one pending start per task);
 # a second entry added and removed under a stream of calls.
 # timeout: 600
 . /tests/lib.sh
-# 1: 11, 2: 7, 3: 6, 4: 1 (and refuse plans its own 2 a refusal, the
-# /proc and the import refusals theirs), 5: 7, 6: 13, 7: 5, 8: 6, 9: 5,
-# 10: 7, 11: 5, 12: 7, the end: 1.
-plan 81
+# 1: 11, 2: 7, 3: 6, 3b: 14, 3c: 7, 4: 1 (and refuse plans its own 2 a
+# refusal, the /proc and the import refusals theirs), 5: 7, 6: 13, 7: 5,
+# 8: 6, 9: 5, 10: 7, 11: 5, 12: 7, the end: 1.
+plan 102
 load_modules
 
 UF=/usr/bin/kstats-ufunc
@@ -143,8 +144,7 @@ timed uf_off $O.off
 is "$(field uf_off unpaired)" 0 "PATH:0xOFFSET: nothing unpaired"
 is "$(ctl remove uf_off)" OK "remove uf_off"
 
-# 3. Keys: two processes at once, by pid. (A user function's arguments
-# and return value are no key: refused below.)
+# 3. Keys: two processes at once, by pid.
 is "$(ctl trace $T by pid as uf_pid)" OK "trace $T by pid"
 is "$(field uf_pid by)" "pid" "listed by pid"
 $UF calls 100 1000 > $O.a &
@@ -161,6 +161,70 @@ is "$(keys uf_pid)" "$(printf '%s\n' "$A:100" "$B:150" | sort | tr '\n' ' ' | se
 is "$(samples uf_pid) $(field uf_pid keys) $(field uf_pid keys_dropped)" "250 2 0" \
 	"by pid: 250 samples in 2 keys, none dropped"
 is "$(ctl remove uf_pid)" "OK" "remove uf_pid"
+
+# 3b. The function's registers, typed by "type": kstats_ufunc_work(NS)
+# by its argument and the argument's values, kstats_ufunc_sleep(0) by its
+# return value (0) and the values returned.
+is "$(ctl trace $T by arg1 type s64 as uf_arg)" OK "trace $T by arg1 type s64"
+is "$(field uf_arg by) $(field uf_arg type)" "arg1 s64" "listed by arg1 type s64"
+$UF calls 100 1000 > $O.a
+$UF calls 150 2000 > $O.b
+is "$(got $O.a calls) $(got $O.b calls)" "100 150" "100 calls of $W(1000), 150 of $W(2000)"
+is "$(keys uf_arg) $(field uf_arg keys_dropped)" "1000:100 2000:150 0" \
+	"by arg1: 100 calls under 1000, 150 under 2000, none dropped"
+is "$(ctl remove uf_arg)" OK "remove uf_arg"
+is "$(ctl trace $T value arg1 type s64 as uf_val)" OK "trace $T value arg1 type s64"
+$UF calls 100 3000 > $O.a
+is "$(got $O.a calls) $(stat3 uf_val)" "100 100 3000 300000" \
+	"value arg1: 100 values, median 3000, sum 300000"
+is "$(field uf_val value) $(field uf_val type) $(field uf_val unpaired)" "arg1 s64 0" \
+	"listed value arg1 type s64, nothing unpaired"
+is "$(ctl remove uf_val)" OK "remove uf_val"
+S=$UF:kstats_ufunc_sleep
+is "$(ctl trace $S by retval type s32 as uf_rk)" OK "trace $S by retval type s32"
+is "$(ctl trace $S value retval type s32 as uf_rv)" OK "trace $S value retval type s32"
+for i in 1 2 3; do
+	$UF sleep 0 > /dev/null
+done
+is "$(keys uf_rk) $(samples uf_rv) $(stat3 uf_rv)" "0:3 3 3 0 0" \
+	"three calls returning 0: by retval one key of 3, value retval 3 zeros"
+is "$(field uf_rv errors)" 0 "value retval: no errors"
+is "$(ctl remove uf_rk) $(ctl remove uf_rv)" "OK OK" "remove uf_rk and uf_rv"
+
+# 3c. stop disarms: a process that enters the function while the entry is
+# stopped takes no breakpoint, so the kernel never maps its "[uprobes]"
+# area (the return trampoline, made at a process's first hit), and a
+# start arms it again. A call in flight at a stop and a start returns
+# normally, with no sample.
+# sleeper: $UF sleep 3600 in the background as $p, inside the call.
+sleeper() {
+	$UF sleep 3600 > $O.sleep &
+	p=$!
+	inside $p $O.sleep
+}
+# woken: $p's call ends; it returned and exited 0.
+woken() {
+	kill -USR1 $p
+	wait $p
+	echo "$?:$(tr '\n' ' ' < $O.sleep)"
+}
+is "$(ctl trace $S as uf_stop)" OK "trace $S as uf_stop"
+echo stop > "$KS/uf_stop"
+sleeper
+check "stopped: a process inside the call took no breakpoint (no [uprobes] in its maps)" \
+	sh -c "! grep -q '\[uprobes\]' /proc/$p/maps"
+is "$(woken)" "0:sleeping returned " "stopped: the call returned normally"
+echo start > "$KS/uf_stop"
+sleeper
+check "started again: the process inside the call took the breakpoint ([uprobes] in its maps)" \
+	grep -q '\[uprobes\]' /proc/$p/maps
+echo stop > "$KS/uf_stop"
+echo start > "$KS/uf_stop"
+is "$(woken)" "0:sleeping returned " "a call in flight at a stop and a start returned normally"
+sleeper
+is "$(woken) $(samples uf_stop) $(field uf_stop unpaired)" "0:sleeping returned  1 0" \
+	"one sample, of the call entered and ended while the entry ran; nothing unpaired"
+is "$(ctl remove uf_stop)" OK "remove uf_stop"
 
 # 4. Refusals: each with its errno, and one refusal line in the log whose
 # reason names the file where the file is what is refused.
@@ -215,9 +279,10 @@ is "$(log_new | grep -c "kstats: _control: .* refused: .*/proc/self/status")" 1 
 	"a file under /proc: one line in the log, naming /proc/self/status"
 refuse "$EINVAL" "trace $T via direct" "via direct"
 refuse "$EINVAL" "trace $T outliers 4" "outliers 4"
-refuse "$EINVAL" "trace $T value arg1" "value arg1"
-refuse "$EINVAL" "trace $T by arg1 type u64" "by arg1"
-refuse "$EINVAL" "trace $T by retval type s64" "by retval"
+refuse "$EINVAL" "trace $T value arg1" "value arg1 without its type"
+refuse "$EINVAL" "trace $T by arg1" "by arg1 without its type"
+refuse "$EINVAL" "trace $T by retval" "by retval without its type"
+refuse "$EINVAL" "trace $T by stack" "by stack"
 refuse "$EINVAL" "trace $T counter context-switches" "counter"
 refuse "$EINVAL" "trace pcpu:$T" "pcpu:PATH:SYMBOL"
 refuse "$EINVAL" "trace ufs start $T end vfs_read" "PATH:SYMBOL as a start"
