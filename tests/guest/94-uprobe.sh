@@ -202,12 +202,12 @@ sleeper() {
 	p=$!
 	inside $p $O.sleep
 }
-# woken: $p's call ends; W: its exit status and what it printed (not in
+# woken: $p's call ends; WOKE: its exit status and what it printed (not in
 # a command substitution, whose subshell cannot wait for $p).
 woken() {
 	kill -USR1 $p
 	wait $p
-	W="$?:$(tr '\n' ' ' < $O.sleep)"
+	WOKE="$?:$(tr '\n' ' ' < $O.sleep)"
 }
 is "$(ctl trace $S as uf_stop)" OK "trace $S as uf_stop"
 echo stop > "$KS/uf_stop"
@@ -215,7 +215,7 @@ sleeper
 check "stopped: a process inside the call took no breakpoint (no [uprobes] in its maps)" \
 	sh -c "! grep -q '\[uprobes\]' /proc/$p/maps"
 woken
-is "$W" "0:sleeping returned " "stopped: the call returned normally"
+is "$WOKE" "0:sleeping returned " "stopped: the call returned normally"
 echo start > "$KS/uf_stop"
 sleeper
 check "started again: the process inside the call took the breakpoint ([uprobes] in its maps)" \
@@ -223,10 +223,10 @@ check "started again: the process inside the call took the breakpoint ([uprobes]
 echo stop > "$KS/uf_stop"
 echo start > "$KS/uf_stop"
 woken
-is "$W" "0:sleeping returned " "a call in flight at a stop and a start returned normally"
+is "$WOKE" "0:sleeping returned " "a call in flight at a stop and a start returned normally"
 sleeper
 woken
-is "$W $(samples uf_stop) $(field uf_stop unpaired)" "0:sleeping returned  1 0" \
+is "$WOKE $(samples uf_stop) $(field uf_stop unpaired)" "0:sleeping returned  1 0" \
 	"one sample, of the call entered and ended while the entry ran; nothing unpaired"
 is "$(ctl remove uf_stop)" OK "remove uf_stop"
 
