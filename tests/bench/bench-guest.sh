@@ -99,6 +99,21 @@ synth_off() {
 	echo '!bench_lat u64 lat' >>$T/synthetic_events
 }
 
+# On ($1 = on) or off: a latency histogram from probe $4's entry to its
+# return, events bench/$3 and bench/$3ret of file $2 (kprobe_events,
+# uprobe_events), through a synthetic event.
+synth_probe() {
+	if [ "$1" = on ]; then
+		echo "p:bench/$3 $4" >>"$T/$2" &&
+			echo "r:bench/${3}ret $4" >>"$T/$2" &&
+			synth_on "bench/$3" "bench/${3}ret"
+	else
+		synth_off "bench/$3" "bench/${3}ret"
+		echo "-:bench/${3}ret" >>"$T/$2"
+		echo "-:bench/$3" >>"$T/$2"
+	fi
+}
+
 # A probe event $2 (kprobe_events or dynamic_events syntax, in file $1)
 # named bench/$3 with a hist trigger counting hits per task.
 pev_on() {
@@ -212,26 +227,10 @@ config() {
 		fi ;;
 	ftrace-synth-ufunc)
 		[ -e $T/uprobe_events ] || return 1
-		if [ "$on" = on ]; then
-			o=$(uf_off) || return 1
-			echo "p:bench/uf ${UF%%:*}:$o" >>$T/uprobe_events &&
-			echo "r:bench/ufret ${UF%%:*}:$o" >>$T/uprobe_events &&
-			synth_on bench/uf bench/ufret
-		else
-			synth_off bench/uf bench/ufret
-			echo '-:bench/ufret' >>$T/uprobe_events
-			echo '-:bench/uf' >>$T/uprobe_events
-		fi ;;
-	ftrace-synth-vfs-read)
-		if [ "$on" = on ]; then
-			echo 'p:bench/rd vfs_read' >>$T/kprobe_events &&
-			echo 'r:bench/rdret vfs_read' >>$T/kprobe_events &&
-			synth_on bench/rd bench/rdret
-		else
-			synth_off bench/rd bench/rdret
-			echo '-:bench/rdret' >>$T/kprobe_events
-			echo '-:bench/rd' >>$T/kprobe_events
-		fi ;;
+		o=
+		[ "$on" = off ] || o=$(uf_off) || return 1
+		synth_probe "$on" uprobe_events uf "${UF%%:*}:$o" ;;
+	ftrace-synth-vfs-read) synth_probe "$on" kprobe_events rd vfs_read ;;
 	*) return 1 ;;
 	esac
 }
