@@ -86,6 +86,7 @@ int kstats_outliers_setup(struct kstats_probe *p, struct kstats_cmd *cmd)
 		goto nomem;
 	mutex_init(&t->resetting);
 	t->max = cmd->outliers;
+	t->user = cmd->op == KSTATS_CMD_TRACE_USER;
 	t->cpu = kcalloc(nr_cpu_ids, sizeof(*t->cpu), GFP_KERNEL);
 	t->floor = alloc_percpu(u64);
 	if (!t->cpu || !t->floor)
@@ -175,8 +176,14 @@ notrace void kstats_outliers_add(struct kstats_probe *p, u64 val,
 		o->tid = task_pid_nr(current);
 		o->cpu = smp_processor_id();
 		memcpy(o->comm, current->comm, sizeof(o->comm));
-		o->nr_stack = kstats_stack_save(o->stack, KSTATS_OUTLIER_DEPTH,
-						to, false);
+		if (t->user) {
+			o->stack[0] = to;
+			o->nr_stack = !!to;
+		} else {
+			o->nr_stack = kstats_stack_save(o->stack,
+							KSTATS_OUTLIER_DEPTH,
+							to, false);
+		}
 		this_cpu_write(*t->floor, kstats_outliers_least(c, t->max));
 		raw_write_seqcount_end(&c->seq);
 	}

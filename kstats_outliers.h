@@ -59,6 +59,7 @@ struct kstats_outliers_cpu {
 struct kstats_outliers {
 	unsigned int max;		/* N */
 	bool frozen;			/* a reset is under way */
+	bool user;			/* a user function's: its caller only */
 	struct mutex resetting;		/* one reset at a time */
 	struct kstats_outliers_cpu **cpu;	/* per possible CPU */
 	u64 __percpu *floor;	/* a CPU's least sample once all N are taken */
@@ -67,6 +68,8 @@ struct kstats_outliers {
 /*
  * @to: the address FUNC returns to, where the sample's stack starts (the
  * frames of the probe machinery above it left out); 0: the whole stack.
+ * A user function's sample keeps @to alone: the kernel's stack is the
+ * trap's, and a process's is not the kernel's to walk.
  */
 void kstats_outliers_add(struct kstats_probe *p, u64 val, unsigned long ret,
 			 unsigned long to);

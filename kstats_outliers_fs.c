@@ -57,6 +57,13 @@ static void kstats_outlier_print(struct seq_file *m, const struct kstats_probe *
 		kstats_keys_print(m, p->keys, o->key);
 	}
 	seq_putc(m, '\n');
+	/* A user function's caller: an address of its process, no symbol. */
+	if (p->outliers->user) {
+		if (o->nr_stack)
+			seq_printf(m, "outlier %u stack user 0x%lx\n", i,
+				   o->stack[0]);
+		return;
+	}
 	for (f = kstats_stack_first(o->stack, o->nr_stack); f < o->nr_stack; f++)
 		kstats_outlier_frame(m, i, o->stack[f]);
 }

@@ -122,16 +122,14 @@ static int kstats_parse_user(struct kstats_cmd *cmd, const char *word)
 /*
  * What a user function's entry serves: its time or an integer argument or
  * return value, in keys of the task that called it, of an argument or of
- * the return value. No BTF describes a process's code, so "type" gives
- * the width of a register that is read; an outlier's stack is the
- * kernel's, which says nothing of the call.
+ * the return value, and its outliers (with the caller's address, no
+ * stack). No BTF describes a process's code, so "type" gives the width
+ * of a register that is read.
  */
 static int kstats_parse_user_check(struct kstats_cmd *cmd)
 {
 	if (cmd->counter)
 		return kstats_why(cmd, "counter: not for PATH:SYMBOL (time only)");
-	if (cmd->outliers)
-		return kstats_why(cmd, "outliers: not for PATH:SYMBOL (stacks are the kernel's)");
 	switch (cmd->by) {
 	case KSTATS_BY_NONE:
 	case KSTATS_BY_COMM:

@@ -98,9 +98,11 @@ static notrace int kstats_up_return(KSTATS_UP_RET_PARAMS)
 	kstats_timed_begin(p, &tm);
 	t0 = kstats_task_take(up->tasks, READ_ONCE(p->ks->epoch), by);
 	/* No start: an outer call of a recursion, or one entered stopped. */
+	/* The trampoline has put the caller's address back: outliers'. */
 	if (t0)
 		kstats_call_end(p, t0, p->by_arg ? (unsigned long)by :
-				regs_return_value(regs), 0);
+				regs_return_value(regs),
+				instruction_pointer(regs));
 	else if (!kstats_stopped(p) && kstats_filter_pass(p))
 		this_cpu_inc(p->stats->unpaired);
 	kstats_timed_end(p, KSTATS_SIDE_END, &tm);
@@ -138,7 +140,7 @@ static notrace int kstats_up_value_ret(KSTATS_UP_RET_PARAMS)
 	if (kstats_stopped(p) || !kstats_filter_pass(p))
 		return 0;
 	preempt_disable_notrace();
-	kstats_value_ret(p, regs_return_value(regs), 0);
+	kstats_value_ret(p, regs_return_value(regs), instruction_pointer(regs));
 	preempt_enable_notrace();
 	return 0;
 }

@@ -5,7 +5,8 @@
 # the median and sum between its inner and outer times, the listing's
 # mechanism, target and offset (against the program's own reading of its
 # ELF headers); keys by pid, by an argument and by the return value, and
-# the values of both ("type T"); stop disarms, start arms again; each
+# the values of both ("type T"); outliers, with the caller's address;
+# stop disarms, start arms again; each
 # refusal with its errno and its log line; remove and rmmod with a call in flight, after a
 # process was killed inside a call and after one exited inside one; the
 # traced file deleted and replaced under a running instance; two entries
@@ -13,10 +14,10 @@
 # a second entry added and removed under a stream of calls.
 # timeout: 600
 . /tests/lib.sh
-# 1: 11, 2: 7, 3: 6, 3b: 14, 3c: 7, 4: 1 (and refuse plans its own 2 a
-# refusal, the /proc and the import refusals theirs), 5: 7, 6: 13, 7: 5,
-# 8: 6, 9: 5, 10: 7, 11: 5, 12: 7, the end: 1.
-plan 102
+# 1: 11, 2: 7, 3: 6, 3b: 14, 3d: 4, 3c: 7, 4: 1 (and refuse plans its
+# own 2 a refusal, the /proc and the import refusals theirs), 5: 7, 6: 13,
+# 7: 5, 8: 6, 9: 5, 10: 7, 11: 5, 12: 7, the end: 1.
+plan 106
 load_modules
 
 UF=/usr/bin/kstats-ufunc
@@ -191,6 +192,24 @@ is "$(keys uf_rk) $(samples uf_rv) $(stat3 uf_rv)" "0:3 3 3 0 0" \
 is "$(field uf_rv errors)" 0 "value retval: no errors"
 is "$(ctl remove uf_rk) $(ctl remove uf_rv)" "OK OK" "remove uf_rk and uf_rv"
 
+# 3d. Outliers: the slowest calls, with their process and the caller's
+# address in it (no stack: the kernel's is the trap's). 20 calls of 1 us
+# in one process, then 3 of 300 us in another: the 3 kept are the
+# second's, 300 us or more each.
+is "$(ctl trace $T outliers 3 as uf_out)" OK "trace $T outliers 3"
+$UF calls 20 1000 > $O.a
+$UF calls 3 300000 > $O.b &
+B=$!
+wait $B
+OUT=$KS/_outliers/uf_out
+sed 's/^/# /' "$OUT"
+is "$(awk -v b=$B '$3 == "value" && $2 <= 3 { n++; if ($4 >= 300000 && $12 == b && $16 == "kstats-ufunc") k++ }
+	END { print n + 0, k + 0 }' "$OUT")" "3 3" \
+	"the 3 outliers: the second process's calls, 300 us or more each, pid $B, comm kstats-ufunc"
+is "$(awk '$2 <= 3 && $3 == "stack" && $4 == "user" && $5 ~ /^0x[0-9a-f]+$/ && $5 != "0x0" { n++ }
+	END { print n + 0 }' "$OUT")" 3 "each with one line: the caller's address in its process"
+is "$(ctl remove uf_out)" OK "remove uf_out"
+
 # 3c. stop disarms: a process that enters the function while the entry is
 # stopped takes no breakpoint, so the kernel never maps its "[uprobes]"
 # area (the return trampoline, made at a process's first hit), and a
@@ -282,7 +301,6 @@ esac
 is "$(log_new | grep -c "kstats: _control: .* refused: .*/proc/self/status")" 1 \
 	"a file under /proc: one line in the log, naming /proc/self/status"
 refuse "$EINVAL" "trace $T via direct" "via direct"
-refuse "$EINVAL" "trace $T outliers 4" "outliers 4"
 refuse "$EINVAL" "trace $T value arg1" "value arg1 without its type"
 refuse "$EINVAL" "trace $T by arg1" "by arg1 without its type"
 refuse "$EINVAL" "trace $T by retval" "by retval without its type"
