@@ -14,10 +14,10 @@
 # a second entry added and removed under a stream of calls.
 # timeout: 600
 . /tests/lib.sh
-# 1: 11, 2: 7, 3: 6, 3b: 14, 3d: 4, 3c: 7, 4: 1 (and refuse plans its
+# 1: 11, 2: 7, 3: 6, 3b: 14, 3d: 7, 3c: 8, 4: 1 (and refuse plans its
 # own 2 a refusal, the /proc and the import refusals theirs), 5: 7, 6: 13,
 # 7: 5, 8: 6, 9: 5, 10: 7, 11: 5, 12: 7, the end: 1.
-plan 106
+plan 110
 load_modules
 
 UF=/usr/bin/kstats-ufunc
@@ -192,22 +192,30 @@ is "$(keys uf_rk) $(samples uf_rv) $(stat3 uf_rv)" "0:3 3 3 0 0" \
 is "$(field uf_rv errors)" 0 "value retval: no errors"
 is "$(ctl remove uf_rk) $(ctl remove uf_rv)" "OK OK" "remove uf_rk and uf_rv"
 
-# 3d. Outliers: the slowest calls, with their process and the caller's
-# address in it (no stack: the kernel's is the trap's). 20 calls of 1 us
-# in one process, then 3 of 300 us in another: the 3 kept are the
-# second's, 300 us or more each.
-is "$(ctl trace $T outliers 3 as uf_out)" OK "trace $T outliers 3"
+# 3d. Outliers: the largest samples, with their process and, for a
+# return, the caller's address in it (no stack: the kernel's is the
+# trap's). Values, so that which are kept is known: kstats_ufunc_work's
+# argument, 20 calls with 1000 in one process, 3 with 300000 in
+# another; then the time of 5 calls, each outlier returning to the one
+# call site of the program's loop.
+is "$(ctl trace $T value arg1 type s64 outliers 3 as uf_out)" OK "trace $T value arg1 type s64 outliers 3"
 $UF calls 20 1000 > $O.a
 $UF calls 3 300000 > $O.b &
 B=$!
 wait $B
 OUT=$KS/_outliers/uf_out
 sed 's/^/# /' "$OUT"
-is "$(awk -v b=$B '$3 == "value" && $2 <= 3 { n++; if ($4 >= 300000 && $12 == b && $16 == "kstats-ufunc") k++ }
-	END { print n + 0, k + 0 }' "$OUT")" "3 3" \
-	"the 3 outliers: the second process's calls, 300 us or more each, pid $B, comm kstats-ufunc"
-is "$(awk '$2 <= 3 && $3 == "stack" && $4 == "user" && $5 ~ /^0x[0-9a-f]+$/ && $5 != "0x0" { n++ }
-	END { print n + 0 }' "$OUT")" 3 "each with one line: the caller's address in its process"
+is "$(awk '$3 == "value" { print $2 ":" $4 ":" $12 ":" $16 }' "$OUT" | tr '\n' ' ')" \
+	"1:300000:$B:kstats-ufunc 2:300000:$B:kstats-ufunc 3:300000:$B:kstats-ufunc " \
+	"value arg1 outliers 3: the second process's three values of 300000"
+is "$(grep -c ' stack ' "$OUT")" 0 "an argument is read at the entry: no caller"
+is "$(ctl remove uf_out)" OK "remove uf_out"
+is "$(ctl trace $T outliers 2 as uf_out)" OK "trace $T outliers 2"
+$UF calls 5 1000 > $O.a
+sed 's/^/# /' "$OUT"
+is "$(awk '$3 == "stack" && $4 == "user" && $5 ~ /^0x[0-9a-f]+$/ && $5 != "0x0" { print $2, $5 }' "$OUT" |
+	sort -u -k2 | wc -l) $(grep -c '^outlier [12] stack user ' "$OUT")" "1 2" \
+	"outliers 2 of the time: one caller line each, the same address"
 is "$(ctl remove uf_out)" OK "remove uf_out"
 
 # 3c. stop disarms: a process that enters the function while the entry is
@@ -243,10 +251,17 @@ echo stop > "$KS/uf_stop"
 echo start > "$KS/uf_stop"
 woken
 is "$WOKE" "0:sleeping returned " "a call in flight at a stop and a start returned normally"
+# Whether the kernel hands kstats the return of the call entered before
+# the stop is its own: 6.1's and 7.3's do not (the consumer registered
+# again is a new uprobe's), 6.12's does, and it counts as unpaired, as a
+# pair's end after a stop does; either way it is no sample.
 sleeper
 woken
-is "$WOKE $(samples uf_stop) $(field uf_stop unpaired)" "0:sleeping returned  1 0" \
-	"one sample, of the call entered and ended while the entry ran; nothing unpaired"
+is "$WOKE $(samples uf_stop)" "0:sleeping returned  1" \
+	"one sample, of the call entered and ended while the entry ran"
+u=$(field uf_stop unpaired)
+echo "# unpaired: $u (the return of the call entered before the stop)"
+check "at most that return unpaired ($u)" test "$u" -le 1
 is "$(ctl remove uf_stop)" OK "remove uf_stop"
 
 # 4. Refusals: each with its errno, and one refusal line in the log whose
