@@ -97,8 +97,10 @@ static notrace int kstats_up_return(KSTATS_UP_RET_PARAMS)
 	preempt_disable_notrace();
 	kstats_timed_begin(p, &tm);
 	t0 = kstats_task_take(up->tasks, READ_ONCE(p->ks->epoch), by);
-	/* No start: an outer call of a recursion, or one entered stopped. */
-	/* The trampoline has put the caller's address back: outliers'. */
+	/*
+	 * The trampoline has put the caller's address back (outliers' @to).
+	 * No start: an outer call of a recursion, or one entered stopped.
+	 */
 	if (t0)
 		kstats_call_end(p, t0, p->by_arg ? (unsigned long)by :
 				regs_return_value(regs),

@@ -71,12 +71,13 @@ bench_mark() {
 # Boot target $1 with initramfs $2, logs in $3, $4 of RAM, and the
 # plugin: -smp 1, one TCG thread, so the plugin's single counter is exact.
 # The machine and its ports are run-guest.sh's (targets.sh). The timer's
-# interrupts are left out of the count (the plugin's noirq=1): on x86-64
-# at the entries that $irq names ("irq=ADDR,..."; none: counted), and
-# with nokaslr, which keeps those addresses, and on arm64 the modules
-# where each boot puts them: with KASLR, kstats_tramp.ko lands within a
-# branch's reach of the kernel in some boots and not in others, and a
-# direct call then takes ftrace_caller's path, six instructions more.
+# interrupts are left out of the count (the plugin's noirq=1): on arm64
+# always, on x86-64 from the entries that $irq names ("irq=ADDR,...";
+# none: counted). Every boot has nokaslr: it keeps those addresses, and
+# on arm64 the place of the modules: with KASLR, kstats_tramp.ko lands
+# within a branch's reach of the kernel in some boots and not in others,
+# and a direct call then takes ftrace_caller's path, six instructions
+# more.
 qemu_run() {
 	local target=$1 initrd=$2 log=$3 mem=$4 noirq='' args=' nokaslr'
 	guest_machine "$target" "$log/console.log" "$log/results.txt"

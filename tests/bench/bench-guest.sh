@@ -302,7 +302,7 @@ while [ "$r" -le "$ROUNDS" ]; do
 			loop-empty-* | loop-mono-* | loop-local-* | loop-tsc-*)
 				n=$((n * 20)) ;;
 			# A fork and exit is some 200 dd iterations' work; a
-			# uprobe's two traps some 20 (on arm64, 100).
+			# uprobe's traps about ten in time under TCG.
 			exit-*) n=$((n / 100)) ;;
 			uf-*) n=$((n / 10)) ;;
 			esac

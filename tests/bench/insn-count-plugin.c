@@ -27,8 +27,9 @@
  * tpidrro_el0"): the table is 2 KB aligned, and Linux's kernel_ventry
  * starts so; every return is an "eret". x86-64's interrupt entries share
  * no first instruction that the exceptions' lack, so the host names them,
- * irq=ADDR each (hexadecimal, from System.map, the guest booted with
- * nokaslr); the returns are "iretq" and "sysretq". The exit line gives
+ * irq=ADDR each (hexadecimal, from the /proc/kallsyms of a first boot of
+ * the same kernel; both boots with nokaslr); the returns are "iretq" and
+ * "sysretq". The exit line gives
  * the entries seen and the instructions left out, so that a kernel whose
  * entries differ shows as none.
  *

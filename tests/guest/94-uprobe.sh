@@ -14,10 +14,10 @@
 # a second entry added and removed under a stream of calls.
 # timeout: 600
 . /tests/lib.sh
-# 1: 11, 2: 7, 3: 6, 3b: 14, 3d: 7, 3c: 8, 4: 1 (and refuse plans its
+# 1: 11, 2: 7, 3: 6, 3b: 14, 3d: 7, 3c: 11, 4: 1 (and refuse plans its
 # own 2 a refusal, the /proc and the import refusals theirs), 5: 7, 6: 13,
 # 7: 5, 8: 6, 9: 5, 10: 7, 11: 5, 12: 7, the end: 1.
-plan 110
+plan 113
 load_modules
 
 UF=/usr/bin/kstats-ufunc
@@ -94,6 +94,20 @@ inside() {
 		sleep 0.1
 		_i=$((_i + 1))
 	done
+}
+# sleeper: $UF sleep 3600 in the background as $p, inside the call (as
+# inside says; a check, in this shell, so that $p is set).
+sleeper() {
+	$UF sleep 3600 > $O.sleep &
+	p=$!
+	inside $p $O.sleep
+}
+# woken: $p's call ends; WOKE: its exit status and what it printed (not in
+# a command substitution, whose subshell cannot wait for $p).
+woken() {
+	kill -USR1 $p
+	wait $p
+	WOKE="$?:$(tr '\n' ' ' < $O.sleep)"
 }
 # grows NAME N: NAME has more than N samples within 30 s.
 grows() {
@@ -223,28 +237,15 @@ is "$(ctl remove uf_out)" OK "remove uf_out"
 # area (the return trampoline, made at a process's first hit), and a
 # start arms it again. A call in flight at a stop and a start returns
 # normally, with no sample.
-# sleeper: $UF sleep 3600 in the background as $p, inside the call.
-sleeper() {
-	$UF sleep 3600 > $O.sleep &
-	p=$!
-	inside $p $O.sleep
-}
-# woken: $p's call ends; WOKE: its exit status and what it printed (not in
-# a command substitution, whose subshell cannot wait for $p).
-woken() {
-	kill -USR1 $p
-	wait $p
-	WOKE="$?:$(tr '\n' ' ' < $O.sleep)"
-}
 is "$(ctl trace $S as uf_stop)" OK "trace $S as uf_stop"
 echo stop > "$KS/uf_stop"
-sleeper
+check "stopped: a process sleeps inside the call" sleeper
 check "stopped: a process inside the call took no breakpoint (no [uprobes] in its maps)" \
 	sh -c "! grep -q '\[uprobes\]' /proc/$p/maps"
 woken
 is "$WOKE" "0:sleeping returned " "stopped: the call returned normally"
 echo start > "$KS/uf_stop"
-sleeper
+check "started again: a process sleeps inside the call" sleeper
 check "started again: the process inside the call took the breakpoint ([uprobes] in its maps)" \
 	grep -q '\[uprobes\]' /proc/$p/maps
 echo stop > "$KS/uf_stop"
@@ -255,7 +256,7 @@ is "$WOKE" "0:sleeping returned " "a call in flight at a stop and a start return
 # the stop is its own: 6.1's and 7.3's do not (the consumer registered
 # again is a new uprobe's), 6.12's does, and it counts as unpaired, as a
 # pair's end after a stop does; either way it is no sample.
-sleeper
+check "a process sleeps inside the call" sleeper
 woken
 is "$WOKE $(samples uf_stop)" "0:sleeping returned  1" \
 	"one sample, of the call entered and ended while the entry ran"
@@ -349,24 +350,18 @@ reload
 # returns normally: the process prints "returned" and exits 0.
 inflight() {
 	check "the call is still in flight after $1" sh -c "kill -0 $p && ! grep -q returned $O.sleep"
-	kill -USR1 $p
-	wait $p
-	_r=$?
-	is "$_r:$(tr '\n' ' ' < $O.sleep)" "0:sleeping returned " \
+	woken
+	is "$WOKE" "0:sleeping returned " \
 		"after $1 the call returned normally and the process exited 0"
 }
 is "$(ctl trace $UF:kstats_ufunc_sleep as uf_sleep)" OK "trace uf_sleep again"
-$UF sleep 3600 > $O.sleep &
-p=$!
-check "a call sleeps inside" inside $p $O.sleep
+check "a call sleeps inside" sleeper
 is "$(ctl remove uf_sleep)" OK "remove while the call sleeps"
 check "rmmod kstats at once after the remove, the call in flight" rmmod kstats
 inflight "the remove and the rmmod"
 reload
 is "$(ctl trace $UF:kstats_ufunc_sleep as uf_sleep)" OK "trace uf_sleep once more"
-$UF sleep 3600 > $O.sleep &
-p=$!
-check "a call sleeps inside" inside $p $O.sleep
+check "a call sleeps inside" sleeper
 check "rmmod kstats with the entry attached, the call in flight" rmmod kstats
 inflight "the rmmod"
 reload
