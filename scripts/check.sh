@@ -31,7 +31,9 @@
 #                         arm7x (KSTATS_SMALL_TARGETS) run
 #                         KSTATS_SMALL_SUITES only; the tool's
 #                         scripts (KSTATS_TOOL_SUITES) run on
-#                         KSTATS_TOOL_TARGETS only; debug runs all but
+#                         KSTATS_TOOL_TARGETS only, those of
+#                         KSTATS_SHARED_SUITES on KSTATS_SHARED_TARGETS
+#                         only; debug runs all but
 #                         KSTATS_DEBUG_OMIT, in two boots (the second
 #                         KSTATS_DEBUG_SECOND's); no target runs
 #                         KSTATS_PENDING_SUITES (scripts ahead of their
@@ -313,7 +315,8 @@ debug_second() {
 # says why): every target leaves out KSTATS_PENDING_SUITES (scripts whose
 # kernel side is not there yet), the subset targets run KSTATS_ARM_SUITES
 # only, those of KSTATS_SMALL_TARGETS KSTATS_SMALL_SUITES only, the tool's
-# scripts run on KSTATS_TOOL_TARGETS only, and the debug kernel leaves out
+# scripts run on KSTATS_TOOL_TARGETS only, those of the same C on every
+# kernel on KSTATS_SHARED_TARGETS only, and the debug kernel leaves out
 # KSTATS_DEBUG_OMIT.
 # shellcheck disable=SC2317 # called through scripts_where
 left_out() {
@@ -329,6 +332,10 @@ left_out() {
 	fi
 	if words_prefix "$2" "$KSTATS_TOOL_SUITES" &&
 		[[ " $KSTATS_TOOL_TARGETS " != *" $1 "* ]]; then
+		return 0
+	fi
+	if words_prefix "$2" "$KSTATS_SHARED_SUITES" &&
+		[[ " $KSTATS_SHARED_TARGETS " != *" $1 "* ]]; then
 		return 0
 	fi
 	[ "$1" = debug ] && words_prefix "$2" "$KSTATS_DEBUG_OMIT"
@@ -359,11 +366,17 @@ target_tests() {
 	echo "${sel:-none-selected}"
 }
 
-# debug_boot NAME TESTS ARGS: boot the debug kernel again with kernel
-# arguments ARGS, running only the guest scripts whose names the words of
-# TESTS start.
+# debug_boot NAME SCRIPTS ARGS: boot the debug kernel again with kernel
+# arguments ARGS, running only the guest scripts SCRIPTS, whole names
+# (a prefix such as "94" would take every script it starts).
 debug_boot() {
-	local name=$1 tests=$2 args=$3 out=$build/$1 w f
+	local name=$1 tests=$2 args=$3 out=$build/$1 w
+	for w in $tests; do
+		if [[ $w != *.sh || ! -e $src/tests/guest/$w ]]; then
+			fail "$name: no guest script $w"
+			return 0
+		fi
+	done
 	rm -rf "$out"
 	mkdir -p "$out/modules"
 	# The modules without the KUnit suite, which ran in the debug boot.
@@ -372,9 +385,7 @@ debug_boot() {
 	if KSTATS_TESTS=$tests "$KSTATS_SCRIPTS/mkinitramfs.sh" debug \
 		"$out/modules" "$out/initramfs.cpio.gz" 2>"$out/initramfs.err"; then
 		debug_boots+=("$name")
-		boot_scripts[$name]=$(cd "$src/tests/guest" && for w in $tests; do
-			for f in "$w"*; do [[ $f == *.sh ]] && echo "$f"; done
-		done | tr '\n' ' ')
+		boot_scripts[$name]=$tests
 		launch "$name" debug "$args"
 	else
 		fail "$name initramfs"
@@ -434,12 +445,12 @@ done
 # (retbleed=stuff), running tests/guest/94-call-depth.sh only.
 if [[ " ${guests[*]} " == *" debug "* ]]; then
 	if selected 89-lockdown.sh; then
-		debug_boot debug-lockdown-integrity 89 lockdown=integrity
-		debug_boot debug-lockdown-confidentiality 89 lockdown=confidentiality
-		debug_boot debug-lockdown-raise 89 KSTATS_LOCKDOWN=raise
+		debug_boot debug-lockdown-integrity 89-lockdown.sh lockdown=integrity
+		debug_boot debug-lockdown-confidentiality 89-lockdown.sh lockdown=confidentiality
+		debug_boot debug-lockdown-raise 89-lockdown.sh KSTATS_LOCKDOWN=raise
 	fi
 	if selected 94-call-depth.sh; then
-		KSTATS_GUEST_CPU=Skylake-Client debug_boot debug-call-depth 94 \
+		KSTATS_GUEST_CPU=Skylake-Client debug_boot debug-call-depth 94-call-depth.sh \
 			"mitigations=auto retbleed=stuff spectre_v2=retpoline"
 	fi
 fi
@@ -903,15 +914,24 @@ for t in $targets "${debug_boots[@]}" "${bpf_boots[@]}" "${variant_boots[@]}"; d
 		pass "$t each of its $planned scripts printed the results its plan counts"
 	fi
 	if { grep -qx "$t" <<<"$targets" || [ -n "${boot_scripts[$t]:-}" ]; } && [ "$rc" = 0 ]; then
-		missing=$(comm -23 <(if [ -n "${boot_scripts[$t]:-}" ]; then
+		want=$(if [ -n "${boot_scripts[$t]:-}" ]; then
 			tr ' ' '\n' <<<"${boot_scripts[$t]}"
 		else
 			expected_scripts "$t"
-		fi | sort) <(awk '{ print $1 }' <<<"$counts" | sort))
+		fi | sed '/^$/d' | sort)
+		ran=$(awk '{ print $1 }' <<<"$counts" | sort)
+		missing=$(comm -23 <(echo "$want") <(echo "$ran"))
+		extra=$(comm -13 <(echo "$want") <(echo "$ran"))
 		if [ -z "$missing" ]; then
 			pass "$t every selected guest script ran"
 		else
 			fail "$t guest scripts that did not run: $(tr '\n' ' ' <<<"$missing")"
+		fi
+		# Time in a boot that was not meant for them (an extra boot's
+		# prefix that took a second script, 94-uprobe.sh in the call
+		# depth boot).
+		if [ -n "$extra" ]; then
+			fail "$t guest scripts that ran but were not selected: $(tr '\n' ' ' <<<"$extra")"
 		fi
 	fi
 

@@ -347,7 +347,12 @@ is "$(nglob "$K/bad*")" 0 "no _keys file of a refused command"
 # rmmod with keyed entries attached, while processes read.
 is "$(ctl trace vfs_read by comm as kvfs) $(ctl trace vfs_read by tid keys 4 as kvfs2)" "OK OK" \
 	"vfs_read by comm, and by tid keys 4"
-( i=0; while [ $i -lt 300 ]; do cat /proc/self/stat > /dev/null; i=$((i + 1)); done ) &
+# The readers stop once kstats is gone (300 cats ran 30 s past it on the
+# debug kernel).
+rm -f /tmp/kst92.stop
+( i=0; while [ $i -lt 300 ] && [ ! -e /tmp/kst92.stop ]; do
+	cat /proc/self/stat > /dev/null; i=$((i + 1))
+done ) &
 L=$!
 sleep 0.2
 check "vfs_read by comm: cat has a key" grep -q '^key cat slot ' $K/kvfs
@@ -355,6 +360,7 @@ grep '^key cat ' $K/kvfs | head -n 3 | sed 's/^/# /'
 echo "# $(line kvfs)"
 rmmod kstats_helper
 check "rmmod kstats with keyed entries attached, under load" rmmod_drained kstats
+touch /tmp/kst92.stop
 wait $L
 [ -n "$CG" ] && rmdir $CG/kst92
 true
