@@ -238,9 +238,9 @@ fi
 # records its exit status; results are read afterwards, in target order.
 # boot NAME [TARGET [KERNEL ARGUMENTS]]: the guest of build/NAME.
 boot() {
-	local out=$build/$1 rc=0 initrd=$build/$1/initramfs.cpio.gz
-	# Plain (the BPF guest's, which TCG would take long to decompress).
-	[ -e "$initrd" ] || initrd=${initrd%.gz}
+	# Plain: a debug guest unpacks it in 6.4 s, gzip'd in 9.3 s (KASAN's
+	# inflate), and the BPF guest's would take long to decompress.
+	local out=$build/$1 rc=0 initrd=$build/$1/initramfs.cpio
 	KSTATS_APPEND=${3:-} "$KSTATS_SCRIPTS/run-guest.sh" "${2:-$1}" \
 		"$initrd" "$out/log" 2>"$out/guest.err" || rc=$?
 	echo "$rc" >"$out/guest.rc"
@@ -383,7 +383,7 @@ debug_boot() {
 	cp "$build/debug/modules/"*.ko "$out/modules/"
 	rm -f "$out/modules/kstats_test.ko"
 	if KSTATS_TESTS=$tests "$KSTATS_SCRIPTS/mkinitramfs.sh" debug \
-		"$out/modules" "$out/initramfs.cpio.gz" 2>"$out/initramfs.err"; then
+		"$out/modules" "$out/initramfs.cpio" 2>"$out/initramfs.err"; then
 		debug_boots+=("$name")
 		boot_scripts[$name]=$tests
 		launch "$name" debug "$args"
@@ -418,7 +418,7 @@ for t in $(grep -x debug <<<"$targets") $(grep -vx debug <<<"$targets"); do
 	if ! compgen -G "$out/modules/*.ko" >/dev/null; then
 		fail "$t guest (no module was built)"
 	elif ! KSTATS_TESTS=$(target_tests "$t") "$KSTATS_SCRIPTS/mkinitramfs.sh" "$t" \
-		"$out/modules" "$out/initramfs.cpio.gz" 2>"$out/initramfs.err"; then
+		"$out/modules" "$out/initramfs.cpio" 2>"$out/initramfs.err"; then
 		fail "$t initramfs"
 		show "$out/initramfs.err"
 	else
@@ -500,7 +500,7 @@ if [[ " ${guests[*]} " == *" deb612 "* ]] && selected 95-unwinder-guess.sh; then
 		"$KSTATS_SCRIPTS/build-modules.sh" deb612 "$out" build \
 		>"$out/modules.txt" 2>"$out/build.err" &&
 		KSTATS_TESTS=95 "$KSTATS_SCRIPTS/mkinitramfs.sh" --tests "$src/tests/variant" \
-			deb612 "$out/modules" "$out/initramfs.cpio.gz" 2>"$out/initramfs.err"; then
+			deb612 "$out/modules" "$out/initramfs.cpio" 2>"$out/initramfs.err"; then
 		variant_boots+=("$name")
 		boot_scripts[$name]=95-unwinder-guess.sh
 		launch "$name" deb612
