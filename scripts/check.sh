@@ -330,15 +330,18 @@ left_out() {
 		! words_prefix "$2" "$KSTATS_SMALL_SUITES"; then
 		return 0
 	fi
-	if words_prefix "$2" "$KSTATS_TOOL_SUITES" &&
-		[[ " $KSTATS_TOOL_TARGETS " != *" $1 "* ]]; then
-		return 0
-	fi
-	if words_prefix "$2" "$KSTATS_SHARED_SUITES" &&
-		[[ " $KSTATS_SHARED_TARGETS " != *" $1 "* ]]; then
+	if only_on "$1" "$2" "$KSTATS_TOOL_SUITES" "$KSTATS_TOOL_TARGETS" ||
+		only_on "$1" "$2" "$KSTATS_SHARED_SUITES" "$KSTATS_SHARED_TARGETS"; then
 		return 0
 	fi
 	[ "$1" = debug ] && words_prefix "$2" "$KSTATS_DEBUG_OMIT"
+}
+
+# only_on TARGET SCRIPT SUITES TARGETS: SCRIPT is one of SUITES, which
+# run on TARGETS only, and TARGET is not one of them.
+# shellcheck disable=SC2317 # called through left_out
+only_on() {
+	words_prefix "$2" "$3" && [[ " $4 " != *" $1 "* ]]
 }
 
 # words_prefix SCRIPT WORDS: one of the words of WORDS starts SCRIPT.

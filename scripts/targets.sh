@@ -34,10 +34,11 @@ KSTATS_ALL_TARGETS="deb61 deb612 deb618 deb7x arm612 arm7x debug"
 # clocks, counters, user-space functions (uprobes: the breakpoint, its
 # single step and return trampoline are each arch's), safety (torture,
 # hotplug, safety, the trampoline's exits and pending returns, BTF read
-# from sysfs only), a sample of the sweep, and outliers. The parser, the text and the permissions (20, 30,
-# 40, 62, 84, 85) are the same C on every target: deb61, deb612, the
-# debug kernel and (but KSTATS_SHARED_SUITES) deb7x run them. The environment may override it (any
-# test, for a look).
+# from sysfs only), a sample of the sweep, and outliers. The parser, the
+# text and the permissions (20, 30, 40, 62, 84, 85) are the same C on
+# every target: deb61, deb612, the debug kernel and (but
+# KSTATS_SHARED_SUITES) deb7x run them. The environment may override it
+# (any test, for a look).
 KSTATS_SUBSET_TARGETS=${KSTATS_SUBSET_TARGETS-"deb618 arm612 arm7x"}
 KSTATS_ARM_SUITES=${KSTATS_ARM_SUITES:-"10-load 15-mechanisms 60-trace 61-pairs 61-truth 64-calibrate 66-direct 67-filters-values 73-clock 78-counter 81-torture 82-hotplug 86-btf 86-safety 88-sweep 92-outliers 96-tramp-exit 97-exit-inside 98-pending-return 94-uprobe"}
 

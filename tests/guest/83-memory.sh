@@ -1,9 +1,9 @@
 #!/bin/sh
 # Memory: 1,000 create/remove cycles (400 under KASAN), a tenth of them
-# also a trace, grow neither percpu nor unreclaimable slab memory (under KASAN once its
-# quarantine of freed objects is emptied), and kmemleak (debug kernel)
-# finds nothing after the run; the memory of
-# an entry, slots x possible CPUs x 16 bytes, is what the guest reports;
+# also a trace, grow neither percpu nor unreclaimable slab memory (under
+# KASAN once its quarantine of freed objects is emptied), and kmemleak
+# (debug kernel) finds nothing after the run; the memory of an entry,
+# slots x possible CPUs x 16 bytes, is what the guest reports;
 # the cap on entries (module parameter max_entries) gives ENOSPC past it,
 # and so does the memory budget (max_memory).
 # timeout: 500
@@ -19,8 +19,9 @@ kasan=0
 kernel_config KASAN && kasan=1
 # 400 cycles under KASAN, where kmemleak also looks for leaks and 1,000
 # took 107 s of the run's longest guest (20 to 30 s on the stock kernels).
-CYCLES=${MEM_CYCLES:-1000}
-[ "$kasan" = 0 ] || CYCLES=${MEM_CYCLES:-400}
+cycles=1000
+[ "$kasan" = 0 ] || cycles=400
+CYCLES=${MEM_CYCLES:-$cycles}
 
 # One cycle: a kernel entry (new, record, delete); every 10th cycle also
 # a trace (trace, remove; attaching and detaching probes is slow under
@@ -97,7 +98,7 @@ entry_kb=$((1920 * 16 * ncpu / 1024))
 check "$CYCLES cycles: Percpu grew less than one entry ($entry_kb kB)" \
 	test $((pcpu1 - pcpu0)) -lt "$entry_kb"
 # A leak of 64 bytes per cycle would show as 31 kB in each half of the
-# cycles (each half runs every mechanism); the kernel's own allocations
+# cycles (12 kB of 400 under KASAN; each half runs every mechanism); the kernel's own allocations
 # that happen to fall in the run (KASAN's quarantine, kmemleak's
 # records, a cache's new slab: up to 72 kB once in 1000 cycles on
 # deb7x and debug) show in one half only.
