@@ -23,6 +23,7 @@
 #include "kstats_filter.h"
 #include "kstats_handler.h"
 #include "kstats_mech.h"
+#include "kstats_nofault.h"
 #include "kstats_pair.h"
 #include "kstats_probe.h"
 #include "kstats_req.h"
@@ -340,9 +341,9 @@ static __always_inline bool kstats_path_follow(const struct kstats_path *pth,
 		}
 		y = 0;
 		/* Little-endian: a narrower last member fills y's low bytes. */
-		if (copy_from_kernel_nofault(&y, (void *)(x + pth->off[i]),
-					     i + 1 < pth->n ? sizeof(y) :
-					     pth->bytes))
+		if (!kstats_read_nofault(&y, x + pth->off[i],
+					 i + 1 < pth->n ? sizeof(y) :
+					 pth->bytes))
 			return false;
 		x = y;
 	}
@@ -368,8 +369,8 @@ static noinline notrace bool kstats_cond_str(const struct kstats_pair_cond *c,
 
 /*
  * The field paths of site @idx, from the condition's argument @cv, the
- * key's @kv and by argN's @byv, under kstats' guard (the fault-safe
- * copy may be traced, by this very pair too). A read that faults leaves
+ * key's @kv and by argN's @byv, under kstats' guard (where the reads
+ * are a call, it may be traced, by this very pair too). A read that faults leaves
  * the hit out, counted in faulted. The hit's time is read first, into
  * @at unless it has one: the reads that follow must not be in the
  * interval (they are not at its other end).
@@ -424,15 +425,19 @@ static __always_inline void kstats_pair_take(struct kstats_pair_probe *pp,
 	unsigned int saved;
 	u64 key, own = 0;
 
+	/*
+	 * A condition on an argument itself first: it reads nothing, and
+	 * it fails at most hits of a site that has it (sched_switch's
+	 * "if arg4 == 0" for runqlat's preempted tasks).
+	 */
+	if (unlikely(c->op) && !c->path.n && !kstats_cond_pass(c, cv))
+		return;
 	if (kstats_stopped(p) ||
 	    (side == KSTATS_SIDE_BEGIN && !kstats_filter_pass(p)))
 		return;
 	preempt_disable_notrace();
 	if (!kstats_guard_enter(p, &saved))
 		goto out;
-	/* A condition on an argument itself first: no field read if it fails. */
-	if (unlikely(c->op) && !c->path.n && !kstats_cond_pass(c, cv))
-		goto exit;
 	if (unlikely(pp->deref[idx])) {
 		if (!at)
 			at = &own;
