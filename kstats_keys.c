@@ -217,7 +217,8 @@ static __always_inline void kstats_keys_record_stack(struct kstats_keys *t,
 	struct kstats_key_stack s;
 	u64 k[2];
 
-	s.nr = kstats_stack_save(s.ip, KSTATS_KEY_STACK_DEPTH, to, true);
+	s.nr = kstats_stack_save_from(t->memos, s.ip, KSTATS_KEY_STACK_DEPTH,
+				      to, true);
 	kstats_keys_stack_hash(&s, k);
 	kstats_keys_add(t, kstats_keys_find(t, k[0], k[1],
 					    kstats_key_hash(k[0], k[1]), &s),
@@ -277,6 +278,16 @@ int kstats_parse_keys(struct kstats_cmd *cmd, const char *key,
 			   KSTATS_REG_ARGS);
 }
 
+/* by stack's remembered walks, on every possible CPU. */
+static size_t kstats_keys_memo_bytes(void)
+{
+#ifdef KSTATS_HAVE_STACK_MEMO
+	return kstats_stack_memo_bytes();
+#else
+	return 0;
+#endif
+}
+
 /* Bytes of a histogram: its slots and extremes on every possible CPU. */
 static size_t kstats_hist_bytes(const struct kstats *ks)
 {
@@ -287,7 +298,8 @@ static size_t kstats_keys_bytes(const struct kstats_keys *t)
 {
 	return struct_size(t, pos, t->mask + 1) +
 	       t->max * sizeof(*t->hists) +
-	       (t->stacks ? (t->mask + 1) * sizeof(*t->stacks) : 0) +
+	       (t->stacks ? (t->mask + 1) * sizeof(*t->stacks) +
+			    kstats_keys_memo_bytes() : 0) +
 	       (t->max + 1) * kstats_hist_bytes(t->other) +
 	       num_possible_cpus() * sizeof(unsigned long);
 }
@@ -301,6 +313,9 @@ static void kstats_keys_destroy(struct kstats_keys *t)
 			kstats_free(t->hists[i]);
 	kfree(t->hists);
 	kvfree(t->stacks);
+#ifdef KSTATS_HAVE_STACK_MEMO
+	kstats_stack_memo_free(t->memos);
+#endif
 	if (!IS_ERR_OR_NULL(t->other))
 		kstats_free(t->other);
 	free_percpu(t->dropped);
@@ -394,7 +409,8 @@ size_t kstats_keys_memory(const struct kstats_cmd *cmd)
 	if (cmd->by == KSTATS_BY_NONE)
 		return 0;
 	return struct_size(t, pos, size) + n * sizeof(*t->hists) +
-	       (cmd->by == KSTATS_BY_STACK ? size * sizeof(*t->stacks) : 0) +
+	       (cmd->by == KSTATS_BY_STACK ?
+		size * sizeof(*t->stacks) + kstats_keys_memo_bytes() : 0) +
 	       (n + 1) * kstats_bytes(cmd->bits) +
 	       num_possible_cpus() * sizeof(unsigned long);
 }
@@ -444,6 +460,11 @@ int kstats_keys_setup(struct kstats_probe *p, struct kstats_cmd *cmd)
 		t->stacks = kvcalloc(size, sizeof(*t->stacks), GFP_KERNEL);
 		if (!t->stacks)
 			goto nomem;
+#ifdef KSTATS_HAVE_STACK_MEMO
+		t->memos = kstats_stack_memo_alloc();
+		if (!t->memos)
+			goto nomem;
+#endif
 	}
 	for (i = 0; i < n; i++) {
 		t->hists[i] = kstats_alloc(cmd->name, cmd->bits);

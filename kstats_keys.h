@@ -94,6 +94,7 @@ struct kstats_keys {
 	struct kstats *other;
 	struct kstats **hists;		/* the N histograms */
 	struct kstats_key_stack *stacks;	/* by stack: each position's */
+	struct kstats_stack_memos __percpu *memos;	/* by stack's walks */
 	struct kstats_parts parts;	/* the entry's view: hists and other */
 	struct kstats_key pos[];
 };
@@ -374,7 +375,8 @@ static __always_inline void kstats_keys_site_key(const struct kstats_probe *p,
 		kstats_keys_start_key(p, v, k);
 		return;
 	}
-	s.nr = kstats_stack_save(s.ip, KSTATS_KEY_STACK_DEPTH, to, true);
+	s.nr = kstats_stack_save_from(p->keys->memos, s.ip,
+				      KSTATS_KEY_STACK_DEPTH, to, true);
 	kstats_keys_stack_key(p->keys, &s, k);
 }
 

@@ -46,4 +46,39 @@ static __always_inline unsigned int kstats_stack_save(unsigned long *ip,
 	return kstats_stack_trim(ip, max, stack, n, to, skip_own);
 }
 
+/*
+ * by stack's walks, remembered per CPU where the unwinder is ORC's
+ * (kstats_stack_memo.c): kstats_stack_save_memo() gives the frames that
+ * stack_trace_save() would, from its caller's on, without walking a stack
+ * whose frames are where they were at a walk from the same place.
+ */
+struct kstats_stack_memos;
+#ifdef KSTATS_HAVE_STACK_MEMO
+struct kstats_stack_memos __percpu *kstats_stack_memo_alloc(void);
+void kstats_stack_memo_free(struct kstats_stack_memos __percpu *m);
+size_t kstats_stack_memo_bytes(void);
+unsigned int kstats_stack_save_memo(struct kstats_stack_memos __percpu *memos,
+				    unsigned long *ip, unsigned int max);
+unsigned int kstats_stack_memo_kept(struct kstats_stack_memos __percpu *m,
+				    unsigned long *hits, bool *fixed);
+#endif
+
+/* kstats_stack_save(), through @memos where there are any. */
+static __always_inline unsigned int
+kstats_stack_save_from(struct kstats_stack_memos __percpu *memos,
+		       unsigned long *ip, unsigned int max, unsigned long to,
+		       bool skip_own)
+{
+#ifdef KSTATS_HAVE_STACK_MEMO
+	unsigned long stack[KSTATS_STACK_WALK];
+	unsigned int n;
+
+	if (memos) {
+		n = kstats_stack_save_memo(memos, stack, ARRAY_SIZE(stack));
+		return kstats_stack_trim(ip, max, stack, n, to, skip_own);
+	}
+#endif
+	return kstats_stack_save(ip, max, to, skip_own);
+}
+
 #endif /* _KSTATS_STACK_H */

@@ -68,6 +68,7 @@
 #include "kstats_probe.h"
 #include "kstats_outliers.h"
 #include "kstats_req.h"
+#include "kstats_stack.h"
 #include "kstats_tramp_reap.h"
 
 #define KT_DIR		"/sys/kernel/debug/kstats/"
@@ -2087,6 +2088,160 @@ static void kt_outliers_stack_to(struct kunit *test)
 	kstats_outliers_free(p);
 }
 
+#ifdef KSTATS_HAVE_STACK_MEMO
+/* A walk from one place of this stack whichever call site it came by. */
+static noinline unsigned int kt_memo_site(struct kstats_stack_memos __percpu *m,
+					  unsigned long *ip)
+{
+	unsigned int n = kstats_stack_save_memo(m, ip, KSTATS_STACK_WALK);
+
+	barrier();	/* a frame of its own: no tail call */
+	return n;
+}
+
+/* The same walk as the kernel's, from another function. */
+static noinline unsigned int kt_trace_site(unsigned long *ip)
+{
+	unsigned int n = stack_trace_save(ip, KSTATS_STACK_WALK, 0);
+
+	barrier();
+	return n;
+}
+
+/* A walk from a function that keeps a frame pointer. */
+static noinline unsigned int kt_memo_fp(struct kstats_stack_memos __percpu *m,
+					unsigned long *ip)
+{
+	void *fp = __builtin_frame_address(0);
+	unsigned int n;
+
+	OPTIMIZER_HIDE_VAR(fp);
+	n = kstats_stack_save_memo(m, ip, KSTATS_STACK_WALK);
+	barrier();
+	return n;
+}
+
+/*
+ * Through a frame that allocates on the stack, which ORC finds through its
+ * frame pointer: its size is not its return address's. Under it, a
+ * function that keeps a frame pointer (@fp), or kt_memo_site().
+ */
+static noinline unsigned int kt_memo_alloca(struct kstats_stack_memos __percpu *m,
+					    unsigned long *ip, size_t bytes,
+					    bool fp)
+{
+	u8 *buf = __builtin_alloca(bytes);
+	unsigned int n;
+
+	OPTIMIZER_HIDE_VAR(buf);
+	n = fp ? kt_memo_fp(m, ip) : kt_memo_site(m, ip);
+	barrier_data(buf);
+	return n;
+}
+
+/*
+ * by stack's memos: a second walk from a call site is remembered and
+ * gives the frames of the first, which are the kernel's walk's; a walk
+ * from the same place of the stack by another call site (one frame
+ * differs) is not taken for it.
+ */
+static void kt_stack_memo(struct kunit *test)
+{
+	struct kstats_stack_memos __percpu *m = kstats_stack_memo_alloc();
+	unsigned long a[2][KSTATS_STACK_WALK], b[KSTATS_STACK_WALK];
+	unsigned long t[KSTATS_STACK_WALK];
+	unsigned int na[2], nb, nt, kept[3], i, two = 2;
+	unsigned long hits[3];
+	bool fixed;
+
+	KUNIT_ASSERT_TRUE(test, m);
+	/* One call site for the walks of a loop: no unrolling. */
+	OPTIMIZER_HIDE_VAR(two);
+	/* One CPU's memos. */
+	preempt_disable();
+	for (i = 0; i < two; i++) {
+		na[i] = kt_memo_site(m, a[i]);
+		kept[i] = kstats_stack_memo_kept(m, &hits[i], &fixed);
+	}
+	nb = kt_memo_site(m, b);
+	kept[2] = kstats_stack_memo_kept(m, &hits[2], &fixed);
+	nt = kt_trace_site(t);
+	preempt_enable();
+	KUNIT_EXPECT_EQ(test, kept[0], 1U);
+	KUNIT_EXPECT_EQ(test, hits[0], 0UL);
+	KUNIT_EXPECT_EQ(test, kept[1], 1U);
+	KUNIT_EXPECT_EQ(test, hits[1], 1UL);
+	/* Another walk: the site's is kept too. */
+	KUNIT_EXPECT_EQ(test, kept[2], 2U);
+	KUNIT_EXPECT_EQ(test, hits[2], 1UL);
+	KUNIT_ASSERT_GT(test, na[0], 2U);
+	KUNIT_EXPECT_EQ(test, na[1], na[0]);
+	KUNIT_EXPECT_EQ(test, memcmp(a[1], a[0], na[0] * sizeof(a[0][0])), 0);
+	/* Into kt_memo_site() alike, then into this function at another call. */
+	KUNIT_ASSERT_EQ(test, nb, na[0]);
+	KUNIT_EXPECT_EQ(test, b[0], a[0][0]);
+	KUNIT_EXPECT_NE(test, b[1], a[0][1]);
+	KUNIT_EXPECT_EQ(test, memcmp(b + 2, a[0] + 2,
+				     (nb - 2) * sizeof(b[0])), 0);
+	KUNIT_ASSERT_EQ(test, nt, na[0]);
+	KUNIT_EXPECT_EQ(test, memcmp(t + 2, a[0] + 2,
+				     (nt - 2) * sizeof(t[0])), 0);
+	kstats_stack_memo_free(m);
+}
+
+/*
+ * A walk through a frame that allocates on the stack (its frames move with
+ * its size): taken where the chain of frame pointers places the frames
+ * above it, else where they are where they were only.
+ */
+static void kt_stack_memo_moved(struct kunit *test)
+{
+	unsigned long c[3][KSTATS_STACK_WALK], hits[3];
+	unsigned int nc[3], kept[3], i, fp, three = 3;
+	struct kstats_stack_memos __percpu *m;
+	bool fixed[3];
+
+	OPTIMIZER_HIDE_VAR(three);
+	for (fp = 0; fp < 2; fp++) {
+		m = kstats_stack_memo_alloc();
+		KUNIT_ASSERT_TRUE(test, m);
+		/* 16 bytes, then 64 twice: the frames above it move, once. */
+		preempt_disable();
+		for (i = 0; i < three; i++) {
+			nc[i] = kt_memo_alloca(m, c[i], i ? 64 : 16, fp);
+			kept[i] = kstats_stack_memo_kept(m, &hits[i], &fixed[i]);
+		}
+		preempt_enable();
+		kstats_stack_memo_free(m);
+		KUNIT_EXPECT_EQ(test, kept[0], 1U);
+		KUNIT_EXPECT_EQ(test, kept[2], fixed[0] ? 2U : 1U);
+		KUNIT_EXPECT_EQ(test, hits[0], 0UL);
+		KUNIT_EXPECT_EQ(test, hits[2] - hits[1], 1UL);
+		/*
+		 * Moved: taken through the chain, unless a frame on the way
+		 * (kt_memo_alloca()'s under kt_memo_site(), or one of the
+		 * many that KASAN realigns) is found by a pointer that its
+		 * callee did not save under its return address.
+		 */
+		KUNIT_EXPECT_EQ(test, hits[1], fixed[0] ? 0UL : 1UL);
+		kunit_info(test, "under a frame pointer %u: moved walk %s\n",
+			   fp, fixed[0] ? "from its place only" : "taken");
+		KUNIT_ASSERT_GT(test, nc[0], 3U);
+		for (i = 1; i < 3; i++) {
+			KUNIT_ASSERT_EQ(test, nc[i], nc[0]);
+			KUNIT_EXPECT_EQ(test, memcmp(c[i], c[0],
+						     nc[0] * sizeof(c[0][0])), 0);
+		}
+		/* Into the function under it, then kt_memo_alloca(). */
+		KUNIT_EXPECT_LT(test, c[0][0] - (fp ? (unsigned long)kt_memo_fp :
+					       (unsigned long)kt_memo_site),
+				256UL);
+		KUNIT_EXPECT_LT(test, c[0][1] - (unsigned long)kt_memo_alloca,
+				256UL);
+	}
+}
+#endif
+
 /* by retval: the key of a sample, its count, summed over all CPUs. */
 static u64 kt_key_count(struct kstats_keys *t, u64 key)
 {
@@ -2561,6 +2716,10 @@ static struct kunit_case kstats_test_cases[] = {
 	KUNIT_CASE(kt_reset_exclusive),
 	KUNIT_CASE(kt_keys_reset_preempted),
 	KUNIT_CASE(kt_outliers_stack_to),
+#ifdef KSTATS_HAVE_STACK_MEMO
+	KUNIT_CASE(kt_stack_memo),
+	KUNIT_CASE(kt_stack_memo_moved),
+#endif
 	KUNIT_CASE(kt_tramp_reap),
 	{}
 };
