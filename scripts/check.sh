@@ -561,7 +561,8 @@ replay() {
 # a smoke test: it must boot, count, and print its tables. With tiny
 # sizes, and every configuration, its timings and counts unchecked (no
 # timing is ever a test); on a target that tests/bench/budgets.conf names,
-# the cost gate instead: that file's configurations, counted at a size
+# the cost gate instead: that file's configurations (and pp-off, where a
+# row is a ping-pong's), counted at a size
 # where a boot's counts agree to an instruction, the median of three
 # rounds, the interrupts left out, each against its budget
 # (tests/bench/gate.py).
@@ -572,6 +573,8 @@ bench_job() {
 		"$src/tests/bench/budgets.conf" | tr '\n' ' ')
 	if [ -n "$gate" ]; then
 		size=20000 rounds=3 configs="untraced $gate" irq=1
+		# Ping-pong rows count against the ping-pong alone.
+		case " $gate" in *" pp-"*) configs="$configs pp-off" ;; esac
 		echo "check: $t: bench cost gate ($gate)"
 	else
 		echo "check: $t: bench smoke test (tiny sizes)"

@@ -2,7 +2,8 @@
 """The cost gate of make check: each row of tests/bench/budgets.conf for
 the targets given, against BUILD/bench.json (scripts/bench.sh). Prints
 one PASS or FAIL line per row: the extra instructions per dd iteration
-over untraced, counted in one boot, against the row's budget, and
+over untraced (for a ping-pong row, pp-*, per round trip over pp-off),
+counted in one boot, against the row's budget, and
 whether the row meets its goal ("-": none). A row that the bench did not
 measure fails, and so does every row of an arm64 target whose boot did
 not leave its interrupts out of the counts (the plugin's noirq=1 saw no
@@ -37,19 +38,21 @@ def main():
         what = f'{target} cost of {config}'
         g = report.get(target, {})
         cf = g.get('configs', {})
-        if config not in cf or 'untraced' not in cf:
+        base = 'pp-off' if config.startswith('pp-') else 'untraced'
+        if config not in cf or base not in cf:
             print(f'FAIL {what}: not measured ({build}/bench.json)')
             continue
         if not g.get('irq', {}).get('entries'):
             print(f'FAIL {what}: no interrupt left out of the counts '
                   f'({build}/bench.json)')
             continue
-        extra = cf[config]['insn'] - cf['untraced']['insn']
+        extra = cf[config]['insn'] - cf[base]['insn']
         if goal is None:
             note = 'no goal'
         else:
             note = f'goal {goal:g} ' + ('met' if extra <= goal else 'not met')
-        line = (f'{what}: {extra:+.0f} instructions per call, budget '
+        per = 'round trip' if base == 'pp-off' else 'call'
+        line = (f'{what}: {extra:+.0f} instructions per {per}, budget '
                 f'{budget:g} (measured {measured}; {note})')
         print(('PASS ' if extra <= budget else 'FAIL ') + line)
     if not n:

@@ -66,3 +66,25 @@ def test_arm64_needs_interrupts_left_out(tmp_path):
 def test_no_row_for_the_target(tmp_path):
     out = gate(tmp_path, {}, 'none')
     assert len(out) == 1 and out[0].startswith('FAIL cost gate: no row of ')
+
+
+def test_pingpong_rows_against_pp_off(tmp_path):
+    """A pp-* row counts per round trip over pp-off, not over untraced;
+    without pp-off it was not measured."""
+    (tmp_path / 'budgets.conf').write_text(
+        'x86   pp-offcpu   4500  4100  3700\n')
+    (tmp_path / 'bench.json').write_text(json.dumps({'x86': {
+        'configs': {'untraced': {'insn': 1000.0}, 'pp-off': {'insn': 11000.0},
+                    'pp-offcpu': {'insn': 15100.4}},
+        'irq': {'entries': 1520, 'left_out': 2313410}}}))
+    run = [sys.executable, str(GATE), str(tmp_path / 'budgets.conf'), str(tmp_path), 'x86']
+    out = subprocess.run(run, capture_output=True, text=True, check=True).stdout
+    assert out.splitlines() == [
+        'PASS x86 cost of pp-offcpu: +4100 instructions per round trip, budget 4500 '
+        '(measured 4100; goal 3700 not met)']
+    rep = json.loads((tmp_path / 'bench.json').read_text())
+    del rep['x86']['configs']['pp-off']
+    (tmp_path / 'bench.json').write_text(json.dumps(rep))
+    out = subprocess.run(run, capture_output=True, text=True, check=True).stdout
+    assert out.splitlines() == [
+        f'FAIL x86 cost of pp-offcpu: not measured ({tmp_path}/bench.json)']
