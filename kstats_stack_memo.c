@@ -65,7 +65,7 @@ struct kstats_stack_memo {
 
 struct kstats_stack_memos {
 	struct kstats_stack_memo way[KSTATS_STACK_MEMO_WAYS];
-	unsigned long hits;		/* walks not taken (KUnit's) */
+	unsigned long hits;		/* walks given unwalked, for KUnit */
 	unsigned int next;		/* the way to replace */
 };
 
