@@ -369,10 +369,10 @@ static noinline notrace bool kstats_cond_str(const struct kstats_pair_cond *c,
 
 /*
  * The field paths of site @idx, from the condition's argument @cv, the
- * key's @kv and by argN's @byv, under kstats' guard (where the reads
- * are a call, it may be traced, by this very pair too). A read that faults leaves
- * the hit out, counted in faulted. The hit's time is read first, into
- * @at unless it has one: the reads that follow must not be in the
+ * key's @kv and by argN's @byv, under kstats' guard (where the reads are
+ * a call, it may be traced, by this very pair too). A read that faults
+ * leaves the hit out, counted in faulted. The hit's time is read first,
+ * into @at unless it has one: the reads that follow must not be in the
  * interval (they are not at its other end).
  */
 static noinline notrace bool kstats_pair_deref(struct kstats_pair_probe *pp,
