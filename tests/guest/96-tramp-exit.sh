@@ -135,6 +135,12 @@ for e in workqueue_execute_start workqueue_execute_end; do
 done
 echo 1 >$TR/tracing_on
 : >$TR/trace
+# The drain's timer stays on CPU 0, where its work runs: with timer
+# migration, an idle CPU 0's timer may move to CPU 1, whose held task
+# keeps it from firing (7.3 once showed no pass in 20 s).
+TM=/proc/sys/kernel/timer_migration
+tm0=
+[ ! -w $TM ] || { read -r tm0 <$TM; echo 0 >$TM; }
 echo 1 >$HOLD
 exec 5>$FIFO
 exec 5>&-
@@ -148,6 +154,7 @@ read_state
 is "$HV:$RV:$DRAIN" "2:$r0:waits" \
 	"while it is held there, the trampoline keeps its reference on kstats_tramp"
 echo 0 >$HOLD
+[ -z "$tm0" ] || echo "$tm0" >$TM
 for e in workqueue_execute_start workqueue_execute_end; do
 	echo 0 >$TR/events/workqueue/$e/enable
 done
