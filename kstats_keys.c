@@ -278,16 +278,6 @@ int kstats_parse_keys(struct kstats_cmd *cmd, const char *key,
 			   KSTATS_REG_ARGS);
 }
 
-/* by stack's remembered walks, on every possible CPU. */
-static size_t kstats_keys_memo_bytes(void)
-{
-#ifdef KSTATS_HAVE_STACK_MEMO
-	return kstats_stack_memo_bytes();
-#else
-	return 0;
-#endif
-}
-
 /* Bytes of a histogram: its slots and extremes on every possible CPU. */
 static size_t kstats_hist_bytes(const struct kstats *ks)
 {
@@ -299,7 +289,7 @@ static size_t kstats_keys_bytes(const struct kstats_keys *t)
 	return struct_size(t, pos, t->mask + 1) +
 	       t->max * sizeof(*t->hists) +
 	       (t->stacks ? (t->mask + 1) * sizeof(*t->stacks) +
-			    kstats_keys_memo_bytes() : 0) +
+			    kstats_stack_memo_bytes() : 0) +
 	       (t->max + 1) * kstats_hist_bytes(t->other) +
 	       num_possible_cpus() * sizeof(unsigned long);
 }
@@ -313,9 +303,7 @@ static void kstats_keys_destroy(struct kstats_keys *t)
 			kstats_free(t->hists[i]);
 	kfree(t->hists);
 	kvfree(t->stacks);
-#ifdef KSTATS_HAVE_STACK_MEMO
 	kstats_stack_memo_free(t->memos);
-#endif
 	if (!IS_ERR_OR_NULL(t->other))
 		kstats_free(t->other);
 	free_percpu(t->dropped);
@@ -410,7 +398,7 @@ size_t kstats_keys_memory(const struct kstats_cmd *cmd)
 		return 0;
 	return struct_size(t, pos, size) + n * sizeof(*t->hists) +
 	       (cmd->by == KSTATS_BY_STACK ?
-		size * sizeof(*t->stacks) + kstats_keys_memo_bytes() : 0) +
+		size * sizeof(*t->stacks) + kstats_stack_memo_bytes() : 0) +
 	       (n + 1) * kstats_bytes(cmd->bits) +
 	       num_possible_cpus() * sizeof(unsigned long);
 }

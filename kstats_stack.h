@@ -61,6 +61,15 @@ unsigned int kstats_stack_save_memo(struct kstats_stack_memos __percpu *memos,
 				    unsigned long *ip, unsigned int max);
 unsigned int kstats_stack_memo_kept(struct kstats_stack_memos __percpu *m,
 				    unsigned long *hits, bool *fixed);
+#else
+static inline void kstats_stack_memo_free(struct kstats_stack_memos __percpu *m)
+{
+}
+
+static inline size_t kstats_stack_memo_bytes(void)
+{
+	return 0;
+}
 #endif
 
 /* kstats_stack_save(), through @memos where there are any. */

@@ -29,7 +29,6 @@
  * CPU, the last 8 walks of any tasks, looked at in task context with
  * preemption off: an interrupt's probe walks without them.
  */
-#include <linux/hash.h>
 #include <linux/percpu.h>
 #include <linux/preempt.h>
 #include <linux/sched.h>
@@ -208,6 +207,7 @@ notrace unsigned int kstats_stack_save_memo(struct kstats_stack_memos __percpu *
 {
 	unsigned long fp = (unsigned long)__builtin_frame_address(0);
 	unsigned long top = (unsigned long)task_stack_page(current) + THREAD_SIZE;
+	struct kstats_stack_memos *c;
 	struct kstats_stack_memo *m;
 	unsigned int n, w;
 	bool keep = false;
@@ -217,20 +217,20 @@ notrace unsigned int kstats_stack_save_memo(struct kstats_stack_memos __percpu *
 	if (!in_task() || top - fp > THREAD_SIZE)
 		return kstats_stack_memo_walk(NULL, fp, 0, top, ip, max, &keep);
 	preempt_disable_notrace();
+	c = this_cpu_ptr(memos);
 	for (w = 0; w < KSTATS_STACK_MEMO_WAYS; w++) {
-		m = &this_cpu_ptr(memos)->way[w];
+		m = &c->way[w];
 		if (m->top == top && m->nr <= max &&
 		    kstats_stack_memo_holds(m, fp, top)) {
 			n = m->nr;
 			memcpy(ip, m->ip, n * sizeof(*ip));
-			this_cpu_inc(memos->hits);
+			c->hits++;
 			goto out;
 		}
 	}
 	/* The ways in turn. */
-	w = this_cpu_read(memos->next);
-	this_cpu_write(memos->next, (w + 1) % KSTATS_STACK_MEMO_WAYS);
-	m = &this_cpu_ptr(memos)->way[w];
+	m = &c->way[c->next];
+	c->next = (c->next + 1) % KSTATS_STACK_MEMO_WAYS;
 	m->top = 0;
 	m->entry = -1;
 	m->chain = 0;
