@@ -118,6 +118,13 @@ endif
 compare-biolatency:
 	scripts/compare-biolatency.sh
 
+# The kstats tool's runqlat, cpudist, offcpu and biolatency beside
+# bpftrace's answers, both attached around one run of a real workload
+# (hackbench, a CPU hog, naps, a virtio disk's reads) in the same guest
+# (scripts/compare-sched.sh). KSTATS_TARGETS: deb612 (the default), deb61.
+compare-sched:
+	scripts/compare-sched.sh
+
 # The kstats_record() microbenchmark of tests/kstats_bench.c.
 bench-record:
 	KSTATS_DEMO_SCRIPT=$(PWD)/tests/bench-guest.sh scripts/demo.sh $(or $(TARGET),deb612)
@@ -128,4 +135,4 @@ check:
 
 .PHONY: all modules test-modules clean install install-modules install-tool uninstall \
 	uninstall-modules uninstall-tool tool dkms demo bench bench-record \
-	compare-biolatency check
+	compare-biolatency compare-sched check

@@ -16,8 +16,9 @@
 #   /etc/kstats-mode      "demo" with --demo, which also adds /demo.sh
 # With --rootfs DIR, the guest's userspace is a copy of DIR (a Debian
 # tree: scripts/bench-rootfs.sh, with bpftrace), busybox links only where
-# DIR has no such command, and no Python or C test programs; with --tests
-# DIR, /tests holds DIR's scripts and tests/guest/lib.sh.
+# DIR has no such command, the kstats command on DIR's Python, and no C
+# test programs; with --tests DIR, /tests holds DIR's scripts and
+# tests/guest/lib.sh.
 # The contents are first described as a list in gen_init_cpio's format
 # (guest-python.sh prints its part so), then laid out in a temporary tree
 # (device nodes by mknod: this needs root, as setup.sh does) and archived
@@ -164,12 +165,11 @@ guest_python() {
 		[ -e "$tests/lib.sh" ] ||
 			echo "file /tests/lib.sh $src/tests/guest/lib.sh 0644 0 0"
 	fi
-	# The kstats command, run in the guest against the live files.
-	if [ -z "$rootfs" ]; then
-		guest_python
-		PYTHON=/usr/bin/python3.11 "$KSTATS_SCRIPTS/mkzipapp.sh" "$tmp/kstats" "$src/tool/kstats" >&2
-		echo "file /usr/bin/kstats $tmp/kstats 0755 0 0"
-	fi
+	# The kstats command, run in the guest against the live files, on
+	# guest-python.sh's Python or the userspace's own (Debian 12's 3.11).
+	[ -n "$rootfs" ] || guest_python
+	PYTHON=/usr/bin/python3.11 "$KSTATS_SCRIPTS/mkzipapp.sh" "$tmp/kstats" "$src/tool/kstats" >&2
+	echo "file /usr/bin/kstats $tmp/kstats 0755 0 0"
 	# The tests' C programs, as /usr/bin/kstats-NAME: the fuzzer (busybox
 	# sh is far too slow for 100,000 writes) and what sh cannot do.
 	for c in "$src"/tests/user/kstats_*.c; do

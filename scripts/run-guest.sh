@@ -15,6 +15,8 @@
 # KSTATS_GUEST_MEM: the guest's RAM (default 1G; the Debian userspace of
 # the BPF guest needs 2G). KSTATS_GUEST_CPU: QEMU's CPU model under TCG
 # (default max; check.sh's call depth boot emulates an Intel Skylake).
+# KSTATS_QEMU_ARGS: more QEMU arguments, split at spaces (a disk for
+# "make compare-sched").
 #
 # Usage: run-guest.sh TARGET INITRAMFS LOGDIR
 set -euo pipefail
@@ -54,6 +56,7 @@ fi
 guest_machine "$target" "$logdir/console.log" "$logdir/results.tap"
 append="console=$GUEST_CONSOLE${GUEST_ARGS:+ $GUEST_ARGS} loglevel=7 panic=-1 printk.devkmsg=on mitigations=off"
 append+=${KSTATS_APPEND:+ $KSTATS_APPEND}
+read -ra qemu_args <<<"${KSTATS_QEMU_ARGS:-}"
 
 # monitor_dump SOCKET: the answers of QEMU's monitor at SOCKET to a few
 # questions about a guest that hangs (where its vCPUs are, what their
@@ -95,7 +98,7 @@ boot() {
 	local cmd=("${GUEST_PIN[@]}" "${GUEST_QEMU[@]}" -nodefaults -no-user-config
 		"${accel[@]}" -m "${KSTATS_GUEST_MEM:-1G}" -smp 2 -display none -no-reboot
 		-kernel "$kernel" -initrd "$initramfs" -append "$append"
-		"${GUEST_PORTS[@]}"
+		"${GUEST_PORTS[@]}" "${qemu_args[@]}"
 		-monitor "unix:$mon,server=on,wait=off")
 	printf '%q ' "${cmd[@]}" >"$logdir/qemu.cmd"
 	echo >>"$logdir/qemu.cmd"
