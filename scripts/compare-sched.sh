@@ -20,29 +20,13 @@
 #
 # Usage: compare-sched.sh
 set -euo pipefail
-. "$(dirname "$0")/targets.sh"
+. "$(dirname "$0")/compare-lib.sh"
 
-src=${KSTATS_SRC:-$KSTATS_REPO}
-export KSTATS_SRC=$src
-build=$(realpath -m "${KSTATS_BUILD:-$KSTATS_REPO/build}")/compare-sched
-read -ra targets <<<"${KSTATS_TARGETS:-deb612}"
-mkdir -p "$build"
-
-"$KSTATS_SCRIPTS/setup.sh" >"$build/setup.log"
-rootfs=$("$KSTATS_SCRIPTS/bench-rootfs.sh")
-
+compare_init compare-sched deb612
 for t in "${targets[@]}"; do
-	[ -z "$(target_suite "$t")" ] || die "$t: not a Debian 12 kernel"
-	[ "$(target_arch "$t")" = x86_64 ] || die "$t: not an x86 kernel"
-	extra=$(target_extra_dir "$t")
-	extra_modules_present "$extra" || die "$t: no null_blk in $extra (run scripts/setup.sh)"
 	rel=$(target_release "$t")
 	[ -d "/lib/modules/$rel/kernel" ] || die "$t: no /lib/modules/$rel (run scripts/setup.sh)"
-	out=$build/$t
-	rm -rf "$out/log" "$out/modules" "$out/initramfs.cpio"
-	mkdir -p "$out"
-	echo "compare-sched: $t: building the modules" >&2
-	KSTATS_DEMO_ONLY=1 "$KSTATS_SCRIPTS/build-modules.sh" "$t" "$out" build >/dev/null
+	compare_modules compare-sched "$t"
 	# The virtio disk's driver, with virtio_pci where it is a module
 	# (6.1): make_extra_modules takes the names and their dependencies.
 	if ! KSTATS_EXTRA_MODULES="virtio_pci virtio_blk" \
@@ -52,20 +36,10 @@ for t in "${targets[@]}"; do
 	cp "$out"/virtio/*.ko "$out/modules/"
 	# 32 MiB of the host's file, read by direct I/O in the guest.
 	[ -s "$out/disk.img" ] || head -c 32M /dev/urandom >"$out/disk.img"
-	"$KSTATS_SCRIPTS/mkinitramfs.sh" --demo "$src/tests/bench/sched-guest.sh" \
-		--rootfs "$rootfs" "$t" "$out/modules" "$out/initramfs.cpio"
-	echo "compare-sched: $t: booting (log in $out/log)" >&2
-	KSTATS_GUEST_MEM=2G KSTATS_GUEST_TIMEOUT=${KSTATS_GUEST_TIMEOUT:-3000} \
+	KSTATS_GUEST_TIMEOUT=${KSTATS_GUEST_TIMEOUT:-3000} \
 		KSTATS_APPEND="kstats_sched_loops=${KSTATS_SCHED_LOOPS:-100}" \
 		KSTATS_QEMU_ARGS="-drive file=$out/disk.img,if=virtio,format=raw,readonly=on" \
-		"$KSTATS_SCRIPTS/run-guest.sh" "$t" "$out/initramfs.cpio" "$out/log" ||
-		die "$t: guest did not finish; see $out/log/"
-	"$KSTATS_SCRIPTS/check-guest-log.sh" "$out/log" >/dev/null ||
-		die "$t: the kernel log shows a report; see $out/log/console.log"
-	rm -f "$out/initramfs.cpio"
+		compare_boot compare-sched "$t" "$src/tests/bench/sched-guest.sh"
 done
-{
-	echo "# qemu $(qemu-system-x86_64 --version | head -n 1), TCG thread=single, -smp 2"
-	echo "# host $(sed -n 's/^model name[^:]*: //p' /proc/cpuinfo | head -n 1), $(nproc) CPUs"
-} >"$build/env.txt"
+compare_env
 python3 "$src/tests/bench/sched-report.py" "$build" "${targets[@]}" | tee "$build/report.txt"

@@ -1,8 +1,9 @@
 #!/bin/sh
 # Guest side of "make compare-biolatency" (scripts/compare-biolatency.sh),
-# run as the demo script of a guest with Debian 12's userspace: kstats'
-# request pair and bpftrace, attached at once, time the same block
-# requests of a null_blk disk, which also counts them itself. Prints raw
+# run after bpf-guest-lib.sh as the demo script of a guest with Debian
+# 12's userspace: kstats' request pair and bpftrace, attached at once,
+# time the same block requests of a null_blk disk, which also counts them
+# itself. Prints raw
 # figures for the host to compare (tests/bench/biolat-report.py), one
 # section per null_blk setting:
 #   phase NAME PARAMS
@@ -16,15 +17,6 @@
 REQS=$(sed -n 's/.*kstats_biolat_reqs=\([0-9]*\).*/\1/p' /proc/cmdline)
 REQS=${REQS:-400}
 K=/sys/kernel/debug/kstats
-mount -t tracefs tracefs /sys/kernel/tracing 2>/dev/null
-mount -t bpf bpf /sys/fs/bpf 2>/dev/null
-# shellcheck disable=SC3045 # dash has it: BPF maps need locked memory
-ulimit -l unlimited
-echo "# kernel $(uname -r)"
-echo "# $(bpftrace --version 2>&1)"
-echo "# cpus $(nproc)"
-insmod /modules/kstats.ko || echo "# insmod kstats failed"
-grep -q configfs /proc/filesystems || insmod /modules/extra/configfs.ko
 
 # bpftrace 0.17 has no rawtracepoint probes, and the block tracepoints'
 # fields have no request pointer: the pair is keyed by (dev, sector),

@@ -1,6 +1,6 @@
 #!/bin/sh
-# Guest side of "make compare-sched" (scripts/compare-sched.sh), run as the
-# demo script of a guest with Debian 12's userspace: the kstats tool's
+# Guest side of "make compare-sched" (scripts/compare-sched.sh), run after
+# bpf-guest-lib.sh as the demo script of a guest with Debian 12's userspace: the kstats tool's
 # runqlat, cpudist [--offcpu], offcpu and biolatency -D/-F, each beside
 # bpftrace's answer to the same question, both attached over the same
 # run of a real workload:
@@ -17,20 +17,11 @@
 LOOPS=$(sed -n 's/.*kstats_sched_loops=\([0-9]*\).*/\1/p' /proc/cmdline)
 LOOPS=${LOOPS:-100}
 K=/sys/kernel/debug/kstats
-mount -t tracefs tracefs /sys/kernel/tracing 2>/dev/null
-mount -t bpf bpf /sys/fs/bpf 2>/dev/null
-# shellcheck disable=SC3045 # dash has it: BPF maps need locked memory
-ulimit -l unlimited
-echo "# kernel $(uname -r)"
-echo "# $(bpftrace --version 2>&1)"
-echo "# cpus $(nproc)"
-insmod /modules/kstats.ko || echo "# insmod kstats failed"
 # The virtio disk's driver and what it needs that the kernel has as modules.
 for m in virtio virtio_ring virtio_pci_legacy_dev virtio_pci_modern_dev \
 	virtio_pci virtio_blk; do
 	[ -e /modules/$m.ko ] && insmod /modules/$m.ko
 done
-grep -q configfs /proc/filesystems || insmod /modules/extra/configfs.ko
 insmod /modules/extra/null_blk.ko nr_devices=1 queue_mode=2 irqmode=2 \
 	completion_nsec=200000 || echo "# insmod null_blk failed"
 for _ in 1 2 3 4 5 6 7 8 9 10; do
@@ -134,34 +125,20 @@ tracepoint:sched:sched_switch {
 	delete(@qtime[args->next_pid]);
 }
 END { clear(@qtime); }' runqlat --by comm --top 8
-# cpudist.bt is BCC's and bpftrace's tools do not ship it: its way, on the
-# same tracepoint as kstats' pair, pid 0 left out as there.
-# shellcheck disable=SC2016 # bpftrace's own $t
-question cpudist 'BEGIN { printf("ready\n"); }
-tracepoint:sched:sched_switch {
-	if (args->prev_pid) {
-		$t = @on[args->prev_pid];
-		if ($t) {
-			@usecs[args->prev_comm] = hist((nsecs - $t) / 1000);
-			delete(@on[args->prev_pid]);
-		}
-	}
-	if (args->next_pid) { @on[args->next_pid] = nsecs; }
+# cpudist's way (BCC's; bpftrace's tools ship none) on the same
+# tracepoint as kstats' pair, pid 0 left out as there: from the switch
+# that names a task as $1 (next: on-CPU time; prev: off-CPU time) to the
+# one that names it as $2, per comm.
+cpudist_prog() {
+	printf '%s\n' 'BEGIN { printf("ready\n"); }' 'tracepoint:sched:sched_switch {' \
+		"	if (args->${2}_pid) {" "		\$t = @t[args->${2}_pid];" \
+		"		if (\$t) {" \
+		"			@usecs[args->${2}_comm] = hist((nsecs - \$t) / 1000);" \
+		"			delete(@t[args->${2}_pid]);" "		}" "	}" \
+		"	if (args->${1}_pid) { @t[args->${1}_pid] = nsecs; }" '}' 'END { clear(@t); }'
 }
-END { clear(@on); }' cpudist --by comm --top 8
-# shellcheck disable=SC2016
-question cpudist-offcpu 'BEGIN { printf("ready\n"); }
-tracepoint:sched:sched_switch {
-	if (args->next_pid) {
-		$t = @off[args->next_pid];
-		if ($t) {
-			@usecs[args->next_comm] = hist((nsecs - $t) / 1000);
-			delete(@off[args->next_pid]);
-		}
-	}
-	if (args->prev_pid) { @off[args->prev_pid] = nsecs; }
-}
-END { clear(@off); }' cpudist --offcpu --by comm --top 8
+question cpudist "$(cpudist_prog next prev)" cpudist --by comm --top 8
+question cpudist-offcpu "$(cpudist_prog prev next)" cpudist --offcpu --by comm --top 8
 # offcputime's way (the bench's pp-bpftrace-offcpu): the stack where the
 # task slept, at finish_task_switch() in the task that resumes, summed;
 # hackbench's tasks only, as kstats -c takes them.
@@ -177,19 +154,13 @@ kprobe:finish_task_switch* {
 END { clear(@s); }' offcpu --folded -c sched-messaging
 # biolatency.bt 0.17 takes kprobes that newer kernels inline: the
 # tracepoints' way, keyed by (dev, sector) as compare-biolatency.sh does,
-# a histogram per device number.
-# shellcheck disable=SC2016
-question biolatency 'BEGIN { printf("ready\n"); }
-tracepoint:block:block_rq_issue { @s[args->dev, args->sector] = nsecs; }
-tracepoint:block:block_rq_complete /@s[args->dev, args->sector]/ {
-	@usecs[args->dev] = hist((nsecs - @s[args->dev, args->sector]) / 1000);
-	delete(@s[args->dev, args->sector]);
+# a histogram per $1 (the device's number, or its rwbs flags).
+biolatency_prog() {
+	printf '%s\n' 'BEGIN { printf("ready\n"); }' \
+		'tracepoint:block:block_rq_issue { @s[args->dev, args->sector] = nsecs; }' \
+		'tracepoint:block:block_rq_complete /@s[args->dev, args->sector]/ {' \
+		"	@usecs[args->$1] = hist((nsecs - @s[args->dev, args->sector]) / 1000);" \
+		'	delete(@s[args->dev, args->sector]);' '}' 'END { clear(@s); }'
 }
-END { clear(@s); }' biolatency -D
-question biolatency-flags 'BEGIN { printf("ready\n"); }
-tracepoint:block:block_rq_issue { @s[args->dev, args->sector] = nsecs; }
-tracepoint:block:block_rq_complete /@s[args->dev, args->sector]/ {
-	@usecs[args->rwbs] = hist((nsecs - @s[args->dev, args->sector]) / 1000);
-	delete(@s[args->dev, args->sector]);
-}
-END { clear(@s); }' biolatency -F
+question biolatency "$(biolatency_prog dev)" biolatency -D
+question biolatency-flags "$(biolatency_prog rwbs)" biolatency -F
