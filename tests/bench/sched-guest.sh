@@ -18,9 +18,10 @@ LOOPS=$(sed -n 's/.*kstats_sched_loops=\([0-9]*\).*/\1/p' /proc/cmdline)
 LOOPS=${LOOPS:-100}
 K=/sys/kernel/debug/kstats
 # The virtio disk's driver and what it needs that the kernel has as modules.
-for m in virtio virtio_ring virtio_pci_legacy_dev virtio_pci_modern_dev \
+# In the order of their dependencies; "insmod NAME failed" if one fails.
+for m in virtio_ring virtio virtio_pci_legacy_dev virtio_pci_modern_dev \
 	virtio_pci virtio_blk; do
-	[ -e /modules/$m.ko ] && insmod /modules/$m.ko
+	[ ! -e /modules/$m.ko ] || insmod /modules/$m.ko || echo "# insmod $m failed"
 done
 insmod /modules/extra/null_blk.ko nr_devices=1 queue_mode=2 irqmode=2 \
 	completion_nsec=200000 || echo "# insmod null_blk failed"
@@ -141,7 +142,8 @@ question cpudist "$(cpudist_prog next prev)" cpudist --by comm --top 8
 question cpudist-offcpu "$(cpudist_prog prev next)" cpudist --offcpu --by comm --top 8
 # offcputime's way (the bench's pp-bpftrace-offcpu): the stack where the
 # task slept, at finish_task_switch() in the task that resumes, summed;
-# hackbench's tasks only, as kstats -c takes them.
+# hackbench's tasks only, as kstats -c takes them; 128 stack keys (on
+# 6.1 its tasks slept in more than 32 places, the default).
 # shellcheck disable=SC2016
 question offcpu 'BEGIN { printf("ready\n"); }
 tracepoint:sched:sched_switch /args->prev_comm == "sched-messaging"/ {
@@ -151,7 +153,7 @@ kprobe:finish_task_switch* {
 	$t = @s[tid];
 	if ($t) { @ns[kstack] = sum(nsecs - $t); delete(@s[tid]); }
 }
-END { clear(@s); }' offcpu --folded -c sched-messaging
+END { clear(@s); }' offcpu --folded --keys 128 -c sched-messaging
 # biolatency.bt 0.17 takes kprobes that newer kernels inline: the
 # tracepoints' way, keyed by (dev, sector) as compare-biolatency.sh does,
 # a histogram per $1 (the device's number, or its rwbs flags).

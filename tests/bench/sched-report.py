@@ -6,8 +6,10 @@ tool's estimates from its slots; bpftrace's: the power-of-two bucket
 that holds them), per key where the question has keys (comm, disk,
 flags), and for off-CPU time by stack the largest totals by the
 function where tasks slept. Exits 1 if a question has no output, a tool
-counted nothing or their counts differ by more than MAX_APART: both
-are attached around the same workload, a moment apart.
+counted nothing, the guest lacked a disk or a module, or their counts
+of the workload's tasks or disks differ by more than MAX_APART and
+MAX_APART_N: both are attached around the same workload, a moment
+apart.
 
 Usage: sched-report.py BUILDDIR TARGET...
 """
@@ -15,7 +17,7 @@ import re
 import sys
 from pathlib import Path
 
-MAX_APART = 0.05
+MAX_APART, MAX_APART_N = 0.05, 20
 # The workload's tasks, by comm (hackbench's, the disk reads', the naps').
 WORKLOAD = ('sched-messaging', 'dd', 'python3')
 UNITS = {'ns': 1, 'us': 1e3, 'ms': 1e6, 's': 1e9}
@@ -150,7 +152,7 @@ def kstats_folded(lines):
     """{site: total ns} of the tool's --folded lines."""
     sites = {}
     for line in lines:
-        m = re.fullmatch(r'(\S+;\S+|\S+\+0x\S+) ([0-9]+)', line)
+        m = re.fullmatch(r'(\S+;\S+|\S+\+0x\S+|\[other\]) ([0-9]+)', line)
         if m:
             s = site(m.group(1).split(';'))
             sites[s] = sites.get(s, 0) + int(m.group(2))
@@ -172,8 +174,9 @@ def bpf_stacks(lines):
     return sites
 
 
-def apart(a, b):
-    return abs(a - b) / max(a, b, 1)
+def far_apart(a, b):
+    """Counts more than MAX_APART and MAX_APART_N samples apart."""
+    return abs(a - b) > max(MAX_APART * max(a, b), MAX_APART_N)
 
 
 def compare(sec, devs, errors, where):
@@ -225,7 +228,7 @@ def compare(sec, devs, errors, where):
         row(k, n, p50)
         row('  bpftrace', bn, hist_rank(b, 0.5) if b else '-')
         # The workload's tasks and disks lived inside both windows.
-        if (not by_comm or k in WORKLOAD) and apart(n, bn) > MAX_APART:
+        if (not by_comm or k in WORKLOAD) and far_apart(n, bn):
             errors.append(f"{where} {sec['name']} {k}: kstats {n}, bpftrace {bn}")
 
 
@@ -254,6 +257,9 @@ def main():
     for t in targets:
         meta, devs, sections = load(build / t / 'log' / 'results.tap')
         print('\n## {}: {}'.format(t, ', '.join(meta)))
+        for m in meta:
+            if m.startswith('no ') or m.endswith(' failed'):
+                errors.append(f'{t}: {m}')
         if len(sections) < 6:
             errors.append(f'{t}: {len(sections)} questions of 6')
         for sec in sections:

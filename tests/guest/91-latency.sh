@@ -237,7 +237,7 @@ is "$(left)" "0 0" "the one traced before it is removed"
 # 6.12, KSTATS_TOOL_TARGETS; each run takes 15 s on the debug kernel).
 case $TARGET in
 deb61 | deb612)
-	plan 21
+	plan 24
 	for c in runqlat cpudist "cpudist --offcpu" "runqlat -p $BG" "cpudist -p $BG" \
 		"runqlat --by comm" offcpu; do
 		# shellcheck disable=SC2086 # "cpudist --offcpu" is two words
@@ -248,6 +248,19 @@ deb61 | deb612)
 		is "$(left)" "0 0" "kstats $c: nothing left"
 	done
 	is "$(grep -c '^stacks, outermost frame first:$' /tmp/out)" 1 "kstats offcpu: its stacks"
+	# --folded with 2 keys (the loop's shell, its sleeps, kworkers: more
+	# stacks than that): a line "FRAMES TOTAL" per key with samples (1 or
+	# 2: a key is taken at a start, whose end may not come in time), then
+	# the rest as one last "[other] TOTAL", and a warning on stderr.
+	kstats offcpu --folded --keys 2 -d 500ms >/tmp/out 2>/tmp/err
+	rc=$?
+	n=$(grep -v '^\[other\] ' /tmp/out | grep -cE '^[^ ;]+(;[^ ;]+)* [0-9]+$')
+	is "$rc $((n >= 1 && n <= 2)) $(tail -n 1 /tmp/out | grep -cE '^\[other\] [0-9]+$') $(($(wc -l </tmp/out) - n))" \
+		"0 1 1 1" "kstats offcpu --folded --keys 2: exit 0, 1 or 2 stacks, then [other], with their totals"
+	sed -n 's/^/# /; 1,4p' /tmp/out /tmp/err
+	is "$(grep -c 'samples of stacks beyond keys_max 2 are one line \[other\]' /tmp/err)" 1 \
+		"kstats offcpu --folded: a warning on stderr for the stacks beyond keys_max"
+	is "$(left)" "0 0" "kstats offcpu --folded: nothing left"
 	# -- COMMAND: its threads only, here one shell that names itself and
 	# waits 5 times for a child; --by comm names the task that ran.
 	kstats cpudist --by comm -- sh -c 'echo -n knap91 > /proc/self/comm

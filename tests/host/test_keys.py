@@ -400,7 +400,8 @@ def test_stack_keys(tmp_path):
     """by stack: the key table names each stack by its number and its
     innermost frame and prints the stacks under it; --json gives the
     folded stack as the key; --folded gives 'FRAMES TOTAL' per stack
-    (the sum of its samples, in ns), for flame graph tools."""
+    (the sum of its samples, in ns), for flame graph tools, and the
+    samples beyond keys_max as one line '[other] TOTAL', with a warning."""
     d = keyed(tmp_path, {STACK_A: [(0, 1024)] * 3 + [(1, 2048)] * 2,
                          STACK_B: [(1, 512)] * 2, None: [(0, 4096)]}, by='stack')
     out = run('show', '--dir', d, 'rd').stdout
@@ -413,8 +414,16 @@ def test_stack_keys(tmp_path):
     doc = json.loads(run('show', '--dir', d, 'rd', '--json').stdout)
     assert [(k['key'], k['count']) for k in doc['keys']] == [
         (STACK_A, 5), (STACK_B, 2), ('other', 1)]
-    assert run('show', '--dir', d, 'rd', '--folded').stdout == \
-        '%s %d\n%s %d\n' % (STACK_A, 3 * 1024 + 2 * 2048, STACK_B, 2 * 512)
+    r = run('show', '--dir', d, 'rd', '--folded')
+    assert r.stdout == '%s %d\n%s %d\n[other] 4096\n' % (
+        STACK_A, 3 * 1024 + 2 * 2048, STACK_B, 2 * 512)
+    assert r.stderr == ('kstats: warning: rd: 1 samples of stacks beyond keys_max 32 are '
+                        'one line [other] (more keys: trace ... keys N, kstats offcpu '
+                        '--keys N)\n')
+    # Without samples beyond keys_max, no such line and no warning.
+    d2 = keyed(tmp_path / 'full', {STACK_A: [(0, 1024)], STACK_B: [(1, 512)]}, by='stack')
+    r = run('show', '--dir', d2, 'rd', '--folded')
+    assert (r.stdout, r.stderr) == ('%s 1024\n%s 512\n' % (STACK_A, STACK_B), '')
     r = run('show', '--dir', keyed(tmp_path / 'comm'), 'rd', '--folded', check=False)
     assert r.returncode == 1 and '--folded: rd has no stack keys (trace ... by stack)' in r.stderr
     r = run('show', '--dir', d, 'rd', '--folded', '--json', check=False)

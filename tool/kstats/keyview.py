@@ -101,13 +101,28 @@ def stack_label(i, folded):
     return '#%d %s' % (i + 1, folded.split(';')[-1])
 
 
+OTHER_FRAME = '[other]'
+
+
 def folded_lines(e, args):
     """show --folded: 'FRAMES TOTAL' per stack key, the total of its
-    samples (ns for a time), the folded form that flame graph tools read."""
+    samples (ns for a time), the folded form that flame graph tools read;
+    then '[other] TOTAL' for the samples of stacks beyond keys_max, if
+    any, so that the graph's width is the entry's whole total, and a
+    warning on stderr that says how to keep them."""
     if e.by != 'stack' or e.keys is None:
         raise Error('--folded: %s has no stack keys (trace ... by stack)' % e.name)
-    return ['%s %d' % (k.name, round(k.entry.cpu_hist(args.cpu).total()))
-            for k in sorted_keys(e.keys, 'count', args.cpu) if not k.other]
+    lines = ['%s %d' % (k.name, round(k.entry.cpu_hist(args.cpu).total()))
+             for k in sorted_keys(e.keys, 'count', args.cpu) if not k.other]
+    for k in e.keys:
+        h = k.entry.cpu_hist(args.cpu)
+        if k.other and h.count:
+            lines.append('%s %d' % (OTHER_FRAME, round(h.total())))
+            sys.stderr.write('kstats: warning: %s: %d samples of stacks beyond keys_max %s '
+                             'are one line %s (more keys: trace ... keys N, kstats offcpu '
+                             '--keys N)\n' % (e.name, h.count, e.info.get('keys_max', '?'),
+                                              OTHER_FRAME))
+    return lines
 
 
 def keys_json(e, args, percentiles):
