@@ -8,8 +8,9 @@
 # and percentiles side by side (tests/bench/sched-report.py), and keeps
 # their whole outputs in BUILD/compare-sched/TARGET/log/results.tap.
 # A comparison, not a timing test: it fails only if a command failed, a
-# tool counted nothing, the counts are far apart (the tools attach and
-# detach a moment apart around the same workload) or a guest did not
+# tool counted nothing, the guest lacked its disk or a module, the
+# counts of the workload's tasks or disks are far apart (the tools
+# attach a moment apart around the same workload) or a guest did not
 # finish.
 #
 # Environment:
