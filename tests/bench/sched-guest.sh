@@ -113,7 +113,8 @@ done
 # runqlat and kstats' pair leave it out, a histogram per comm. The event
 # reports a preempted task's state as TASK_REPORT_MAX (256 on 6.1 and
 # 6.12), which runqlat.bt's "== TASK_RUNNING" leaves out: taken here, as
-# BCC's runqlat and kstats' pair (the raw state, arg4) take them.
+# BCC's runqlat and kstats' pair take a preempted task whose raw state
+# (arg4) is 0; 256 also takes one preempted on its way to sleep.
 # shellcheck disable=SC2016 # bpftrace's own $ns
 question runqlat 'BEGIN { printf("ready\n"); }
 tracepoint:sched:sched_wakeup, tracepoint:sched:sched_wakeup_new { @qtime[args->pid] = nsecs; }

@@ -182,19 +182,20 @@ def far_apart(a, b):
 def compare(sec, devs, errors, where):
     """Print one question's rows; add what fails to errors."""
     at = sec['at']
-    print('{}: {}'.format(sec['name'], sec['cmd']))
+    what = f"{where} {sec['name']}"
+    print(f"{sec['name']}: {sec['cmd']}")
     if 'stop' in at and 'kstats_in' in at and 'bpftrace_in' in at:
-        print('  attached for: kstats {:.1f} s, bpftrace {:.1f} s (workload {:.1f} s)'.format(
-            at['stop'] - at['kstats_in'], at['stop'] - at['bpftrace_in'],
-            at['stop'] - max(at['kstats_in'], at['bpftrace_in'])))
+        print(f"  attached for: kstats {at['stop'] - at['kstats_in']:.1f} s, "
+              f"bpftrace {at['stop'] - at['bpftrace_in']:.1f} s "
+              f"(workload {at['stop'] - max(at['kstats_in'], at['bpftrace_in']):.1f} s)")
     else:
-        errors.append('{} {}: a tool did not attach'.format(where, sec['name']))
+        errors.append(f'{what}: a tool did not attach')
     if not sec.get('done') or 'kstats exited 0' not in sec['notes'] or \
             'bpftrace exited 0' not in sec['notes']:
-        errors.append('{} {}: did not finish ({})'.format(where, sec['name'], '; '.join(sec['notes'])))
+        errors.append(f"{what}: did not finish ({'; '.join(sec['notes'])})")
     for note in sec['notes']:
         if note.startswith('left in _control') and not note.endswith(' 0'):
-            errors.append('{} {}: {}'.format(where, sec['name'], note))
+            errors.append(f'{what}: {note}')
     if sec['name'] == 'offcpu':
         ks, bs = kstats_folded(sec['kstats']), bpf_stacks(sec['bpf'])
         kt, bt = sum(ks.values()), sum(bs.values())
@@ -209,8 +210,7 @@ def compare(sec, devs, errors, where):
     total = kstats_total(sec['kstats'])
     hists = bpf_hists(sec['bpf'])
     if total is None or not hists:
-        errors.append('{} {}: no {} output'.format(where, sec['name'],
-                                               'kstats' if total is None else 'bpftrace'))
+        errors.append(f"{what}: no {'kstats' if total is None else 'bpftrace'} output")
         return
     every = sorted(b for h in hists.values() for b in h)
     print(f"  {'':<18} {'count':>8} {'p50':>9} {'':>17} {'p99':>9}")
@@ -218,18 +218,18 @@ def compare(sec, devs, errors, where):
     row('bpftrace', sum(c for _, _, c in every), hist_rank(every, 0.5), hist_rank(every, 0.99))
     keys = kstats_keys(sec['kstats'])
     if not keys:
-        errors.append('{} {}: no keys'.format(where, sec['name']))
+        errors.append(f'{what}: no keys')
     by_comm = '--by comm' in sec['cmd']
+    named = bpf_named(hists, sec['cmd'], devs)
     for k, (n, p50) in sorted(keys.items(), key=lambda x: -x[1][0])[:8]:
-        b = [h for bk, h in hists.items()
-             if k in (bk, devs.get(bk), flags(bk) + k[len(k.split(' (')[0]):])]
-        b = b[0] if b else []
+        # -F's keys are the tool's names and the number: READ|SYNC (2048).
+        b = named.get(k.split(' (')[0], [])
         bn = sum(c for _, _, c in b)
         row(k, n, p50)
         row('  bpftrace', bn, hist_rank(b, 0.5) if b else '-')
         # The workload's tasks and disks lived inside both windows.
         if (not by_comm or k in WORKLOAD) and far_apart(n, bn):
-            errors.append(f"{where} {sec['name']} {k}: kstats {n}, bpftrace {bn}")
+            errors.append(f'{what} {k}: kstats {n}, bpftrace {bn}')
 
 
 def row(name, n, p50, p99=None):
@@ -248,6 +248,14 @@ def flags(rwbs):
     return op + ('|SYNC' if 'S' in rwbs[1:] else '')
 
 
+def bpf_named(hists, cmd, devs):
+    """bpftrace's histograms under the tool's names of their keys: a
+    disk's name for -D's device numbers, the flags' for -F's rwbs, the
+    comm as it is."""
+    name = {'-D': devs.get, '-F': flags}.get(cmd.split()[-1], lambda k: k)
+    return {name(k) or k: h for k, h in hists.items()}
+
+
 def main():
     build, targets = Path(sys.argv[1]), sys.argv[2:]
     env = build / 'env.txt'
@@ -256,7 +264,7 @@ def main():
     errors = []
     for t in targets:
         meta, devs, sections = load(build / t / 'log' / 'results.tap')
-        print('\n## {}: {}'.format(t, ', '.join(meta)))
+        print(f"\n## {t}: {', '.join(meta)}")
         for m in meta:
             if m.startswith('no ') or m.endswith(' failed'):
                 errors.append(f'{t}: {m}')
