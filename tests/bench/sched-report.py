@@ -129,7 +129,9 @@ def hist_rank(buckets, q):
 
 
 def fmt(v):
-    """ns as the tool writes them, three significant digits."""
+    """ns in three significant digits without trailing zeros, so that
+    bpftrace's power-of-two edges read as its own (64us, 4.1ms), where
+    the tool's fmt_t() writes 64.0us and 4.10ms."""
     if v is None:
         return '-'
     for unit, f in (('s', 1e9), ('ms', 1e6), ('us', 1e3)):

@@ -114,9 +114,9 @@ def folded_lines(e, args):
         raise Error('--folded: %s has no stack keys (trace ... by stack)' % e.name)
     lines = ['%s %d' % (k.name, round(k.entry.cpu_hist(args.cpu).total()))
              for k in sorted_keys(e.keys, 'count', args.cpu) if not k.other]
-    for k in e.keys:
+    for k in (k for k in e.keys if k.other):
         h = k.entry.cpu_hist(args.cpu)
-        if k.other and h.count:
+        if h.count:
             lines.append('%s %d' % (OTHER_FRAME, round(h.total())))
             sys.stderr.write('kstats: warning: %s: %d samples of stacks beyond keys_max %s '
                              'are one line %s (more keys: trace ... keys N, kstats offcpu '
